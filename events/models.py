@@ -1,0 +1,60 @@
+import uuid
+
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+NAME_MAX_LENGTH = 200
+LOCATION_MAX_LENGTH = 200
+DESCRIPTION_MAX_LENGTH = 5000
+MAX_DATES_PER_EVENT = 366
+
+
+class SpecialEventQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(cancelled_at__isnull=True)
+
+
+class SpecialEvent(models.Model):
+    """A special event in the museum's programme, held on one or more dates."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=NAME_MAX_LENGTH)
+    location = models.CharField(max_length=LOCATION_MAX_LENGTH)
+    description = models.TextField(max_length=DESCRIPTION_MAX_LENGTH)
+    price = models.DecimalField(
+        max_digits=8, decimal_places=2, validators=[MinValueValidator(0)], help_text="Per ticket."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Deleting through the API cancels: sold tickets keep pointing at a real event.
+    cancelled_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = SpecialEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "special event"
+        constraints = [
+            models.CheckConstraint(name="event_price_not_negative", condition=Q(price__gte=0)),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class EventDate(models.Model):
+    """A date an event runs on; its own row so date-range reads use an index."""
+
+    event = models.ForeignKey(SpecialEvent, on_delete=models.CASCADE, related_name="dates")
+    date = models.DateField(db_index=True)
+
+    class Meta:
+        ordering = ["date"]
+        verbose_name = "event date"
+        constraints = [
+            models.UniqueConstraint(fields=["event", "date"], name="event_date_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.event.name} on {self.date}"

@@ -1,0 +1,75 @@
+from datetime import date, timedelta
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from events.models import (
+    DESCRIPTION_MAX_LENGTH,
+    LOCATION_MAX_LENGTH,
+    MAX_DATES_PER_EVENT,
+    NAME_MAX_LENGTH,
+)
+from museum.fields import MoneyField, StrictCharField, StrictDateField
+
+DEFAULT_RANGE_DAYS = 7
+MAX_RANGE_DAYS = 366
+
+
+class EventDatesField(serializers.ListField):
+    """Reads a list of YYYY-MM-DD dates; writes the event's dates in order."""
+
+    child = StrictDateField()
+
+    def __init__(self, **kwargs):
+        super().__init__(min_length=1, max_length=MAX_DATES_PER_EVENT, **kwargs)
+
+    def to_representation(self, dates):
+        return [event_date.date.isoformat() for event_date in dates.all()]
+
+
+class CreateSpecialEventRequestSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=NAME_MAX_LENGTH)
+    location = StrictCharField(max_length=LOCATION_MAX_LENGTH)
+    eventDescription = StrictCharField(source="description", max_length=DESCRIPTION_MAX_LENGTH)
+    dates = EventDatesField(help_text="Dates the event runs on; duplicates are collapsed.")
+    price = MoneyField(help_text="Price of a ticket: a non-negative amount with two decimals.")
+
+
+class UpdateSpecialEventRequestSerializer(CreateSpecialEventRequestSerializer):
+    """The same fields, each optional: only the fields sent change."""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            field.required = False
+        return fields
+
+
+class SpecialEventResponseSerializer(CreateSpecialEventRequestSerializer):
+    eventId = serializers.UUIDField(source="id", read_only=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        return {"eventId": fields.pop("eventId"), **fields}
+
+
+class EventRangeQuerySerializer(serializers.Serializer):
+    startDate = StrictDateField(required=False)
+    endDate = StrictDateField(required=False)
+
+    def validate(self, attrs):
+        start = attrs.get("startDate") or timezone.localdate()
+        # date.max has no "7 days later": the default end stops at the calendar's end.
+        default_end = (
+            start + timedelta(DEFAULT_RANGE_DAYS)
+            if start <= date.max - timedelta(DEFAULT_RANGE_DAYS)
+            else date.max
+        )
+        end = attrs.get("endDate") or default_end
+        if end < start:
+            raise serializers.ValidationError({"endDate": "Must not be before startDate."})
+        if (end - start).days > MAX_RANGE_DAYS:
+            raise serializers.ValidationError(
+                {"endDate": f"The range may span at most {MAX_RANGE_DAYS} days."}
+            )
+        return {"start": start, "end": end}

@@ -1,0 +1,113 @@
+from django.db.models import Min
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.response import Response
+
+from events import services
+from events.models import SpecialEvent
+from events.serializers import (
+    CreateSpecialEventRequestSerializer,
+    EventRangeQuerySerializer,
+    SpecialEventResponseSerializer,
+    UpdateSpecialEventRequestSerializer,
+)
+from museum.permissions import StaffManagesOrReadOnly
+from museum.schema import problems
+
+EVENT_ID = OpenApiParameter(
+    "eventId",
+    OpenApiTypes.UUID,
+    OpenApiParameter.PATH,
+    description="Identifier for a special event.",
+)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        operation_id="listSpecialEvents",
+        summary="List special events",
+        description=(
+            "Events with at least one date in [startDate, endDate], ordered by their first date "
+            "in that range, then name, then id."
+        ),
+        parameters=[
+            OpenApiParameter(
+                "startDate", OpenApiTypes.DATE, description="Defaults to the museum's today."
+            ),
+            OpenApiParameter(
+                "endDate", OpenApiTypes.DATE, description="Defaults to 7 days after startDate."
+            ),
+        ],
+        responses={200: SpecialEventResponseSerializer(many=True), **problems(400, 401)},
+    ),
+    create=extend_schema(
+        operation_id="createSpecialEvent",
+        summary="Create special events",
+        request=CreateSpecialEventRequestSerializer,
+        responses={201: SpecialEventResponseSerializer, **problems(400, 401, 403, 415)},
+    ),
+    retrieve=extend_schema(
+        operation_id="getSpecialEvent",
+        summary="Get special event",
+        parameters=[EVENT_ID],
+        responses={200: SpecialEventResponseSerializer, **problems(401, 404)},
+    ),
+    partial_update=extend_schema(
+        operation_id="updateSpecialEvent",
+        summary="Update special event",
+        parameters=[EVENT_ID],
+        request=UpdateSpecialEventRequestSerializer,
+        responses={200: SpecialEventResponseSerializer, **problems(400, 401, 403, 404, 415)},
+    ),
+    destroy=extend_schema(
+        operation_id="deleteSpecialEvent",
+        summary="Delete special event",
+        description="Cancels the event: it disappears from every read; sold tickets are kept.",
+        parameters=[EVENT_ID],
+        responses={204: None, **problems(401, 403, 404)},
+    ),
+)
+@extend_schema(tags=["Events"])
+class SpecialEventViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    queryset = SpecialEvent.objects.active().prefetch_related("dates")
+    serializer_class = SpecialEventResponseSerializer
+    permission_classes = [StaffManagesOrReadOnly]
+    lookup_url_kwarg = "eventId"
+    lookup_value_converter = "uuid"
+    # The contract has no PUT: a full replace would be a second way to do PATCH's job.
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def filter_queryset(self, queryset):
+        if self.action != "list":
+            return queryset
+        query = EventRangeQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        start, end = query.validated_data["start"], query.validated_data["end"]
+        # Filtering on the dates before annotating makes Min() see only the dates in range.
+        return (
+            queryset.filter(dates__date__range=(start, end))
+            .annotate(first_date_in_range=Min("dates__date"))
+            .order_by("first_date_in_range", "name", "id")
+        )
+
+    def create(self, request, *args, **kwargs):
+        data = self._validated(CreateSpecialEventRequestSerializer)
+        event = services.create_event(**data)
+        return Response(SpecialEventResponseSerializer(event).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, *args, **kwargs):
+        data = self._validated(UpdateSpecialEventRequestSerializer)
+        event = services.update_event(event=self.get_object(), **data)
+        return Response(SpecialEventResponseSerializer(event).data)
+
+    def destroy(self, request, *args, **kwargs):
+        services.cancel_event(event=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def _validated(self, serializer_class) -> dict:
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data

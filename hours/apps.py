@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class HoursConfig(AppConfig):
+    name = "hours"
+    verbose_name = "Opening hours"

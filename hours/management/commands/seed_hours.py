@@ -1,0 +1,50 @@
+from datetime import date
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from hours.services import DEFAULT_PATTERN, apply_weekly_pattern, parse_weekly_pattern
+
+MAX_DAYS = 3660
+
+
+class Command(BaseCommand):
+    help = (
+        "Create the museum's opening days from a weekly pattern. Days that already follow the "
+        "pattern are left as they are; days staff edited are kept unless --overwrite-staff-edits."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--start", type=date.fromisoformat, help="First day, YYYY-MM-DD (default: today)."
+        )
+        parser.add_argument("--days", type=int, default=90, help="How many days (default: 90).")
+        parser.add_argument(
+            "--pattern",
+            default=DEFAULT_PATTERN,
+            help=f'Weekly hours; weekdays not named are closed (default: "{DEFAULT_PATTERN}").',
+        )
+        parser.add_argument(
+            "--overwrite-staff-edits",
+            action="store_true",
+            help="Also reset days that staff changed in the admin.",
+        )
+
+    def handle(self, *args, start, days, pattern, overwrite_staff_edits, **options):
+        if not 1 <= days <= MAX_DAYS:
+            raise CommandError(f"--days must be between 1 and {MAX_DAYS}")
+        try:
+            weekly = parse_weekly_pattern(pattern)
+        except ValueError as exc:
+            raise CommandError(f"--pattern: {exc}") from None
+        start = start or timezone.localdate()
+        summary = apply_weekly_pattern(
+            start=start, days=days, pattern=weekly, overwrite_staff_edits=overwrite_staff_edits
+        )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Opening hours from {start} for {days} days: {summary.created} created, "
+                f"{summary.updated} updated, {summary.removed} removed, "
+                f"{summary.unchanged} unchanged, {summary.kept_staff_edits} staff edits kept."
+            )
+        )

@@ -1,0 +1,36 @@
+from django.db import models
+from django.db.models import F, Q
+
+
+class MuseumDay(models.Model):
+    """A day of the museum: open with its hours, or closed (kept, so seeding won't reopen it)."""
+
+    date = models.DateField(primary_key=True)
+    opens_at = models.TimeField("opens at", null=True, blank=True)
+    closes_at = models.TimeField("closes at", null=True, blank=True)
+    is_closed = models.BooleanField(
+        "closed", default=False, help_text="Closed all day; the API does not list the day."
+    )
+    note = models.CharField(
+        max_length=200, blank=True, help_text="Why the day differs, e.g. 'Closed for a holiday'."
+    )
+    edited_by_staff = models.BooleanField(
+        default=False,
+        help_text="Set when staff change the day; seed_hours then leaves it alone.",
+    )
+
+    class Meta:
+        ordering = ["date"]
+        verbose_name = "museum day"
+        constraints = [
+            models.CheckConstraint(
+                name="open_day_has_hours",
+                condition=Q(is_closed=True)
+                | Q(opens_at__isnull=False, closes_at__isnull=False, opens_at__lt=F("closes_at")),
+            ),
+        ]
+
+    def __str__(self):
+        if self.is_closed:
+            return f"{self.date:%a %Y-%m-%d}: closed"
+        return f"{self.date:%a %Y-%m-%d}: {self.opens_at:%H:%M}-{self.closes_at:%H:%M}"

@@ -1,0 +1,112 @@
+"""Opening hours: the weekly pattern and how it becomes museum days."""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, time, timedelta
+
+from django.db import transaction
+
+from hours.models import MuseumDay
+
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+DEFAULT_PATTERN = "mon-thu 09:00-18:00, fri 10:00-16:00"
+_RULE = re.compile(
+    r"(?P<first>[a-z]{3})(?:-(?P<last>[a-z]{3}))?\s+"
+    r"(?P<opens>[0-9]{2}:[0-9]{2})-(?P<closes>[0-9]{2}:[0-9]{2})"
+)
+
+
+@dataclass(frozen=True)
+class Hours:
+    opens_at: time
+    closes_at: time
+
+
+# Weekday (0 = Monday) to that day's hours; a weekday that is missing is closed.
+WeeklyPattern = dict[int, Hours]
+
+
+@dataclass
+class SeedSummary:
+    created: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    kept_staff_edits: int = 0
+
+
+def parse_weekly_pattern(text: str) -> WeeklyPattern:
+    """Read e.g. "mon-thu 09:00-18:00, fri 10:00-16:00"; raise ValueError saying what is wrong."""
+    pattern: WeeklyPattern = {}
+    for rule in filter(None, (part.strip().lower() for part in text.split(","))):
+        match = _RULE.fullmatch(rule)
+        if not match or not {match["first"], match["last"] or match["first"]} <= set(WEEKDAYS):
+            raise ValueError(f"{rule!r} is not like 'mon-thu 09:00-18:00' or 'fri 10:00-16:00'")
+        try:
+            hours = Hours(time.fromisoformat(match["opens"]), time.fromisoformat(match["closes"]))
+        except ValueError:
+            raise ValueError(f"{rule!r} has a time of day that does not exist") from None
+        if hours.opens_at >= hours.closes_at:
+            raise ValueError(f"{rule!r} closes before it opens")
+        first, last = (
+            WEEKDAYS.index(match["first"]),
+            WEEKDAYS.index(match["last"] or match["first"]),
+        )
+        if last < first:
+            raise ValueError(f"{rule!r}: write the days from Monday towards Sunday")
+        for weekday in range(first, last + 1):
+            pattern[weekday] = hours
+    return pattern
+
+
+@transaction.atomic
+def apply_weekly_pattern(
+    *,
+    start: date,
+    days: int,
+    pattern: WeeklyPattern,
+    overwrite_staff_edits: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> SeedSummary:
+    """Make the days in [start, start + days) follow the pattern, leaving staff edits alone."""
+    end = start + timedelta(days=days)
+    existing = {day.date: day for day in MuseumDay.objects.filter(date__gte=start, date__lt=end)}
+    summary = SeedSummary()
+    to_create, to_update, to_remove = [], [], []
+    for offset in range(days):
+        current = start + timedelta(days=offset)
+        hours, day = pattern.get(current.weekday()), existing.get(current)
+        if day is not None and day.edited_by_staff and not overwrite_staff_edits:
+            summary.kept_staff_edits += 1
+        elif hours is None:
+            if day is not None:
+                to_remove.append(current)
+        elif day is None:
+            to_create.append(
+                MuseumDay(date=current, opens_at=hours.opens_at, closes_at=hours.closes_at)
+            )
+        elif (day.opens_at, day.closes_at, day.is_closed, day.edited_by_staff) != (
+            hours.opens_at,
+            hours.closes_at,
+            False,
+            False,
+        ):
+            day.opens_at, day.closes_at = hours.opens_at, hours.closes_at
+            day.is_closed, day.edited_by_staff = False, False
+            to_update.append(day)
+        else:
+            summary.unchanged += 1
+        if on_progress:
+            on_progress(offset + 1)
+    MuseumDay.objects.bulk_create(to_create, batch_size=500)
+    MuseumDay.objects.bulk_update(
+        to_update, ["opens_at", "closes_at", "is_closed", "edited_by_staff"], batch_size=500
+    )
+    MuseumDay.objects.filter(date__in=to_remove).delete()
+    summary.created, summary.updated, summary.removed = (
+        len(to_create),
+        len(to_update),
+        len(to_remove),
+    )
+    return summary

@@ -1,0 +1,35 @@
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, viewsets
+
+from hours.models import MuseumDay
+from hours.serializers import HoursQuerySerializer, MuseumDailyHoursSerializer
+from museum.schema import problems
+
+
+@extend_schema_view(
+    list=extend_schema(
+        operation_id="getMuseumHours",
+        summary="Get museum hours",
+        description="Upcoming opening hours, one record per open day, ordered by date.",
+        tags=["Operations"],
+        parameters=[
+            OpenApiParameter(
+                "startDate",
+                type=OpenApiTypes.DATE,
+                description="First day to list (YYYY-MM-DD). Defaults to the museum's today.",
+            )
+        ],
+        responses={200: MuseumDailyHoursSerializer(many=True), **problems(400, 401)},
+    )
+)
+class MuseumHoursViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    queryset = MuseumDay.objects.filter(is_closed=False).order_by("date")
+    serializer_class = MuseumDailyHoursSerializer
+
+    def filter_queryset(self, queryset):
+        query = HoursQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        start = query.validated_data.get("startDate") or timezone.localdate()
+        return queryset.filter(date__gte=start)

@@ -1,0 +1,127 @@
+"""Every error under /v1.1 is an RFC 9457 problem: application/problem+json.
+
+Body: `type` (a URN naming the problem), `title`, `status`, `detail`, `code` (machine-readable),
+and for validation errors `errors`, a map from field to messages. Domain exceptions add their own
+members (e.g. `reason`).
+"""
+
+from http import HTTPStatus
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from django.views import defaults
+from rest_framework import exceptions, status
+from rest_framework.views import exception_handler
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_PREFIX = "urn:museum:problem:"
+API_PATH_PREFIX = "/v1.1/"
+
+
+class MuseumProblem(exceptions.APIException):
+    """A broken rule of the museum; subclasses set status_code, default_code, title and detail."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+    title = "Conflict"
+    default_detail = "The request conflicts with the museum's rules."
+
+    def __init__(self, detail=None, **extra):
+        super().__init__(detail)
+        self.extra = extra
+
+
+def problem_body(*, status: int, code: str, detail: str, title: str | None = None, **extra):
+    return {
+        "type": PROBLEM_TYPE_PREFIX + code,
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
+
+
+def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
+    """Turn DRF's nested error detail into {"field": [...], "dates.0": [...]}."""
+    if isinstance(detail, dict):
+        items = detail.items()
+    elif isinstance(detail, list) and not all(isinstance(item, str) for item in detail):
+        items = ((str(index), item) for index, item in enumerate(detail) if item)
+    else:
+        messages = detail if isinstance(detail, list) else [detail]
+        return {prefix or "non_field_errors": [str(message) for message in messages]}
+    flat: dict[str, list[str]] = {}
+    for key, value in items:
+        flat.update(flatten_errors(value, f"{prefix}.{key}" if prefix else str(key)))
+    return flat
+
+
+def _problem_for(exc: exceptions.APIException, status_code: int) -> dict:
+    if isinstance(exc, exceptions.ValidationError):
+        errors = flatten_errors(exc.detail)
+        detail = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in errors.items())
+        return problem_body(
+            status=status_code,
+            code="validation_error",
+            title="Validation failed",
+            detail=detail,
+            errors=errors,
+        )
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    code = getattr(exc.detail, "code", None) or exc.default_code
+    if isinstance(exc, MuseumProblem):
+        return problem_body(
+            status=status_code, code=code, title=exc.title, detail=detail, **exc.extra
+        )
+    return problem_body(status=status_code, code=code, detail=detail)
+
+
+def problem_exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER: DRF's own handling, then the body rewritten as a problem."""
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    response.data = _problem_for(exc, response.status_code)
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def problem_response(*, status: int, code: str, detail: str, **extra) -> JsonResponse:
+    return JsonResponse(
+        problem_body(status=status, code=code, detail=detail, **extra),
+        status=status,
+        content_type=PROBLEM_CONTENT_TYPE,
+    )
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith(API_PATH_PREFIX)
+
+
+# Django's handlers for what never reaches a DRF view (unknown paths, a crash): problem+json
+# under /v1.1, Django's usual pages elsewhere (admin, docs).
+def not_found(request, exception=None):
+    if _is_api(request):
+        return problem_response(
+            status=404, code="not_found", detail=f"There is nothing at {request.path}."
+        )
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request, exception=None):
+    if _is_api(request):
+        return problem_response(status=400, code="bad_request", detail="The request is malformed.")
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request):
+    if _is_api(request):
+        return problem_response(
+            status=500, code="server_error", detail="Something went wrong on our side."
+        )
+    return defaults.server_error(request)

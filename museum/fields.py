@@ -1,0 +1,67 @@
+"""Serializer fields that accept exactly what the contract's JSON types say, nothing looser.
+
+DRF is lenient by default (a number where a string belongs, "25" where a number belongs,
+`2024-1-1` as a date); a client generated from the contract never sends those, so they are
+bad input and get a 400 rather than a guess.
+"""
+
+import re
+from datetime import date
+from decimal import Decimal
+
+from rest_framework import serializers
+
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class StrictDateField(serializers.DateField):
+    """A calendar date written exactly as YYYY-MM-DD (RFC 3339 full-date)."""
+
+    default_error_messages = {"invalid": "Enter a real date as YYYY-MM-DD."}
+
+    def to_internal_value(self, value):
+        if not isinstance(value, str) or not ISO_DATE.fullmatch(value):
+            self.fail("invalid")
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            self.fail("invalid")
+
+
+class StrictCharField(serializers.CharField):
+    """Text that arrived as a JSON string and can be stored as UTF-8."""
+
+    default_error_messages = {
+        "not_a_string": "Must be a string.",
+        "surrogate": "Contains an unpaired surrogate, which is not valid text.",
+    }
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        if LONE_SURROGATE.search(data):
+            self.fail("surrogate")
+        return super().to_internal_value(data)
+
+
+class MoneyField(serializers.DecimalField):
+    """An amount with at most two decimals, kept exactly and sent back as a JSON number."""
+
+    default_error_messages = {"not_a_number": "Must be a number."}
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_digits", 8)
+        kwargs.setdefault("decimal_places", 2)
+        kwargs.setdefault("min_value", Decimal("0"))
+        super().__init__(coerce_to_string=False, **kwargs)
+
+    def to_internal_value(self, data):
+        # bool is an int in Python, but `true` is not a price.
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("not_a_number")
+        return super().to_internal_value(data)
+
+    def to_representation(self, value):
+        value = Decimal(value)
+        return int(value) if value == value.to_integral_value() else float(value)

@@ -1,0 +1,30 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import RedirectView
+from drf_spectacular.views import (
+    SpectacularJSONAPIView,
+    SpectacularSwaggerView,
+    SpectacularYAMLAPIView,
+)
+
+api_patterns = [
+    path("", include("hours.urls")),
+    path("", include("events.urls")),
+    path("", include("tickets.urls")),
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-json"),
+    path("openapi.yaml", SpectacularYAMLAPIView.as_view(), name="openapi-yaml"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-json"), name="api-docs"),
+]
+
+admin.site.site_header = admin.site.site_title = "Museum administration"
+admin.site.index_title = "Programme, opening hours and accounts"
+
+urlpatterns = [
+    path("v1.1/", include(api_patterns)),
+    path("admin/", admin.site.urls),
+    path("", RedirectView.as_view(pattern_name="api-docs", permanent=False)),
+]
+
+handler400 = "museum.errors.bad_request"
+handler404 = "museum.errors.not_found"
+handler500 = "museum.errors.server_error"

@@ -1,0 +1,48 @@
+import base64
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import PASSWORD, UserFactory
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # PBKDF2's million iterations would dominate the suite; what is tested here is who may
+    # do what, not the hasher.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def basic_auth(username: str, password: str = PASSWORD) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=basic_auth(user.username))
+    return client
+
+
+@pytest.fixture
+def visitor(db):
+    return UserFactory(username="visitor")
+
+
+@pytest.fixture
+def staff(db):
+    return UserFactory(username="staff", is_staff=True)
+
+
+@pytest.fixture
+def anonymous_client(db):
+    return APIClient()
+
+
+@pytest.fixture
+def visitor_client(visitor):
+    return client_for(visitor)
+
+
+@pytest.fixture
+def staff_client(staff):
+    return client_for(staff)

@@ -1,0 +1,46 @@
+import datetime as dt
+from decimal import Decimal
+
+import factory
+from django.contrib.auth.models import User
+
+from events.models import EventDate, SpecialEvent
+from hours.models import MuseumDay
+
+PASSWORD = "correct horse battery staple"
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ["username"]
+
+    username = factory.Sequence(lambda n: f"visitor{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+    password = factory.django.Password(PASSWORD)
+
+
+class SpecialEventFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = SpecialEvent
+        skip_postgeneration_save = True
+
+    name = factory.Sequence(lambda n: f"Event {n:04d}")
+    location = "Great Hall"
+    description = "A special event."
+    price = Decimal("12.50")
+
+    @factory.post_generation
+    def dates(event, create, extracted, **kwargs):
+        for day in extracted or [dt.date(2030, 1, 1)]:
+            EventDate.objects.create(event=event, date=day)
+
+
+class MuseumDayFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = MuseumDay
+        django_get_or_create = ["date"]
+
+    date = dt.date(2030, 1, 1)
+    opens_at = dt.time(9)
+    closes_at = dt.time(18)

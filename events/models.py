@@ -2,7 +2,7 @@ import uuid
 
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 NAME_MAX_LENGTH = 200
 LOCATION_MAX_LENGTH = 200
@@ -24,6 +24,9 @@ class SpecialEvent(models.Model):
     description = models.TextField(max_length=DESCRIPTION_MAX_LENGTH)
     price = models.DecimalField(
         max_digits=8, decimal_places=2, validators=[MinValueValidator(0)], help_text="Per ticket."
+    )
+    capacity = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Places per date; empty means unlimited."
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -48,12 +51,20 @@ class EventDate(models.Model):
 
     event = models.ForeignKey(SpecialEvent, on_delete=models.CASCADE, related_name="dates")
     date = models.DateField(db_index=True)
+    # The event's capacity is copied here so that the row that counts places also holds the
+    # limit: the database checks sold <= capacity, and a purchase is one conditional UPDATE.
+    capacity = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    sold = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["date"]
         verbose_name = "event date"
         constraints = [
             models.UniqueConstraint(fields=["event", "date"], name="event_date_once"),
+            models.CheckConstraint(
+                name="event_date_not_oversold",
+                condition=Q(capacity__isnull=True) | Q(sold__lte=F("capacity")),
+            ),
         ]
 
     def __str__(self):

@@ -9,8 +9,9 @@ from events.models import (
     MAX_DATES_PER_EVENT,
     NAME_MAX_LENGTH,
 )
-from museum.fields import MoneyField, StrictCharField, StrictDateField
+from museum.fields import MoneyField, StrictCharField, StrictDateField, StrictIntegerField
 
+MAX_CAPACITY = 1_000_000
 DEFAULT_RANGE_DAYS = 7
 MAX_RANGE_DAYS = 366
 
@@ -33,6 +34,13 @@ class CreateSpecialEventRequestSerializer(serializers.Serializer):
     eventDescription = StrictCharField(source="description", max_length=DESCRIPTION_MAX_LENGTH)
     dates = EventDatesField(help_text="Dates the event runs on; duplicates are collapsed.")
     price = MoneyField(help_text="Price of a ticket: a non-negative amount with two decimals.")
+    capacity = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_CAPACITY,
+        allow_null=True,
+        required=False,
+        help_text="Places per date (an addition to the contract); absent or null: unlimited.",
+    )
 
 
 class UpdateSpecialEventRequestSerializer(CreateSpecialEventRequestSerializer):

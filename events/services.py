@@ -5,19 +5,43 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
+from rest_framework import status
 
 from events.models import EventDate, SpecialEvent
+from museum.errors import MuseumProblem
+from tickets.services import cancel_tickets
+
+
+class DatesHaveTickets(MuseumProblem):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "dates_have_tickets"
+    title = "Tickets sold for a removed date"
+
+
+class CapacityBelowSold(MuseumProblem):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "capacity_below_sold"
+    title = "Capacity below tickets sold"
 
 
 @transaction.atomic
 def create_event(
-    *, name: str, location: str, description: str, price: Decimal, dates: Iterable[date]
+    *,
+    name: str,
+    location: str,
+    description: str,
+    price: Decimal,
+    dates: Iterable[date],
+    capacity: int | None = None,
 ) -> SpecialEvent:
     event = SpecialEvent.objects.create(
-        name=name, location=location, description=description, price=price
+        name=name, location=location, description=description, price=price, capacity=capacity
     )
-    EventDate.objects.bulk_create(EventDate(event=event, date=day) for day in sorted(set(dates)))
+    EventDate.objects.bulk_create(
+        EventDate(event=event, date=day, capacity=capacity) for day in sorted(set(dates))
+    )
     return event
 
 
@@ -26,23 +50,52 @@ def update_event(
     *, event: SpecialEvent, dates: Iterable[date] | None = None, **fields
 ) -> SpecialEvent:
     """Change only the fields given; `dates`, when given, becomes the event's whole set of dates."""
-    # The row lock serialises concurrent edits of one event, so two PATCHes adding the same
-    # date cannot both insert it. The fresh instance also has no stale prefetched dates.
+    # The row lock serialises edits and purchases of one event (buy_ticket takes it too), so
+    # the checks below see every ticket sold. The fresh instance has no stale prefetched dates.
     event = SpecialEvent.objects.select_for_update().get(pk=event.pk)
     for name, value in fields.items():
         setattr(event, name, value)
-    event.save()
     if dates is not None:
-        wanted = set(dates)
-        current = set(event.dates.values_list("date", flat=True))
-        event.dates.filter(date__in=current - wanted).delete()
-        EventDate.objects.bulk_create(EventDate(event=event, date=day) for day in wanted - current)
+        _replace_dates(event=event, wanted=set(dates))
+    if "capacity" in fields:
+        _set_capacity(event=event, capacity=event.capacity)
+    event.save()
     return event
+
+
+def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
+    current = {slot.date: slot for slot in event.dates.all()}
+    removed = [slot for day, slot in current.items() if day not in wanted]
+    if sold := [slot.date.isoformat() for slot in removed if slot.sold]:
+        raise DatesHaveTickets(
+            f"Tickets are sold for {', '.join(sold)}; those dates cannot be removed.",
+            dates=sold,
+        )
+    EventDate.objects.filter(pk__in=[slot.pk for slot in removed]).delete()
+    EventDate.objects.bulk_create(
+        EventDate(event=event, date=day, capacity=event.capacity) for day in wanted - current.keys()
+    )
+
+
+def most_sold_on_one_date(event: SpecialEvent) -> int:
+    return event.dates.aggregate(most=Max("sold"))["most"] or 0
+
+
+def _set_capacity(*, event: SpecialEvent, capacity: int | None) -> None:
+    most_sold = most_sold_on_one_date(event)
+    if capacity is not None and capacity < most_sold:
+        raise CapacityBelowSold(
+            f"{most_sold} tickets are already sold for one date; capacity cannot be {capacity}.",
+            sold=most_sold,
+        )
+    event.dates.update(capacity=capacity)
 
 
 @transaction.atomic
 def cancel_event(*, event: SpecialEvent) -> None:
-    """Take the event off the programme; its rows stay so that sold tickets keep their event."""
-    SpecialEvent.objects.filter(pk=event.pk, cancelled_at__isnull=True).update(
-        cancelled_at=timezone.now(), updated_at=timezone.now()
-    )
+    """Take the event off the programme and cancel its tickets; the rows stay for the record."""
+    event = SpecialEvent.objects.select_for_update().get(pk=event.pk)
+    if event.cancelled_at is None:
+        event.cancelled_at = timezone.now()
+        event.save(update_fields=["cancelled_at", "updated_at"])
+    cancel_tickets(event=event)

@@ -14,6 +14,12 @@ class MuseumDay(models.Model):
     note = models.CharField(
         max_length=200, blank=True, help_text="Why the day differs, e.g. 'Closed for a holiday'."
     )
+    capacity = models.PositiveIntegerField(
+        null=True, blank=True, help_text="General-entry tickets for the day; empty means unlimited."
+    )
+    sold = models.PositiveIntegerField(
+        default=0, editable=False, help_text="General-entry tickets sold."
+    )
     edited_by_staff = models.BooleanField(
         default=False,
         help_text="Set when staff change the day; seed_hours then leaves it alone.",
@@ -27,6 +33,10 @@ class MuseumDay(models.Model):
                 name="open_day_has_hours",
                 condition=Q(is_closed=True)
                 | Q(opens_at__isnull=False, closes_at__isnull=False, opens_at__lt=F("closes_at")),
+            ),
+            models.CheckConstraint(
+                name="museum_day_not_oversold",
+                condition=Q(capacity__isnull=True) | Q(sold__lte=F("capacity")),
             ),
         ]
 

@@ -66,10 +66,14 @@ def apply_weekly_pattern(
     start: date,
     days: int,
     pattern: WeeklyPattern,
+    capacity: int | None = None,
     overwrite_staff_edits: bool = False,
     on_progress: Callable[[int], None] | None = None,
 ) -> SeedSummary:
-    """Make the days in [start, start + days) follow the pattern, leaving staff edits alone."""
+    """Make the days in [start, start + days) follow the pattern, leaving staff edits alone.
+
+    `capacity` (general-entry tickets a day) applies to the days this creates.
+    """
     end = start + timedelta(days=days)
     existing = {day.date: day for day in MuseumDay.objects.filter(date__gte=start, date__lt=end)}
     summary = SeedSummary()
@@ -84,7 +88,12 @@ def apply_weekly_pattern(
                 to_remove.append(current)
         elif day is None:
             to_create.append(
-                MuseumDay(date=current, opens_at=hours.opens_at, closes_at=hours.closes_at)
+                MuseumDay(
+                    date=current,
+                    opens_at=hours.opens_at,
+                    closes_at=hours.closes_at,
+                    capacity=capacity,
+                )
             )
         elif (day.opens_at, day.closes_at, day.is_closed, day.edited_by_staff) != (
             hours.opens_at,

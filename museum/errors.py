@@ -5,17 +5,34 @@ and for validation errors `errors`, a map from field to messages. Domain excepti
 members (e.g. `reason`).
 """
 
+import logging
 from http import HTTPStatus
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views import defaults
+from redis.exceptions import ConnectionError as CacheConnectionError
+from redis.exceptions import TimeoutError as CacheTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "urn:museum:problem:"
 API_PATH_PREFIX = "/v1.1/"
+# Long enough for PostgreSQL or Redis to finish a restart or a failover, short enough that clients
+# come back soon after.
+OUTAGE_RETRY_AFTER_SECONDS = 5
+# What a lost database or cache raises. Authentication and throttling read the cache on every
+# request: without it they cannot check cheaply or limit guessing, so the answer is a 503 too.
+OUTAGES = {
+    "database": (OperationalError, InterfaceError),
+    "cache": (CacheConnectionError, CacheTimeoutError),
+}
+
+logger = logging.getLogger(__name__)
 
 
 class MuseumProblem(exceptions.APIException):
@@ -71,14 +88,22 @@ def _problem_for(exc: exceptions.APIException, status_code: int) -> dict:
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     code = getattr(exc.detail, "code", None) or exc.default_code
     if isinstance(exc, MuseumProblem):
+        # `reason` names the museum rule that was broken, for clients that branch on it.
         return problem_body(
-            status=status_code, code=code, title=exc.title, detail=detail, **exc.extra
+            status=status_code, code=code, title=exc.title, detail=detail, reason=code, **exc.extra
         )
     return problem_body(status=status_code, code=code, detail=detail)
 
 
 def problem_exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: DRF's own handling, then the body rewritten as a problem."""
+    # Neither is an APIException, so DRF would let them through to a 500. Authentication queries
+    # run inside DRF's request handling too, so a database outage always surfaces here.
+    if isinstance(exc, RequestDataTooBig):
+        return payload_too_large_response()
+    for part, errors in OUTAGES.items():
+        if isinstance(exc, errors):
+            return unavailable_response(context["request"], exc, part=part)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, DjangoPermissionDenied):
@@ -99,6 +124,37 @@ def problem_response(*, status: int, code: str, detail: str, **extra) -> JsonRes
     )
 
 
+def payload_too_large_response() -> JsonResponse:
+    limit = settings.MUSEUM_MAX_BODY_BYTES
+    return problem_response(
+        status=413,
+        code="payload_too_large",
+        title="Payload Too Large",
+        detail=f"The request body is larger than the limit of {limit} bytes.",
+        limit=limit,
+    )
+
+
+def unavailable_response(request, exc: Exception, *, part: str) -> JsonResponse:
+    # The class is enough to tell an outage from a lock timeout; the message may name hosts and
+    # users, and a traceback per request would flood the log while the database is away.
+    logger.warning(
+        "%s unavailable (%s.%s) for %s %s",
+        part.capitalize(),
+        type(exc).__module__,
+        type(exc).__qualname__,
+        request.method,
+        request.path,
+    )
+    response = problem_response(
+        status=503,
+        code=f"{part}_unavailable",
+        detail=f"The {part} is unavailable for a moment. Please try again shortly.",
+    )
+    response["Retry-After"] = str(OUTAGE_RETRY_AFTER_SECONDS)
+    return response
+
+
 def _is_api(request) -> bool:
     return request.path.startswith(API_PATH_PREFIX)
 
@@ -114,6 +170,9 @@ def not_found(request, exception=None):
 
 
 def bad_request(request, exception=None):
+    # Django answers RequestDataTooBig (a body read outside a DRF view) with a 400; it is a 413.
+    if _is_api(request) and isinstance(exception, RequestDataTooBig):
+        return payload_too_large_response()
     if _is_api(request):
         return problem_response(status=400, code="bad_request", detail="The request is malformed.")
     return defaults.bad_request(request, exception)

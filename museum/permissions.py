@@ -1,6 +1,6 @@
 """Who may do what: visitors read and buy, staff manage the programme."""
 
-from rest_framework.permissions import SAFE_METHODS, DjangoModelPermissions
+from rest_framework.permissions import SAFE_METHODS, BasePermission, DjangoModelPermissions
 
 
 class StaffManagesOrReadOnly(DjangoModelPermissions):
@@ -12,3 +12,10 @@ class StaffManagesOrReadOnly(DjangoModelPermissions):
         if request.method in SAFE_METHODS or request.user.is_staff:
             return True
         return super().has_permission(request, view)
+
+
+class IsStaff(BasePermission):
+    """Staff only: the door, the desk."""
+
+    def has_permission(self, request, view):
+        return bool(request.user and request.user.is_authenticated and request.user.is_staff)

@@ -1,6 +1,7 @@
 """Settings for the museum service, read from the environment (see README, "Configuration")."""
 
 import os
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -35,6 +36,16 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def envrate(name: str, default: str) -> str:
+    """A DRF throttle rate: requests per s, min, hour or day, e.g. 600/min."""
+    value = os.environ.get(name, "").strip() or default
+    count, _, period = value.partition("/")
+    periods = {"s", "sec", "m", "min", "h", "hour", "d", "day"}
+    if not (count.isdigit() and int(count) > 0 and period in periods):
+        raise ImproperlyConfigured(f"{name} must be a rate like 600/min, not {value!r}")
+    return value
+
+
 DEBUG = envbool("DEBUG")
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -46,6 +57,25 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-local-development-key-never-use-in-production"
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+
+# TLS ends at the proxy in front, which must set X-Forwarded-Proto (and drop a client's own);
+# without this header Django would take every request for plain HTTP and redirect forever.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+# Load balancers probe over plain HTTP and do not follow redirects.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+# Preloading is decided for the whole registered domain, not by this service: no preload
+# directive, and no warning for its absence.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
+
+# Every API body is a small JSON document; anything bigger is refused before it is read.
+MUSEUM_MAX_BODY_BYTES = envint("MUSEUM_MAX_BODY_BYTES", 65536)
+if MUSEUM_MAX_BODY_BYTES < 1:
+    raise ImproperlyConfigured("MUSEUM_MAX_BODY_BYTES must be at least 1")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -65,6 +95,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "museum.middleware.body_size_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -140,6 +171,16 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 MUSEUM_NAME = os.environ.get("MUSEUM_NAME", "The Museum")
 
+# Authentication cost and brute-force limits (README, "Accounts and roles").
+MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)
+MUSEUM_AUTH_FAILURE_WINDOW_SECONDS = envint("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS", 300)
+MUSEUM_AUTH_FAILURES_PER_USERNAME = envint("MUSEUM_AUTH_FAILURES_PER_USERNAME", 10)
+MUSEUM_AUTH_FAILURES_PER_ADDRESS = envint("MUSEUM_AUTH_FAILURES_PER_ADDRESS", 30)
+if MUSEUM_AUTH_FAILURE_WINDOW_SECONDS < 1:
+    raise ImproperlyConfigured("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS must be at least 1")
+if min(MUSEUM_AUTH_FAILURES_PER_USERNAME, MUSEUM_AUTH_FAILURES_PER_ADDRESS) < 1:
+    raise ImproperlyConfigured("MUSEUM_AUTH_FAILURES_PER_* must be at least 1")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["museum.authentication.MuseumBasicAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -149,6 +190,17 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "museum.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "museum.schema.MuseumAutoSchema",
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "museum.throttling.AccountRateThrottle",
+        "museum.throttling.AddressRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": envrate("MUSEUM_THROTTLE_USER_RATE", "600/min"),
+        "anon": envrate("MUSEUM_THROTTLE_ANON_RATE", "60/min"),
+    },
+    # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
+    # Left at 0 behind a proxy, every client shares the proxy's address and its limits.
+    "NUM_PROXIES": envint("MUSEUM_NUM_PROXIES", 0),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -186,3 +238,24 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Tickets
+try:
+    MUSEUM_GENERAL_ADMISSION_PRICE = Decimal(
+        os.environ.get("MUSEUM_GENERAL_ADMISSION_PRICE", "15.00")
+    )
+except InvalidOperation:
+    raise ImproperlyConfigured(
+        "MUSEUM_GENERAL_ADMISSION_PRICE must be an amount like 15.00"
+    ) from None
+# Ed25519 seeds (32 bytes, base64url), newest first; empty: one key derived from SECRET_KEY.
+MUSEUM_TICKET_SIGNING_KEYS = envlist("MUSEUM_TICKET_SIGNING_KEYS", "")
+
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "tickets@museum.example")

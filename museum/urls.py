@@ -7,6 +7,8 @@ from drf_spectacular.views import (
     SpectacularYAMLAPIView,
 )
 
+from museum.health import healthz
+
 api_patterns = [
     path("", include("hours.urls")),
     path("", include("events.urls")),
@@ -22,6 +24,7 @@ admin.site.index_title = "Programme, opening hours and accounts"
 urlpatterns = [
     path("v1.1/", include(api_patterns)),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
     path("", RedirectView.as_view(pattern_name="api-docs", permanent=False)),
 ]
 

@@ -1,9 +1,30 @@
 import base64
 
 import pytest
+from django.core.cache import cache
+from django.db import connection
 from rest_framework.test import APIClient
 
 from tests.factories import PASSWORD, UserFactory
+
+
+def pytest_collection_modifyitems(config, items):
+    # Row locks, real concurrency and a database server to lose exist only on PostgreSQL.
+    if connection.vendor == "postgresql":
+        return
+    skip = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL)")
+    for item in items:
+        if item.get_closest_marker("postgres_only"):
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    # The cache remembers verified credentials and counts failed sign-ins; each test starts
+    # with none, as a fresh deployment would.
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -103,3 +103,9 @@ def test_apply_weekly_pattern_counts_what_it_did(db):
     )
 
     assert (summary.created, summary.removed, summary.unchanged) == (1, 0, 0)
+
+
+def test_capacity_applies_to_the_days_seeded(db):
+    seed("--start", MONDAY.isoformat(), "--days", "2", "--capacity", "250")
+
+    assert set(MuseumDay.objects.values_list("capacity", flat=True)) == {250}

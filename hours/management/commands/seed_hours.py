@@ -25,21 +25,32 @@ class Command(BaseCommand):
             help=f'Weekly hours; weekdays not named are closed (default: "{DEFAULT_PATTERN}").',
         )
         parser.add_argument(
+            "--capacity",
+            type=int,
+            help="General-entry tickets per new day (default: unlimited).",
+        )
+        parser.add_argument(
             "--overwrite-staff-edits",
             action="store_true",
             help="Also reset days that staff changed in the admin.",
         )
 
-    def handle(self, *args, start, days, pattern, overwrite_staff_edits, **options):
+    def handle(self, *args, start, days, pattern, capacity, overwrite_staff_edits, **options):
         if not 1 <= days <= MAX_DAYS:
             raise CommandError(f"--days must be between 1 and {MAX_DAYS}")
+        if capacity is not None and capacity < 0:
+            raise CommandError("--capacity cannot be negative")
         try:
             weekly = parse_weekly_pattern(pattern)
         except ValueError as exc:
             raise CommandError(f"--pattern: {exc}") from None
         start = start or timezone.localdate()
         summary = apply_weekly_pattern(
-            start=start, days=days, pattern=weekly, overwrite_staff_edits=overwrite_staff_edits
+            start=start,
+            days=days,
+            pattern=weekly,
+            capacity=capacity,
+            overwrite_staff_edits=overwrite_staff_edits,
         )
         self.stdout.write(
             self.style.SUCCESS(

@@ -1,0 +1,51 @@
+"""GET /healthz: can this instance reach its database and its cache? For load balancers."""
+
+import logging
+import uuid
+
+from django.core.cache import cache
+from django.db import connection
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+logger = logging.getLogger(__name__)
+
+
+def _database_reachable() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        return cursor.fetchone() == (1,)
+
+
+def _cache_reachable() -> bool:
+    # A key of our own: a value another instance wrote must not pass for a working cache.
+    key = f"healthz:{uuid.uuid4().hex}"
+    cache.set(key, "ok", timeout=10)
+    reachable = cache.get(key) == "ok"
+    cache.delete(key)
+    return reachable
+
+
+def _check(name: str, probe) -> str:
+    # Whatever the backend raises (psycopg, redis, sqlite3, a timeout) means "down" here: the
+    # probe must answer 503, never crash. The body is public, so the details go to the log only.
+    try:
+        return "ok" if probe() else "unavailable"
+    except Exception as exc:
+        logger.warning("Health check: %s unavailable (%s)", name, type(exc).__qualname__)
+        return "unavailable"
+
+
+# A plain Django view, not DRF: no authentication, no throttling, and not part of the API schema.
+@never_cache
+@require_safe
+def healthz(request):
+    parts = {
+        "database": _check("database", _database_reachable),
+        "cache": _check("cache", _cache_reachable),
+    }
+    healthy = all(state == "ok" for state in parts.values())
+    return JsonResponse(
+        {"status": "ok" if healthy else "unavailable", **parts}, status=200 if healthy else 503
+    )

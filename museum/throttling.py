@@ -1,0 +1,141 @@
+"""Rate limits: requests per account and per address, and failed sign-ins.
+
+The request throttles are DRF's, run after authentication. Failed sign-ins cannot wait for them:
+each wrong password costs the hasher's full ~300 ms of CPU, so `refuse_if_locked_out` answers from
+the cache before the hasher runs (MuseumBasicAuthentication calls it). All counters live in
+Django's default cache, which every worker shares when REDIS_URL is set.
+"""
+
+import logging
+import math
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils.crypto import salted_hmac
+from rest_framework.exceptions import Throttled
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+security_log = logging.getLogger("museum.security")
+
+# Tests move the clock to the next window instead of sleeping.
+clock = time.time
+
+
+def client_address(request) -> str:
+    # DRF's own rule, so that NUM_PROXIES means the same here as in the request throttles.
+    return BaseThrottle().get_ident(request)
+
+
+class RateThrottle(SimpleRateThrottle):
+    """A DRF throttle that reads its rate per request and reports RateLimit-* headers."""
+
+    def __init__(self):
+        self.key = None
+        super().__init__()
+
+    def get_rate(self):
+        # SimpleRateThrottle copies the rates when DRF is imported; reading them here lets a
+        # changed REST_FRAMEWORK setting apply.
+        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+
+    def allow_request(self, request, view):
+        allowed = super().allow_request(request, view)
+        if self.key is not None:
+            # view.headers goes onto every response of the view, the 429 included.
+            view.headers.update(self.rate_limit_headers())
+        return allowed
+
+    def rate_limit_headers(self) -> dict[str, str]:
+        # After allow_request the history is never empty: it holds this request or is full.
+        oldest_leaves_in = self.history[-1] + self.duration - self.now
+        return {
+            "RateLimit-Limit": str(self.num_requests),
+            "RateLimit-Remaining": str(max(self.num_requests - len(self.history), 0)),
+            "RateLimit-Reset": str(math.ceil(oldest_leaves_in)),
+        }
+
+
+class AccountRateThrottle(RateThrottle):
+    """MUSEUM_THROTTLE_USER_RATE requests per signed-in account."""
+
+    scope = "user"
+
+    def get_cache_key(self, request, view):
+        if not (request.user and request.user.is_authenticated):
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class AddressRateThrottle(RateThrottle):
+    """MUSEUM_THROTTLE_ANON_RATE requests per client address, for requests without an account."""
+
+    scope = "anon"
+
+    def get_cache_key(self, request, view):
+        if request.user and request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
+
+
+# Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
+# lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
+# is exact, and cache.add/incr count atomically across workers.
+
+
+def _failure_counters(*, username: str, address: str) -> list[tuple[str, str, int]]:
+    """(what is limited, cache key, allowed failures) for the current window."""
+    window = int(clock() // settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS)
+    counters = [
+        ("username", username, settings.MUSEUM_AUTH_FAILURES_PER_USERNAME),
+        ("address", address, settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS),
+    ]
+    return [
+        # Hashed: a username can be any text a client sends, of any length.
+        (kind, f"museum:auth-failures:{kind}:{_digest(kind, value)}:{window}", limit)
+        for kind, value, limit in counters
+    ]
+
+
+def _digest(kind: str, value: str) -> str:
+    return salted_hmac(f"museum.auth-failures.{kind}", value, algorithm="sha256").hexdigest()
+
+
+def _seconds_left_in_window() -> int:
+    window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
+    return math.ceil(window_seconds - clock() % window_seconds)
+
+
+def refuse_if_locked_out(*, username: str, address: str) -> None:
+    """Raise Throttled (429) once the username or the address used up its failed sign-ins."""
+    counters = _failure_counters(username=username, address=address)
+    failures = cache.get_many([key for _, key, _ in counters])
+    if any(failures.get(key, 0) >= limit for _, key, limit in counters):
+        raise Throttled(
+            wait=_seconds_left_in_window(),
+            detail="Too many failed sign-ins for this account or from this address.",
+            code="too_many_failed_sign_ins",
+        )
+
+
+def record_failed_sign_in(*, username: str, address: str) -> None:
+    window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
+    for kind, key, limit in _failure_counters(username=username, address=address):
+        # A counter outlives its window (it expires a window after its first failure).
+        cache.add(key, 0, timeout=window_seconds)
+        try:
+            failures = cache.incr(key)
+        except ValueError:  # evicted between add and incr
+            cache.add(key, 1, timeout=window_seconds)
+            failures = 1
+        if failures == limit:
+            # %r: the username is whatever the client sent, line breaks included.
+            security_log.warning(
+                "Sign-in locked for %d s: %d failed sign-ins for %s %r (last from %s)",
+                _seconds_left_in_window(),
+                failures,
+                kind,
+                username if kind == "username" else address,
+                address,
+            )

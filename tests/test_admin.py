@@ -1,0 +1,100 @@
+import datetime as dt
+
+import pytest
+
+from events.models import EventDate
+from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
+from tickets.models import Ticket
+
+
+@pytest.fixture
+def admin_client(client, db):
+    client.force_login(UserFactory(username="boss", is_staff=True, is_superuser=True))
+    return client
+
+
+@pytest.fixture
+def ticket(db):
+    return Ticket.objects.create(
+        buyer=UserFactory(),
+        ticket_type="general",
+        date=dt.date(2030, 1, 1),
+        email="ada@example.com",
+        price=15,
+        confirmation_code="ticket-general-abcdef-12345",
+    )
+
+
+def test_staff_find_a_ticket_by_code_or_email_and_see_its_image(admin_client, ticket):
+    by_code = admin_client.get("/admin/tickets/ticket/", {"q": "abcdef-12345"})
+    by_email = admin_client.get("/admin/tickets/ticket/", {"q": "ada@example"})
+    page = admin_client.get(f"/admin/tickets/ticket/{ticket.pk}/change/")
+
+    assert ticket.confirmation_code in by_code.content.decode()
+    assert ticket.confirmation_code in by_email.content.decode()
+    assert b"data:image/png;base64," in page.content
+
+
+def test_the_event_page_shows_sold_against_capacity_and_keeps_sold_dates(admin_client):
+    event = SpecialEventFactory(capacity=5, dates=[dt.date(2030, 1, 1)])
+    EventDate.objects.filter(event=event).update(sold=3, capacity=5)
+    slot = EventDate.objects.get(event=event)
+    form = {
+        "name": event.name,
+        "location": event.location,
+        "description": event.description,
+        "price": "12.50",
+        "capacity": "2",
+        "dates-TOTAL_FORMS": "1",
+        "dates-INITIAL_FORMS": "1",
+        "dates-0-id": str(slot.pk),
+        "dates-0-event": str(event.pk),
+        "dates-0-date": "2030-01-01",
+        "dates-0-DELETE": "on",
+    }
+
+    page = admin_client.get(f"/admin/events/specialevent/{event.pk}/change/")
+    refused = admin_client.post(f"/admin/events/specialevent/{event.pk}/change/", form)
+
+    assert "tickets sold against capacity" in page.content.decode()
+    assert refused.status_code == 200  # the form comes back with its errors
+    assert "already sold" in refused.content.decode()
+    assert "cannot be removed" in refused.content.decode()
+    assert EventDate.objects.filter(pk=slot.pk).exists()
+
+
+def test_saving_an_event_in_the_admin_gives_every_date_its_capacity(admin_client):
+    event = SpecialEventFactory(dates=[dt.date(2030, 1, 1)])
+    slot = EventDate.objects.get(event=event)
+    form = {
+        "name": event.name,
+        "location": event.location,
+        "description": event.description,
+        "price": "12.50",
+        "capacity": "40",
+        "dates-TOTAL_FORMS": "2",
+        "dates-INITIAL_FORMS": "1",
+        "dates-0-id": str(slot.pk),
+        "dates-0-event": str(event.pk),
+        "dates-0-date": "2030-01-01",
+        "dates-1-event": str(event.pk),
+        "dates-1-date": "2030-01-02",
+    }
+
+    response = admin_client.post(f"/admin/events/specialevent/{event.pk}/change/", form)
+
+    assert response.status_code == 302
+    assert set(EventDate.objects.values_list("capacity", flat=True)) == {40}
+    assert EventDate.objects.count() == 2
+
+
+def test_editing_a_day_in_the_admin_protects_it_from_seeding(admin_client):
+    day = MuseumDayFactory(date=dt.date(2030, 1, 7))
+
+    admin_client.post(
+        f"/admin/hours/museumday/{day.date.isoformat()}/change/",
+        {"date": "2030-01-07", "opens_at": "12:00", "closes_at": "14:00", "note": "Short day"},
+    )
+
+    day.refresh_from_db()
+    assert day.edited_by_staff and day.opens_at == dt.time(12)

@@ -1,0 +1,227 @@
+"""A verified Basic credential is remembered briefly, and never outlives what made it valid."""
+
+import base64
+from contextlib import contextmanager
+from types import SimpleNamespace
+
+import pytest
+from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from tests.conftest import basic_auth
+from tests.factories import PASSWORD, UserFactory
+
+HOURS = "/v1.1/museum-hours"
+
+
+@contextmanager
+def counting_hashes(hasher_class=MD5PasswordHasher):
+    """Counts password hashes computed: checks, and Django's dummy hash for unknown usernames."""
+    counter = SimpleNamespace(count=0)
+    original_encode = hasher_class.encode
+
+    def counting_encode(hasher, *args, **kwargs):
+        counter.count += 1
+        return original_encode(hasher, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hasher_class, "encode", counting_encode)
+        yield counter
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    # The local-memory cache outlives a test; remembered credentials and counters must not.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def cache_writes(monkeypatch):
+    """Every cache.set as (key, value, timeout); the writes still happen."""
+    writes = []
+    original_set = cache.set
+
+    def recording_set(key, value, timeout=None, **kwargs):
+        writes.append((key, value, timeout))
+        return original_set(key, value, timeout, **kwargs)
+
+    monkeypatch.setattr(cache, "set", recording_set)
+    return writes
+
+
+def remembered_credentials(writes):
+    return [write for write in writes if write[0].startswith("museum:verified-credential:")]
+
+
+def signed_in_client(username="visitor", password=PASSWORD) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=basic_auth(username, password))
+    return client
+
+
+def test_a_second_request_with_the_same_credentials_skips_the_hasher(visitor):
+    client = signed_in_client()
+
+    with counting_hashes() as hashes:
+        assert client.get(HOURS).status_code == 200
+        assert hashes.count == 1
+        assert client.get(HOURS).status_code == 200
+        assert client.get(HOURS).status_code == 200
+
+    assert hashes.count == 1
+
+
+def test_a_remembered_credential_costs_one_query_for_the_account(
+    visitor, django_assert_num_queries
+):
+    client = signed_in_client()
+    client.get(HOURS)
+
+    # The account, then the opening hours.
+    with django_assert_num_queries(2):
+        assert client.get(HOURS).status_code == 200
+
+
+def test_a_changed_password_refuses_the_old_one_on_the_next_request(visitor):
+    client = signed_in_client()
+    assert client.get(HOURS).status_code == 200
+
+    visitor.set_password("a brand new passphrase")
+    visitor.save()
+
+    assert client.get(HOURS).status_code == 401
+    assert signed_in_client(password="a brand new passphrase").get(HOURS).status_code == 200
+
+
+def test_a_deactivated_account_is_refused_on_the_next_request(visitor):
+    client = signed_in_client()
+    assert client.get(HOURS).status_code == 200
+
+    visitor.is_active = False
+    visitor.save()
+
+    assert client.get(HOURS).status_code == 401
+
+
+def test_a_deleted_account_is_refused_on_the_next_request(visitor):
+    client = signed_in_client()
+    assert client.get(HOURS).status_code == 200
+
+    visitor.delete()
+
+    assert client.get(HOURS).status_code == 401
+
+
+def test_a_renamed_account_no_longer_answers_to_its_old_name(visitor):
+    client = signed_in_client()
+    assert client.get(HOURS).status_code == 200
+
+    visitor.username = "ada"
+    visitor.save()
+
+    assert client.get(HOURS).status_code == 401
+
+
+def test_a_deleted_account_recreated_with_the_same_name_and_password_signs_in(visitor):
+    client = signed_in_client()
+    assert client.get(HOURS).status_code == 200
+
+    visitor.delete()
+    UserFactory(username="visitor")
+
+    assert client.get(HOURS).status_code == 200
+
+
+def test_a_wrong_password_is_checked_by_the_hasher_every_time(visitor, cache_writes):
+    client = signed_in_client(password="not the password")
+
+    with counting_hashes() as hashes:
+        for _ in range(3):
+            assert client.get(HOURS).status_code == 401
+
+    assert hashes.count == 3
+    assert remembered_credentials(cache_writes) == []
+
+
+def test_an_unknown_username_costs_a_hash_every_time(db):
+    client = signed_in_client(username="nobody")
+
+    with counting_hashes() as hashes:
+        for _ in range(2):
+            assert client.get(HOURS).status_code == 401
+
+    assert hashes.count == 2
+
+
+def test_the_cache_holds_neither_the_password_nor_the_header(visitor, cache_writes):
+    header = basic_auth("visitor")
+    encoded_credentials = header.removeprefix("Basic ")
+
+    assert signed_in_client().get(HOURS).status_code == 200
+
+    [(key, value, _)] = remembered_credentials(cache_writes)
+    stored = key + repr(value)
+    assert PASSWORD not in stored
+    assert encoded_credentials not in stored
+    assert base64.b64decode(encoded_credentials).decode() not in stored
+    # Not even the password hash, which could be attacked offline.
+    assert visitor.password not in stored
+    assert value["user_id"] == visitor.pk
+
+
+def test_a_verified_credential_is_remembered_for_the_configured_time(
+    visitor, cache_writes, settings
+):
+    settings.MUSEUM_AUTH_CACHE_SECONDS = 42
+
+    signed_in_client().get(HOURS)
+
+    [(_, _, timeout)] = remembered_credentials(cache_writes)
+    assert timeout == 42
+
+
+def test_once_the_remembered_credential_expires_the_hasher_runs_again(visitor):
+    client = signed_in_client()
+    client.get(HOURS)
+
+    cache.clear()  # what the TTL does after MUSEUM_AUTH_CACHE_SECONDS
+
+    with counting_hashes() as hashes:
+        assert client.get(HOURS).status_code == 200
+    assert hashes.count == 1
+
+
+def test_zero_seconds_turns_the_memory_off(visitor, settings):
+    settings.MUSEUM_AUTH_CACHE_SECONDS = 0
+    client = signed_in_client()
+
+    with counting_hashes() as hashes:
+        assert client.get(HOURS).status_code == 200
+        assert client.get(HOURS).status_code == 200
+
+    assert hashes.count == 2
+
+
+def test_a_nul_byte_in_the_credentials_is_a_plain_401(visitor):
+    with counting_hashes() as hashes:
+        response = signed_in_client(username="vis\x00itor").get(HOURS)
+
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == 'Basic realm="museum"'
+    assert hashes.count == 0
+
+
+def test_with_the_production_hasher_the_cost_is_paid_once(visitor, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    visitor.set_password(PASSWORD)
+    visitor.save()
+    client = signed_in_client()
+
+    with counting_hashes(PBKDF2PasswordHasher) as hashes:
+        for _ in range(3):
+            assert client.get(HOURS).status_code == 200
+
+    assert hashes.count == 1

@@ -1,0 +1,200 @@
+"""Failed sign-ins are limited before the hasher runs; requests are limited per account/address."""
+
+import logging
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from museum import throttling
+from tests.conftest import basic_auth
+from tests.factories import PASSWORD, UserFactory
+from tests.test_authentication import counting_hashes
+
+HOURS = "/v1.1/museum-hours"
+SCHEMA = "/v1.1/openapi.json"  # readable without an account
+PROBLEM = "application/problem+json"
+WINDOW = 300
+# Ten seconds into a failure window, so that Retry-After is known exactly.
+START = 1_000_000 * WINDOW + 10
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def failure_limits(settings, monkeypatch):
+    settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS = WINDOW
+    settings.MUSEUM_AUTH_FAILURES_PER_USERNAME = 3
+    settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS = 5
+    monkeypatch.setattr(throttling, "clock", lambda: START)
+
+
+def sign_in(username="visitor", password=PASSWORD, address="10.0.0.1", **headers):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=basic_auth(username, password))
+    return client.get(HOURS, REMOTE_ADDR=address, **headers)
+
+
+def fail_to_sign_in(times, username="visitor", address="10.0.0.1", **headers):
+    for _ in range(times):
+        response = sign_in(username, "wrong password", address, **headers)
+        assert response.status_code == 401
+
+
+def assert_too_many_requests(response):
+    assert response.status_code == 429
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["status"] == 429
+    assert int(response["Retry-After"]) > 0
+    return response.json()
+
+
+def test_after_the_allowed_failures_the_next_attempt_is_429_without_hashing(visitor):
+    fail_to_sign_in(3)
+
+    with counting_hashes() as hashes:
+        wrong = sign_in(password="wrong password")
+        right = sign_in()
+
+    assert assert_too_many_requests(wrong)["code"] == "too_many_failed_sign_ins"
+    assert wrong["Retry-After"] == str(WINDOW - 10)
+    # Even the right password waits: checking it would cost the hasher's work.
+    assert_too_many_requests(right)
+    assert hashes.count == 0
+
+
+def test_the_username_limit_leaves_other_usernames_alone(visitor):
+    UserFactory(username="ada")
+    fail_to_sign_in(3, username="visitor", address="10.0.0.1")
+
+    assert sign_in("ada", address="10.0.0.1").status_code == 200
+    assert sign_in("ada", "wrong password", address="10.0.0.1").status_code == 401
+    assert sign_in("visitor", address="10.0.0.2").status_code == 429
+
+
+def test_the_address_limit_counts_every_username_from_that_address(visitor):
+    for username in ["a", "b", "c", "d", "e"]:
+        fail_to_sign_in(1, username=username, address="10.0.0.1")
+
+    with counting_hashes() as hashes:
+        assert_too_many_requests(sign_in("f", "wrong password", address="10.0.0.1"))
+        assert_too_many_requests(sign_in("visitor", address="10.0.0.1"))
+    assert hashes.count == 0
+    assert sign_in("visitor", address="10.0.0.2").status_code == 200
+
+
+def test_a_forged_x_forwarded_for_does_not_escape_the_address_limit(visitor):
+    for number in range(5):
+        fail_to_sign_in(1, username=f"u{number}", HTTP_X_FORWARDED_FOR=f"192.0.2.{number}")
+
+    response = sign_in("u9", "wrong", HTTP_X_FORWARDED_FOR="192.0.2.99")
+
+    assert_too_many_requests(response)
+
+
+def test_behind_a_proxy_the_address_is_the_one_the_proxy_saw(visitor, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    for number in range(5):
+        fail_to_sign_in(1, username=f"u{number}", address="10.9.9.9", HTTP_X_FORWARDED_FOR="a, b")
+
+    # The proxy appends the address it saw; what comes before it is the client's to forge.
+    assert_too_many_requests(sign_in(address="10.9.9.9", HTTP_X_FORWARDED_FOR="c, b"))
+    assert sign_in(address="10.9.9.9", HTTP_X_FORWARDED_FOR="a, c").status_code == 200
+
+
+def test_successful_sign_ins_do_not_count(visitor, settings):
+    settings.MUSEUM_AUTH_CACHE_SECONDS = 0  # every success goes through the hasher
+    fail_to_sign_in(2)
+    for _ in range(5):
+        assert sign_in().status_code == 200
+
+    fail_to_sign_in(1)
+    assert_too_many_requests(sign_in())
+
+
+def test_the_lockout_ends_with_its_window(visitor, monkeypatch):
+    fail_to_sign_in(3)
+    assert_too_many_requests(sign_in())
+
+    monkeypatch.setattr(throttling, "clock", lambda: START + WINDOW - 10)
+
+    assert sign_in().status_code == 200
+
+
+def test_a_lockout_is_logged_once_without_the_password(visitor, caplog):
+    caplog.set_level(logging.WARNING, logger="museum.security")
+    fail_to_sign_in(3)
+    for _ in range(3):
+        assert_too_many_requests(sign_in(password="wrong password"))
+
+    [record] = [r for r in caplog.records if r.name == "museum.security"]
+    message = record.getMessage()
+    assert "'visitor'" in message and "10.0.0.1" in message
+    assert "wrong password" not in message
+    assert basic_auth("visitor", "wrong password").removeprefix("Basic ") not in message
+
+
+def test_an_address_lockout_is_logged(db, caplog):
+    caplog.set_level(logging.WARNING, logger="museum.security")
+    for username in ["a", "b", "c", "d", "e"]:
+        fail_to_sign_in(1, username=username)
+
+    [record] = [r for r in caplog.records if r.name == "museum.security"]
+    assert "address '10.0.0.1'" in record.getMessage()
+
+
+def test_a_remembered_credential_still_works_while_its_username_is_locked(visitor):
+    assert sign_in(address="10.0.0.1").status_code == 200
+
+    fail_to_sign_in(3, address="10.6.6.6")  # a stranger guessing visitor's password
+    assert_too_many_requests(sign_in(password="another guess", address="10.6.6.6"))
+
+    with counting_hashes() as hashes:
+        assert sign_in(address="10.0.0.1").status_code == 200
+    assert hashes.count == 0
+
+
+@pytest.fixture
+def tiny_rates(settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"user": "2/min", "anon": "2/min"},
+    }
+
+
+def test_an_account_over_its_rate_gets_429_with_rate_limit_headers(visitor, tiny_rates):
+    UserFactory(username="ada")
+    first, second, third = (sign_in() for _ in range(3))
+
+    assert first.status_code == second.status_code == 200
+    assert first["RateLimit-Limit"] == "2"
+    assert [first["RateLimit-Remaining"], second["RateLimit-Remaining"]] == ["1", "0"]
+    assert 0 < int(second["RateLimit-Reset"]) <= 60
+    assert assert_too_many_requests(third)["code"] == "throttled"
+    assert third["RateLimit-Remaining"] == "0"
+    # Per account, whatever the address.
+    assert sign_in(address="10.0.0.2").status_code == 429
+    assert sign_in("ada").status_code == 200
+
+
+def test_an_address_without_an_account_over_its_rate_gets_429(db, tiny_rates):
+    client = APIClient()
+    first, second, third = (client.get(SCHEMA, REMOTE_ADDR="10.0.0.1") for _ in range(3))
+
+    assert first.status_code == second.status_code == 200
+    assert [first["RateLimit-Remaining"], second["RateLimit-Remaining"]] == ["1", "0"]
+    assert_too_many_requests(third)
+    assert third["RateLimit-Limit"] == "2"
+    assert client.get(SCHEMA, REMOTE_ADDR="10.0.0.2").status_code == 200
+
+
+def test_the_default_rates_leave_room_for_normal_use(visitor):
+    response = sign_in()
+
+    assert response["RateLimit-Limit"] == "600"
+    assert response["RateLimit-Remaining"] == "599"

@@ -1,0 +1,486 @@
+import datetime as dt
+import re
+from decimal import Decimal
+from io import BytesIO
+
+import pytest
+import zxingcpp
+from django.core import mail
+from django.utils import timezone
+from PIL import Image
+
+from events.models import EventDate
+from hours.models import MuseumDay
+from tests.conftest import client_for
+from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
+from tickets import tokens
+from tickets.models import Ticket, TicketImage
+
+URL = "/v1.1/tickets"
+CHECK_IN = "/v1.1/tickets/check-in"
+
+
+def later(days: int = 3) -> dt.date:
+    return timezone.localdate() + dt.timedelta(days=days)
+
+
+@pytest.fixture
+def open_day(db):
+    return MuseumDayFactory(date=later())
+
+
+@pytest.fixture
+def event(db):
+    return SpecialEventFactory(name="Pirate Coding Workshop", price=Decimal("45"), dates=[later()])
+
+
+def general(day: dt.date, **extra) -> dict:
+    return {
+        "ticketType": "general",
+        "ticketDate": day.isoformat(),
+        "email": "ada@example.com",
+        **extra,
+    }
+
+
+def for_event(event, day: dt.date, **extra) -> dict:
+    return {**general(day), "ticketType": "event", "eventId": str(event.pk), **extra}
+
+
+def buy(client, body):
+    return client.post(URL, body, format="json")
+
+
+def qr_text(png: bytes) -> str:
+    results = zxingcpp.read_barcodes(Image.open(BytesIO(png)))
+    assert len(results) == 1
+    return results[0].text
+
+
+# Buying
+
+
+def test_a_visitor_buys_a_general_ticket(visitor_client, visitor, open_day):
+    response = buy(visitor_client, general(open_day.date, phone="+1 (234) 567-8910"))
+
+    assert response.status_code == 201
+    body = response.json()
+    ticket = Ticket.objects.get(pk=body["ticketId"])
+    assert body == {
+        "message": "Museum general entry ticket purchased",
+        "ticketId": str(ticket.pk),
+        "ticketType": "general",
+        "ticketDate": open_day.date.isoformat(),
+        "confirmationCode": ticket.confirmation_code,
+    }
+    assert re.fullmatch(r"ticket-general-[0-9a-z]{6}-[0-9a-z]{5}", ticket.confirmation_code)
+    assert (ticket.buyer, ticket.price, ticket.phone) == (
+        visitor,
+        Decimal("15"),
+        "+1 (234) 567-8910",
+    )
+
+
+def test_a_visitor_buys_an_event_ticket_at_the_events_price(visitor_client, event):
+    response = buy(visitor_client, for_event(event, later()))
+
+    assert response.status_code == 201
+    body = response.json()
+    assert body["message"] == "Museum special event ticket purchased"
+    assert (body["ticketType"], body["eventId"], body["eventName"]) == (
+        "event",
+        str(event.pk),
+        "Pirate Coding Workshop",
+    )
+    assert body["confirmationCode"].startswith("ticket-event-")
+    assert Ticket.objects.get(pk=body["ticketId"]).price == Decimal("45")
+
+
+def test_confirmation_codes_differ(visitor_client, open_day):
+    codes = {
+        buy(visitor_client, general(open_day.date)).json()["confirmationCode"] for _ in range(5)
+    }
+
+    assert len(codes) == 5
+
+
+@pytest.mark.parametrize(
+    "body, status, reason",
+    [
+        (lambda e: general(timezone.localdate() - dt.timedelta(days=1)), 400, "date_in_past"),
+        (lambda e: general(later(4)), 400, "museum_closed"),
+        (lambda e: for_event(e, later(4)), 400, "event_not_on_date"),
+        (
+            lambda e: for_event(e, later(), eventId="6744a0da-4121-49cd-8479-f8cc20526495"),
+            404,
+            "unknown_event",
+        ),
+    ],
+)
+def test_each_rule_is_refused_by_name(visitor_client, open_day, event, body, status, reason):
+    response = buy(visitor_client, body(event))
+
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["reason"] == reason
+    assert not Ticket.objects.exists()
+
+
+def test_a_closed_day_sells_no_general_tickets(visitor_client):
+    MuseumDayFactory(date=later(), is_closed=True, opens_at=None, closes_at=None)
+
+    assert buy(visitor_client, general(later())).json()["reason"] == "museum_closed"
+
+
+def test_a_cancelled_event_sells_no_tickets(visitor_client, staff_client, event):
+    staff_client.delete(f"/v1.1/special-events/{event.pk}")
+
+    assert buy(visitor_client, for_event(event, later())).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"ticketType": "vip"}, "ticketType"),
+        ({"ticketType": "event"}, "eventId"),
+        ({"eventId": "6744a0da-4121-49cd-8479-f8cc20526495"}, "eventId"),
+        ({"email": "not-an-email"}, "email"),
+        ({"email": 12}, "email"),
+        ({"phone": "call me"}, "phone"),
+        ({"phone": "+12"}, "phone"),
+        ({"phone": "+1234567890123456"}, "phone"),
+        ({"ticketDate": "2030-02-30"}, "ticketDate"),
+        ({"ticketDate": None}, "ticketDate"),
+    ],
+)
+def test_malformed_purchases_are_a_validation_problem(visitor_client, open_day, change, field):
+    response = buy(visitor_client, {**general(open_day.date), **change})
+
+    assert response.status_code == 400
+    assert field in response.json()["errors"]
+    assert not Ticket.objects.exists()
+
+
+def test_an_event_id_that_is_a_number_is_refused(visitor_client, event):
+    response = buy(visitor_client, for_event(event, later(), eventId=12345))
+
+    assert response.status_code == 400
+    assert "eventId" in response.json()["errors"]
+
+
+def test_buying_needs_credentials(anonymous_client, open_day):
+    assert buy(anonymous_client, general(open_day.date)).status_code == 401
+
+
+def test_a_purchase_costs_a_few_queries(visitor_client, event, django_assert_max_num_queries):
+    with django_assert_max_num_queries(6):
+        assert buy(visitor_client, for_event(event, later())).status_code == 201
+
+
+# Capacity
+
+
+def test_the_last_place_sells_and_the_next_buyer_hears_sold_out(visitor_client):
+    MuseumDayFactory(date=later(), capacity=2)
+
+    statuses = [buy(visitor_client, general(later())).status_code for _ in range(3)]
+
+    assert statuses == [201, 201, 409]
+    assert MuseumDay.objects.get(date=later()).sold == 2
+
+
+def test_event_capacity_is_per_date(staff_client, visitor_client):
+    created = staff_client.post(
+        "/v1.1/special-events",
+        {
+            "name": "Tea",
+            "location": "Tearoom",
+            "eventDescription": "Tea.",
+            "dates": [later().isoformat(), later(4).isoformat()],
+            "price": 5,
+            "capacity": 1,
+        },
+        format="json",
+    ).json()
+    event_id = created["eventId"]
+    body = {**general(later()), "ticketType": "event", "eventId": event_id}
+
+    first = buy(visitor_client, body)
+    second = buy(visitor_client, body)
+    other_day = buy(visitor_client, {**body, "ticketDate": later(4).isoformat()})
+
+    assert created["capacity"] == 1
+    assert (first.status_code, second.status_code, other_day.status_code) == (201, 409, 201)
+    assert second.json()["reason"] == "sold_out"
+
+
+def test_capacity_cannot_drop_below_tickets_sold(staff_client, visitor_client, event):
+    for _ in range(2):
+        buy(visitor_client, for_event(event, later()))
+
+    lowered = staff_client.patch(f"/v1.1/special-events/{event.pk}", {"capacity": 1}, format="json")
+    exact = staff_client.patch(f"/v1.1/special-events/{event.pk}", {"capacity": 2}, format="json")
+
+    assert lowered.status_code == 409
+    assert lowered.json()["reason"] == "capacity_below_sold"
+    assert exact.status_code == 200
+    assert buy(visitor_client, for_event(event, later())).status_code == 409
+
+
+def test_a_date_with_tickets_cannot_be_removed(staff_client, visitor_client, event):
+    buy(visitor_client, for_event(event, later()))
+
+    response = staff_client.patch(
+        f"/v1.1/special-events/{event.pk}", {"dates": [later(5).isoformat()]}, format="json"
+    )
+
+    assert response.status_code == 409
+    assert response.json()["reason"] == "dates_have_tickets"
+    assert list(EventDate.objects.values_list("date", flat=True)) == [later()]
+
+
+def test_dates_added_later_get_the_events_capacity(staff_client, visitor_client):
+    event = SpecialEventFactory(dates=[later()])
+    staff_client.patch(f"/v1.1/special-events/{event.pk}", {"capacity": 1}, format="json")
+    staff_client.patch(
+        f"/v1.1/special-events/{event.pk}",
+        {"dates": [later().isoformat(), later(6).isoformat()]},
+        format="json",
+    )
+
+    assert [buy(visitor_client, for_event(event, later(6))).status_code for _ in range(2)] == [
+        201,
+        409,
+    ]
+
+
+# The ticket image
+
+
+def bought(client, body) -> Ticket:
+    return Ticket.objects.get(pk=buy(client, body).json()["ticketId"])
+
+
+def qr_url(ticket) -> str:
+    return f"{URL}/{ticket.pk}/qr"
+
+
+def test_the_owner_gets_a_png_whose_qr_verifies_as_the_ticket(visitor_client, open_day):
+    ticket = bought(visitor_client, general(open_day.date))
+
+    response = visitor_client.get(qr_url(ticket))
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/png"
+    claim = tokens.verify_ticket_token(qr_text(response.content))
+    assert (claim.ticket_id, claim.date) == (ticket.pk, ticket.date)
+    width, height = Image.open(BytesIO(response.content)).size
+    assert width >= 600 and height >= 600
+
+
+def test_the_image_is_drawn_once_and_revalidates_with_its_etag(visitor_client, open_day):
+    ticket = bought(visitor_client, general(open_day.date))
+
+    first = visitor_client.get(qr_url(ticket))
+    again = visitor_client.get(qr_url(ticket))
+    unchanged = visitor_client.get(qr_url(ticket), HTTP_IF_NONE_MATCH=first["ETag"])
+
+    assert TicketImage.objects.count() == 1
+    assert again.content == first.content and again["ETag"] == first["ETag"]
+    assert "private" in first["Cache-Control"] and "max-age=86400" in first["Cache-Control"]
+    assert unchanged.status_code == 304 and unchanged.content == b""
+
+
+def test_a_client_asking_for_png_gets_it(visitor_client, open_day):
+    ticket = bought(visitor_client, general(open_day.date))
+
+    response = visitor_client.get(qr_url(ticket), HTTP_ACCEPT="image/png")
+
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+
+
+def test_staff_see_any_ticket_and_other_visitors_see_nothing(
+    visitor_client, staff_client, open_day
+):
+    ticket = bought(visitor_client, general(open_day.date))
+    stranger = client_for(UserFactory(username="stranger"))
+
+    assert staff_client.get(qr_url(ticket)).status_code == 200
+    hidden = stranger.get(qr_url(ticket), HTTP_ACCEPT="image/png")
+    assert hidden.status_code == 404
+    assert hidden["Content-Type"] == "application/problem+json"
+
+
+@pytest.mark.parametrize("ticket_id", ["6744a0da-4121-49cd-8479-f8cc20526495", "not-a-uuid"])
+def test_unknown_tickets_are_a_404_problem(visitor_client, ticket_id):
+    response = visitor_client.get(f"{URL}/{ticket_id}/qr")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
+
+
+def test_the_image_costs_a_few_queries(visitor_client, open_day, django_assert_max_num_queries):
+    ticket = bought(visitor_client, general(open_day.date))
+    visitor_client.get(qr_url(ticket))
+
+    with django_assert_max_num_queries(2):
+        assert visitor_client.get(qr_url(ticket)).status_code == 200
+
+
+def test_the_signing_key_verifies_a_token_offline(visitor_client, open_day):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    ticket = bought(visitor_client, general(open_day.date))
+    token = qr_text(visitor_client.get(qr_url(ticket)).content)
+    [key] = visitor_client.get(f"{URL}/signing-key").json()
+
+    raw = tokens.base64.urlsafe_b64decode(token[4:] + "=" * (-len(token[4:]) % 4))
+    payload, signature = raw[:24], raw[24:]
+    public = Ed25519PublicKey.from_public_bytes(
+        tokens.base64.urlsafe_b64decode(key["publicKey"] + "=")
+    )
+    public.verify(signature, payload)  # raises if the published key does not match
+    assert payload[:4].hex() == key["keyId"]
+    assert payload[4:20] == ticket.pk.bytes
+
+
+# Check-in
+
+
+@pytest.fixture
+def todays_ticket(visitor_client):
+    MuseumDayFactory(date=timezone.localdate())
+    ticket = bought(visitor_client, general(timezone.localdate()))
+    return qr_text(visitor_client.get(qr_url(ticket)).content), ticket
+
+
+def test_the_first_scan_admits_and_the_second_names_the_first_entry(
+    staff_client, staff, todays_ticket
+):
+    code, ticket = todays_ticket
+
+    first = staff_client.post(CHECK_IN, {"code": code}, format="json")
+    second = staff_client.post(CHECK_IN, {"code": code}, format="json")
+
+    assert first.status_code == 200
+    assert first.json()["ticketId"] == str(ticket.pk)
+    assert first.json()["confirmationCode"] == ticket.confirmation_code
+    ticket.refresh_from_db()
+    assert ticket.checked_in_by == staff
+    assert second.status_code == 409
+    assert second.json()["reason"] == "already_checked_in"
+    assert second.json()["firstEntryAt"] == ticket.checked_in_at.isoformat()
+
+
+def test_a_confirmation_code_read_aloud_also_admits(staff_client, todays_ticket):
+    _, ticket = todays_ticket
+
+    response = staff_client.post(CHECK_IN, {"code": ticket.confirmation_code}, format="json")
+
+    assert response.status_code == 200
+
+
+def tampered(code: str) -> str:
+    body = code[4:]
+    flipped = "A" if body[10] != "A" else "B"
+    return code[:4] + body[:10] + flipped + body[11:]
+
+
+@pytest.mark.parametrize("mangle", [tampered, lambda code: "hello", lambda code: code[:-6]])
+def test_forged_codes_are_refused(staff_client, todays_ticket, mangle):
+    code, ticket = todays_ticket
+
+    response = staff_client.post(CHECK_IN, {"code": mangle(code)}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["reason"] == "forged"
+    ticket.refresh_from_db()
+    assert ticket.checked_in_at is None
+
+
+def test_a_token_signed_with_another_key_is_forged(staff_client, todays_ticket, settings):
+    code, _ = todays_ticket
+    settings.SECRET_KEY = "another museum entirely, with its own secret key"
+
+    response = staff_client.post(CHECK_IN, {"code": code}, format="json")
+
+    assert response.json()["reason"] == "forged"
+
+
+def test_a_ticket_for_another_day_is_refused(staff_client, visitor_client, open_day):
+    ticket = bought(visitor_client, general(open_day.date))
+
+    response = staff_client.post(CHECK_IN, {"code": ticket.confirmation_code}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["reason"] == "wrong_day"
+
+
+def test_visitors_cannot_check_in(visitor_client, todays_ticket):
+    code, _ = todays_ticket
+
+    response = visitor_client.post(CHECK_IN, {"code": code}, format="json")
+
+    assert response.status_code == 403
+
+
+def test_check_in_costs_a_few_queries(staff_client, todays_ticket, django_assert_max_num_queries):
+    code, _ = todays_ticket
+
+    with django_assert_max_num_queries(3):
+        assert staff_client.post(CHECK_IN, {"code": code}, format="json").status_code == 200
+
+
+# Cancellation
+
+
+def test_cancelling_an_event_cancels_its_tickets_and_stamps_their_images(
+    staff_client, visitor_client
+):
+    MuseumDayFactory(date=timezone.localdate())
+    event = SpecialEventFactory(dates=[timezone.localdate()])
+    ticket = bought(visitor_client, for_event(event, timezone.localdate()))
+    before = visitor_client.get(qr_url(ticket))
+
+    staff_client.delete(f"/v1.1/special-events/{event.pk}")
+    after = visitor_client.get(qr_url(ticket), HTTP_IF_NONE_MATCH=before["ETag"])
+    scan = staff_client.post(CHECK_IN, {"code": ticket.confirmation_code}, format="json")
+
+    ticket.refresh_from_db()
+    assert ticket.cancelled_at is not None
+    assert after.status_code == 200 and after["ETag"] != before["ETag"]
+    red = Image.open(BytesIO(after.content)).convert("RGB").getcolors(1 << 20)
+    assert any(r > 150 and g < 80 and b < 80 for _, (r, g, b) in red)  # the red CANCELLED
+    assert scan.status_code == 409 and scan.json()["reason"] == "cancelled"
+
+
+# Confirmation email
+
+
+def test_the_buyer_gets_an_email_with_the_code_and_the_ticket(
+    visitor_client, open_day, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        body = buy(visitor_client, general(open_day.date, email="grace@example.com")).json()
+
+    [message] = mail.outbox
+    assert message.to == ["grace@example.com"]
+    assert body["confirmationCode"] in message.body
+    [(name, content, mimetype)] = message.attachments
+    assert mimetype == "image/png" and name == f"{body['confirmationCode']}.png"
+    assert tokens.verify_ticket_token(qr_text(content)).ticket_id.hex == body["ticketId"].replace(
+        "-", ""
+    )
+
+
+def test_a_failing_mail_server_does_not_undo_the_purchase(
+    visitor_client, open_day, settings, django_capture_on_commit_callbacks
+):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", 9  # nothing listens: refused
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = buy(visitor_client, general(open_day.date))
+
+    assert response.status_code == 201
+    assert Ticket.objects.filter(pk=response.json()["ticketId"]).exists()

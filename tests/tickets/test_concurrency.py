@@ -1,0 +1,111 @@
+"""Parallel buyers and scanners against a real PostgreSQL server, through real HTTP requests."""
+
+import base64
+import datetime as dt
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+
+from hours.models import MuseumDay
+from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tickets.models import Ticket
+from tickets.services import take_place
+
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+
+
+def post(url: str, body: dict, username: str) -> tuple[int, dict]:
+    credentials = base64.b64encode(f"{username}:{PASSWORD}".encode()).decode()
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Basic {credentials}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def in_parallel(count: int, call) -> list:
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(lambda _: call(), range(count)))
+
+
+def test_fifty_parallel_buyers_get_exactly_ten_places(live_server):
+    UserFactory(username="visitor")
+    day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2), capacity=10)
+    body = {"ticketType": "general", "ticketDate": day.date.isoformat(), "email": "a@example.com"}
+
+    answers = in_parallel(50, lambda: post(f"{live_server.url}/v1.1/tickets", body, "visitor"))
+
+    assert Counter(status for status, _ in answers) == {201: 10, 409: 40}
+    assert {problem["reason"] for status, problem in answers if status == 409} == {"sold_out"}
+    assert Ticket.objects.count() == 10
+    assert MuseumDay.objects.get(pk=day.pk).sold == 10
+
+
+def test_two_scanners_at_once_admit_a_ticket_once(live_server):
+    UserFactory(username="staff", is_staff=True)
+    buyer = UserFactory(username="visitor")
+    day = MuseumDayFactory(date=timezone.localdate())
+    ticket = Ticket.objects.create(
+        buyer=buyer,
+        ticket_type="general",
+        date=day.date,
+        email="a@example.com",
+        price=15,
+        confirmation_code="ticket-general-abcdef-12345",
+    )
+    scan = {"code": ticket.confirmation_code}
+
+    answers = in_parallel(
+        8, lambda: post(f"{live_server.url}/v1.1/tickets/check-in", scan, "staff")
+    )
+
+    assert sorted(status for status, _ in answers) == [200] + [409] * 7
+    assert {problem.get("reason") for status, problem in answers if status == 409} == {
+        "already_checked_in"
+    }
+
+
+def race_two_buyers(buy_last_place) -> list[bool]:
+    """Both buyers read the day before either writes: the interleaving that oversells."""
+    day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2), capacity=1)
+    both_have_read = threading.Barrier(2, timeout=10)
+
+    def buyer():
+        try:
+            with transaction.atomic():
+                seen = MuseumDay.objects.get(pk=day.pk)
+                both_have_read.wait()
+                return buy_last_place(seen)
+        finally:
+            connection.close()
+
+    return in_parallel(2, buyer)
+
+
+def test_without_the_conditional_update_the_last_place_sells_twice():
+    def read_then_write(seen):
+        if seen.sold >= seen.capacity:
+            return False
+        MuseumDay.objects.filter(pk=seen.pk).update(sold=seen.sold + 1)
+        return True
+
+    assert race_two_buyers(read_then_write) == [True, True]
+
+
+def test_with_the_conditional_update_the_last_place_sells_once():
+    def conditional_update(seen):
+        return take_place(MuseumDay.objects.filter(pk=seen.pk))
+
+    assert sorted(race_two_buyers(conditional_update)) == [False, True]

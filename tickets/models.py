@@ -1,0 +1,71 @@
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from events.models import SpecialEvent
+
+
+class TicketType(models.TextChoices):
+    EVENT = "event", "Special event"
+    GENERAL = "general", "General entry"
+
+
+class Ticket(models.Model):
+    """One admission, for one day: general entry, or one date of a special event."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    buyer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tickets"
+    )
+    ticket_type = models.CharField("type", max_length=10, choices=TicketType.choices)
+    date = models.DateField(db_index=True)
+    event = models.ForeignKey(
+        SpecialEvent, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    email = models.EmailField()
+    phone = models.CharField(max_length=32, blank=True)
+    price = models.DecimalField("price paid", max_digits=8, decimal_places=2)
+    confirmation_code = models.CharField(max_length=40, unique=True)
+    purchased_at = models.DateTimeField(auto_now_add=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    checked_in_at = models.DateTimeField(null=True, blank=True)
+    checked_in_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-purchased_at"]
+        constraints = [
+            models.CheckConstraint(
+                name="event_ticket_has_event",
+                condition=Q(ticket_type="event", event__isnull=False)
+                | Q(ticket_type="general", event__isnull=True),
+            ),
+        ]
+
+    def __str__(self):
+        return self.confirmation_code
+
+    @property
+    def is_event_ticket(self) -> bool:
+        return self.ticket_type == TicketType.EVENT
+
+
+class TicketImage(models.Model):
+    """The rendered PNG of a ticket, kept so each image is drawn once, not on every request."""
+
+    ticket = models.OneToOneField(
+        Ticket, on_delete=models.CASCADE, primary_key=True, related_name="image"
+    )
+    png = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    rendered_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"Image of {self.ticket_id}"

@@ -1,0 +1,104 @@
+import re
+
+from rest_framework import serializers
+
+from museum.fields import StrictCharField, StrictDateField, StrictUUIDField
+from tickets.models import Ticket, TicketType
+
+# A plausible international number: an optional +, 7 to 15 digits (E.164's most), and the
+# spaces, dots, dashes and parentheses people write between them.
+PHONE_SHAPE = re.compile(r"\+?[0-9 ().\-]{7,25}")
+
+
+class BuyMuseumTicketsRequestSerializer(serializers.Serializer):
+    ticketType = serializers.ChoiceField(choices=TicketType.choices, source="ticket_type")
+    eventId = StrictUUIDField(
+        source="event_id",
+        required=False,
+        help_text="Required for an event ticket; refused for a general one.",
+    )
+    ticketDate = StrictDateField(source="ticket_date")
+    email = serializers.EmailField(max_length=254)
+    phone = StrictCharField(
+        required=False, max_length=25, help_text="Optional, e.g. +1 (234) 567-8910."
+    )
+
+    def validate_phone(self, value):
+        digits = sum(char.isdigit() for char in value)
+        if not PHONE_SHAPE.fullmatch(value) or not 7 <= digits <= 15:
+            raise serializers.ValidationError(
+                "Enter a phone number of 7 to 15 digits, optionally starting with +."
+            )
+        return value
+
+    def validate(self, attrs):
+        is_event = attrs["ticket_type"] == TicketType.EVENT
+        if is_event and "event_id" not in attrs:
+            raise serializers.ValidationError({"eventId": "Required for an event ticket."})
+        if not is_event and "event_id" in attrs:
+            raise serializers.ValidationError({"eventId": "Only event tickets name an event."})
+        return attrs
+
+
+class BuyMuseumTicketsResponseSerializer(serializers.ModelSerializer):
+    message = serializers.SerializerMethodField()
+    ticketId = serializers.UUIDField(source="id")
+    ticketType = serializers.CharField(source="ticket_type")
+    ticketDate = serializers.DateField(source="date")
+    confirmationCode = serializers.CharField(source="confirmation_code")
+    eventId = serializers.UUIDField(source="event_id", required=False)
+    eventName = serializers.CharField(source="event.name", required=False)
+
+    class Meta:
+        model = Ticket
+        fields = [
+            "message",
+            "ticketId",
+            "ticketType",
+            "ticketDate",
+            "confirmationCode",
+            "eventId",
+            "eventName",
+        ]
+
+    def get_message(self, ticket) -> str:
+        if ticket.is_event_ticket:
+            return "Museum special event ticket purchased"
+        return "Museum general entry ticket purchased"
+
+    def to_representation(self, ticket):
+        # The contract's eventId and eventName are strings when present, never null.
+        return {key: value for key, value in super().to_representation(ticket).items() if value}
+
+
+class CheckInRequestSerializer(serializers.Serializer):
+    code = StrictCharField(
+        max_length=400,
+        help_text="The scanned QR text, or a confirmation code read aloud.",
+    )
+
+
+class CheckInResponseSerializer(serializers.ModelSerializer):
+    ticketId = serializers.UUIDField(source="id")
+    ticketType = serializers.CharField(source="ticket_type")
+    ticketDate = serializers.DateField(source="date")
+    confirmationCode = serializers.CharField(source="confirmation_code")
+    eventName = serializers.CharField(source="event.name", allow_null=True, default=None)
+    checkedInAt = serializers.DateTimeField(source="checked_in_at")
+
+    class Meta:
+        model = Ticket
+        fields = [
+            "ticketId",
+            "ticketType",
+            "ticketDate",
+            "confirmationCode",
+            "eventName",
+            "checkedInAt",
+        ]
+
+
+class SigningKeySerializer(serializers.Serializer):
+    keyId = serializers.CharField(help_text="Hex id carried in the first 4 bytes of a token.")
+    algorithm = serializers.CharField()
+    publicKey = serializers.CharField(help_text="Raw 32-byte Ed25519 public key, base64url.")

@@ -1,0 +1,247 @@
+"""The rules of selling tickets and letting their holders in."""
+
+import hashlib
+import logging
+import secrets
+import uuid
+from datetime import date
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+from rest_framework import status
+
+from events.models import EventDate, SpecialEvent
+from hours.models import MuseumDay
+from museum.errors import MuseumProblem
+from tickets import tokens
+from tickets.images import render_ticket_png
+from tickets.models import Ticket, TicketImage, TicketType
+
+logger = logging.getLogger(__name__)
+
+# Crockford's lowercase base32: no i, l, o or u, so a code read aloud is not misheard.
+CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+class DateInPast(MuseumProblem):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "date_in_past"
+    title = "Date in the past"
+    default_detail = "Tickets are sold from the museum's today onwards."
+
+
+class MuseumClosed(MuseumProblem):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "museum_closed"
+    title = "Museum closed"
+    default_detail = "The museum is not open on that date."
+
+
+class EventNotOnDate(MuseumProblem):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "event_not_on_date"
+    title = "Event not on that date"
+    default_detail = "The event does not run on that date."
+
+
+class UnknownEvent(MuseumProblem):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "unknown_event"
+    title = "Unknown event"
+    default_detail = "There is no such event, or it was cancelled."
+
+
+class SoldOut(MuseumProblem):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "sold_out"
+    title = "Sold out"
+    default_detail = "There are no places left on that date."
+
+
+class ForgedTicket(MuseumProblem):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "forged"
+    title = "Not our ticket"
+    default_detail = "The code is not a ticket signed by this museum."
+
+
+class UnknownTicket(MuseumProblem):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "unknown_ticket"
+    title = "Ticket not found"
+    default_detail = "No ticket has that code."
+
+
+class TicketCancelled(MuseumProblem):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "cancelled"
+    title = "Ticket cancelled"
+    default_detail = "The ticket was cancelled."
+
+
+class WrongDay(MuseumProblem):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "wrong_day"
+    title = "Ticket for another day"
+    default_detail = "The ticket is for another day."
+
+
+class AlreadyCheckedIn(MuseumProblem):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "already_checked_in"
+    title = "Ticket already used"
+    default_detail = "The ticket was already used."
+
+
+def new_confirmation_code(ticket_type: str) -> str:
+    # 55 random bits: unguessable, and a collision (a unique-constraint error) is not a
+    # practical worry at a museum's volumes.
+    chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(11))
+    return f"ticket-{ticket_type}-{chars[:6]}-{chars[6:]}"
+
+
+def take_place(slot: QuerySet) -> bool:
+    """Count one place on the slot's row if it has one left.
+
+    One conditional UPDATE: the row lock it takes makes parallel buyers queue, and PostgreSQL
+    re-checks the WHERE against the committed row, so sold never passes capacity.
+    """
+    has_room = Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))
+    return slot.filter(has_room).update(sold=F("sold") + 1) == 1
+
+
+def _take_event_place(*, event_id: uuid.UUID, ticket_date: date) -> SpecialEvent:
+    # The event row lock orders this purchase against a PATCH or DELETE of the same event, so
+    # a ticket is never sold for a date being removed or an event being cancelled.
+    event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
+    if event is None:
+        raise UnknownEvent()
+    slot = EventDate.objects.filter(event=event, date=ticket_date)
+    if not take_place(slot):
+        raise SoldOut() if slot.exists() else EventNotOnDate()
+    return event
+
+
+def _take_general_place(*, ticket_date: date) -> None:
+    slot = MuseumDay.objects.filter(date=ticket_date, is_closed=False)
+    if not take_place(slot):
+        raise SoldOut() if slot.exists() else MuseumClosed()
+
+
+def buy_ticket(
+    *,
+    buyer,
+    ticket_type: str,
+    ticket_date: date,
+    email: str,
+    event_id: uuid.UUID | None = None,
+    phone: str = "",
+) -> Ticket:
+    if ticket_date < timezone.localdate():
+        raise DateInPast()
+    with transaction.atomic():
+        if ticket_type == TicketType.EVENT:
+            event = _take_event_place(event_id=event_id, ticket_date=ticket_date)
+            price = event.price
+        else:
+            _take_general_place(ticket_date=ticket_date)
+            event, price = None, settings.MUSEUM_GENERAL_ADMISSION_PRICE
+        ticket = Ticket.objects.create(
+            buyer=buyer,
+            ticket_type=ticket_type,
+            date=ticket_date,
+            event=event,
+            email=email,
+            phone=phone,
+            price=price,
+            confirmation_code=new_confirmation_code(ticket_type),
+        )
+        # After commit: a failing mail server must not undo the purchase.
+        transaction.on_commit(lambda: send_confirmation(ticket_id=ticket.pk), robust=True)
+    return ticket
+
+
+def ticket_image(*, ticket: Ticket) -> TicketImage:
+    """The ticket's PNG, drawn on first use and kept."""
+    try:
+        return ticket.image
+    except TicketImage.DoesNotExist:
+        pass
+    token = tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date)
+    png = render_ticket_png(ticket=ticket, token=token)
+    # Two first fetches at once both draw; get_or_create keeps one.
+    image, _ = TicketImage.objects.get_or_create(
+        ticket=ticket, defaults={"png": png, "etag": hashlib.sha256(png).hexdigest()[:32]}
+    )
+    return image
+
+
+def send_confirmation(*, ticket_id: uuid.UUID) -> None:
+    ticket = Ticket.objects.select_related("event", "image").get(pk=ticket_id)
+    what = ticket.event.name if ticket.is_event_ticket else "general entry"
+    message = EmailMessage(
+        subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",
+        body=(
+            f"Thank you for your purchase.\n\nConfirmation code: {ticket.confirmation_code}\n"
+            f"Date: {ticket.date:%A %d %B %Y}\nTicket: {what}\n\n"
+            "Show the attached ticket at the door."
+        ),
+        to=[ticket.email],
+    )
+    image = ticket_image(ticket=ticket)
+    message.attach(f"{ticket.confirmation_code}.png", bytes(image.png), "image/png")
+    message.send()
+
+
+def cancel_tickets(*, event: SpecialEvent) -> int:
+    """Cancel the event's tickets; they stay, so staff can still see who had bought one."""
+    cancelled = Ticket.objects.filter(event=event, cancelled_at__isnull=True).update(
+        cancelled_at=timezone.now()
+    )
+    # Redrawn on the next fetch, now stamped CANCELLED.
+    TicketImage.objects.filter(ticket__event=event).delete()
+    return cancelled
+
+
+def _ticket_for_code(code: str) -> Ticket:
+    """The ticket a scanned QR token names, or the confirmation code a visitor reads aloud."""
+    tickets = Ticket.objects.select_related("event")
+    if code.startswith("ticket-"):
+        ticket = tickets.filter(confirmation_code=code).first()
+    else:
+        try:
+            claim = tokens.verify_ticket_token(code)
+        except tokens.InvalidTicketToken:
+            raise ForgedTicket() from None
+        ticket = tickets.filter(pk=claim.ticket_id, date=claim.date).first()
+    if ticket is None:
+        raise UnknownTicket()
+    return ticket
+
+
+def check_in(*, code: str, by) -> Ticket:
+    """Admit the ticket's holder once, on the ticket's day."""
+    ticket = _ticket_for_code(code.strip())
+    if ticket.cancelled_at:
+        raise TicketCancelled()
+    if ticket.date != timezone.localdate():
+        raise WrongDay(ticketDate=ticket.date.isoformat())
+    now = timezone.now()
+    # Claim once: of two scanners reading the same ticket at once, one UPDATE finds the row
+    # still unclaimed; the other changes nothing.
+    claimed = Ticket.objects.filter(
+        pk=ticket.pk, checked_in_at__isnull=True, cancelled_at__isnull=True
+    ).update(checked_in_at=now, checked_in_by=by)
+    if not claimed:
+        ticket.refresh_from_db(fields=["checked_in_at", "cancelled_at"])
+        if ticket.cancelled_at:
+            raise TicketCancelled()
+        raise AlreadyCheckedIn(
+            f"Already checked in at {timezone.localtime(ticket.checked_in_at):%H:%M}.",
+            firstEntryAt=ticket.checked_in_at.isoformat(),
+        )
+    ticket.checked_in_at, ticket.checked_in_by = now, by
+    return ticket

@@ -1,0 +1,118 @@
+"""Signed ticket tokens: the text a ticket's QR code carries.
+
+A token is `MT1.` followed by unpadded base64url of 88 bytes: a 24-byte payload (4-byte key id,
+16-byte ticket UUID, 4-byte big-endian proleptic ordinal of the ticket's date) and the 64-byte
+Ed25519 signature of that payload. A door scanner verifies it offline with the public keys from
+GET /v1.1/tickets/signing-key, picking the key by its id.
+"""
+
+import base64
+import binascii
+import functools
+import hashlib
+import struct
+import uuid
+from dataclasses import dataclass
+from datetime import date
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.crypto import salted_hmac
+
+PREFIX = "MT1."
+_PAYLOAD = struct.Struct(">4s16sI")
+_SIGNATURE_LENGTH = 64
+
+
+class InvalidTicketToken(ValueError):
+    """The text is not a token this museum signed."""
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    key_id: bytes
+    private_key: Ed25519PrivateKey
+
+    @property
+    def public_bytes(self) -> bytes:
+        return self.private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+@dataclass(frozen=True)
+class TicketClaim:
+    ticket_id: uuid.UUID
+    date: date
+
+
+def _b64encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+@functools.lru_cache(maxsize=4)
+def _keys_for(seeds: tuple[str, ...], secret_key: str) -> tuple[SigningKey, ...]:
+    if seeds:
+        raw_seeds = [base64.urlsafe_b64decode(seed + "=" * (-len(seed) % 4)) for seed in seeds]
+    else:
+        # Derived from SECRET_KEY, so every server sharing the configuration signs alike.
+        raw_seeds = [
+            salted_hmac(
+                "museum.tickets.signing", "ed25519", secret=secret_key, algorithm="sha256"
+            ).digest()
+        ]
+    keys = []
+    for seed in raw_seeds:
+        if len(seed) != 32:
+            raise ImproperlyConfigured(
+                "MUSEUM_TICKET_SIGNING_KEYS: each seed is 32 bytes, base64url"
+            )
+        private_key = Ed25519PrivateKey.from_private_bytes(seed)
+        public = private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        keys.append(SigningKey(hashlib.sha256(public).digest()[:4], private_key))
+    return tuple(keys)
+
+
+def signing_keys() -> tuple[SigningKey, ...]:
+    """The configured keys, newest first: the first signs, all of them verify."""
+    return _keys_for(tuple(settings.MUSEUM_TICKET_SIGNING_KEYS), settings.SECRET_KEY)
+
+
+def sign_ticket(*, ticket_id: uuid.UUID, ticket_date: date) -> str:
+    key = signing_keys()[0]
+    payload = _PAYLOAD.pack(key.key_id, ticket_id.bytes, ticket_date.toordinal())
+    return PREFIX + _b64encode(payload + key.private_key.sign(payload))
+
+
+def verify_ticket_token(token: str) -> TicketClaim:
+    if not token.startswith(PREFIX):
+        raise InvalidTicketToken("not a museum ticket")
+    body = token[len(PREFIX) :]
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        raise InvalidTicketToken("not base64url") from None
+    if len(raw) != _PAYLOAD.size + _SIGNATURE_LENGTH:
+        raise InvalidTicketToken("wrong length")
+    payload, signature = raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
+    key_id, ticket_bytes, ordinal = _PAYLOAD.unpack(payload)
+    key = next((key for key in signing_keys() if key.key_id == key_id), None)
+    if key is None:
+        raise InvalidTicketToken("signed with an unknown key")
+    try:
+        key.private_key.public_key().verify(signature, payload)
+        return TicketClaim(uuid.UUID(bytes=ticket_bytes), date.fromordinal(ordinal))
+    except (InvalidSignature, ValueError):
+        raise InvalidTicketToken("bad signature") from None
+
+
+def public_keys() -> list[dict]:
+    return [
+        {
+            "keyId": key.key_id.hex(),
+            "algorithm": "Ed25519",
+            "publicKey": _b64encode(key.public_bytes),
+        }
+        for key in signing_keys()
+    ]

@@ -1,0 +1,122 @@
+from django.db.models import Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.cache import patch_cache_control
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from museum.permissions import IsStaff
+from museum.schema import problems
+from tickets import services, tokens
+from tickets.models import Ticket
+from tickets.serializers import (
+    BuyMuseumTicketsRequestSerializer,
+    BuyMuseumTicketsResponseSerializer,
+    CheckInRequestSerializer,
+    CheckInResponseSerializer,
+    SigningKeySerializer,
+)
+
+# The owner may keep the image; revalidation with the ETag catches a later cancellation.
+TICKET_IMAGE_MAX_AGE = 24 * 60 * 60
+
+
+@extend_schema(tags=["Tickets"])
+class TicketViewSet(viewsets.GenericViewSet):
+    queryset = Ticket.objects.all()
+
+    @extend_schema(
+        operation_id="buyMuseumTickets",
+        summary="Buy museum tickets",
+        request=BuyMuseumTicketsRequestSerializer,
+        responses={201: BuyMuseumTicketsResponseSerializer, **problems(400, 401, 404, 409, 415)},
+    )
+    def create(self, request):
+        serializer = BuyMuseumTicketsRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        ticket = services.buy_ticket(buyer=request.user, **serializer.validated_data)
+        return Response(
+            BuyMuseumTicketsResponseSerializer(ticket).data, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        operation_id="checkInTicket",
+        summary="Check a ticket in at the door (staff)",
+        description=(
+            "Admits a ticket once, on its date. Refusals carry a `reason`: `forged`, "
+            "`unknown_ticket`, `cancelled`, `wrong_day` or `already_checked_in` (with "
+            "`firstEntryAt`)."
+        ),
+        request=CheckInRequestSerializer,
+        responses={200: CheckInResponseSerializer, **problems(400, 401, 403, 404, 409, 415)},
+    )
+    @action(detail=False, methods=["post"], url_path="check-in", permission_classes=[IsStaff])
+    def check_in(self, request):
+        serializer = CheckInRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        ticket = services.check_in(code=serializer.validated_data["code"], by=request.user)
+        return Response(CheckInResponseSerializer(ticket).data)
+
+    @extend_schema(
+        operation_id="getTicketSigningKeys",
+        summary="Public keys that verify ticket QR codes",
+        description="Newest first. A door scanner verifies a ticket's QR token offline with these.",
+        responses={200: SigningKeySerializer(many=True), **problems(401)},
+    )
+    @action(detail=False, methods=["get"], url_path="signing-key", pagination_class=None)
+    def signing_key(self, request):
+        return Response(tokens.public_keys())
+
+
+class PNGRenderer(BaseRenderer):
+    """Lets a client ask for image/png; problems on this view are still JSON."""
+
+    media_type = "image/png"
+    format = "png"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, bytes):
+            return data
+        return JSONRenderer().render(data)
+
+
+class TicketCodeView(APIView):
+    renderer_classes = [JSONRenderer, PNGRenderer]
+
+    @extend_schema(
+        operation_id="getTicketCode",
+        summary="Get ticket QR code",
+        description=(
+            "The ticket as a PNG: the signed QR code with the museum's name, ticket type, date, "
+            "event and confirmation code. Only its buyer and staff see it; anyone else gets 404."
+        ),
+        tags=["Tickets"],
+        parameters=[
+            OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH),
+        ],
+        responses={
+            (200, "image/png"): OpenApiResponse(OpenApiTypes.BINARY, "The ticket image."),
+            **problems(401, 404),
+        },
+    )
+    def get(self, request, ticketId):
+        mine = Q() if request.user.is_staff else Q(buyer=request.user)
+        ticket = get_object_or_404(
+            Ticket.objects.select_related("event", "image").filter(mine), pk=ticketId
+        )
+        image = services.ticket_image(ticket=ticket)
+        etag = f'"{image.etag}"'
+        if etag in request.headers.get("If-None-Match", ""):
+            response = HttpResponse(status=status.HTTP_304_NOT_MODIFIED)
+        else:
+            response = HttpResponse(bytes(image.png), content_type="image/png")
+        response["ETag"] = etag
+        patch_cache_control(response, private=True, max_age=TICKET_IMAGE_MAX_AGE)
+        return response

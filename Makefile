@@ -8,7 +8,7 @@ MANAGE := $(BIN)/python manage.py
 # gunicorn with its own environment, never make.
 export DEBUG ?= true
 
-.PHONY: install run test lint lock clean
+.PHONY: install run test lint conformance bench lock clean
 
 $(BIN)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,8 @@ run: install
 	$(MANAGE) migrate --noinput
 	$(MANAGE) seed_hours --days 90
 	$(MANAGE) create_demo_accounts
-	@echo "Serving the Museum API at http://127.0.0.1:8000/v1.1/ (docs: /v1.1/docs/, admin: /admin/)"
+	$(MANAGE) create_demo_data
+	@echo "Serving the Museum API at http://127.0.0.1:8000/v1.1/ (docs: /v1.1/docs/, admin: /admin/, door: /door/)"
 	$(MANAGE) runserver 127.0.0.1:8000
 
 lint: install
@@ -33,6 +34,17 @@ test: lint
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 	$(BIN)/pytest
+	$(MAKE) conformance
+
+# The live server under schemathesis, against the public contract and our own schema
+# (docs/contract-notes.md). Uses DATABASE_URL's PostgreSQL server, or a temporary SQLite file.
+conformance: install
+	$(BIN)/python scripts/conformance.py
+
+# The service under load on loopback, against PostgreSQL and Redis on 127.0.0.1 (wrk from
+# Debian's package): a few minutes. Writes docs/performance.md; not part of `make test`.
+bench: install
+	$(BIN)/python -m bench.run
 
 # Regenerate the lockfile after changing dependencies in pyproject.toml.
 lock:

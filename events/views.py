@@ -1,18 +1,22 @@
-from django.db.models import Min
+from django.db.models import Min, Prefetch
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
+from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 
 from events import services
 from events.models import SpecialEvent
 from events.serializers import (
+    PREFETCHED_DATES,
     CreateSpecialEventRequestSerializer,
     EventRangeQuerySerializer,
     SpecialEventResponseSerializer,
     UpdateSpecialEventRequestSerializer,
 )
+from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import StaffManagesOrReadOnly
+from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
 
 EVENT_ID = OpenApiParameter(
@@ -45,7 +49,8 @@ EVENT_ID = OpenApiParameter(
         operation_id="createSpecialEvent",
         summary="Create special events",
         request=CreateSpecialEventRequestSerializer,
-        responses={201: SpecialEventResponseSerializer, **problems(400, 401, 403, 415)},
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        responses={201: SpecialEventResponseSerializer, **problems(400, 401, 403, 409, 415, 422)},
     ),
     retrieve=extend_schema(
         operation_id="getSpecialEvent",
@@ -70,11 +75,14 @@ EVENT_ID = OpenApiParameter(
 )
 @extend_schema(tags=["Events"])
 class SpecialEventViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    StrictQueryParameters, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
-    queryset = SpecialEvent.objects.active().prefetch_related("dates")
+    queryset = SpecialEvent.objects.active().prefetch_related(
+        Prefetch("dates", to_attr=PREFETCHED_DATES)
+    )
     serializer_class = SpecialEventResponseSerializer
     permission_classes = [StaffManagesOrReadOnly]
+    list_query_serializer = EventRangeQuerySerializer
     lookup_url_kwarg = "eventId"
     lookup_value_converter = "uuid"
     # The contract has no PUT: a full replace would be a second way to do PATCH's job.
@@ -83,9 +91,8 @@ class SpecialEventViewSet(
     def filter_queryset(self, queryset):
         if self.action != "list":
             return queryset
-        query = EventRangeQuerySerializer(data=self.request.query_params)
-        query.is_valid(raise_exception=True)
-        start, end = query.validated_data["start"], query.validated_data["end"]
+        query = validated_query(self.list_query_serializer, self.request)
+        start, end = query["start"], query["end"]
         # Filtering on the dates before annotating makes Min() see only the dates in range.
         return (
             queryset.filter(dates__date__range=(start, end))
@@ -93,12 +100,15 @@ class SpecialEventViewSet(
             .order_by("first_date_in_range", "name", "id")
         )
 
+    @idempotent
     def create(self, request, *args, **kwargs):
         data = self._validated(CreateSpecialEventRequestSerializer)
         event = services.create_event(**data)
         return Response(SpecialEventResponseSerializer(event).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, *args, **kwargs):
+        if request.stream is None:  # no body at all; `{}` is a valid PATCH that changes nothing
+            raise ParseError("Send the fields to change as a JSON object.")
         data = self._validated(UpdateSpecialEventRequestSerializer)
         event = services.update_event(event=self.get_object(), **data)
         return Response(SpecialEventResponseSerializer(event).data)

@@ -1,20 +1,230 @@
-from django.contrib import admin
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Max, Min, Sum
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
 
 from hours.models import MuseumDay
+from hours.services import (
+    DEFAULT_PATTERN,
+    MAX_DAYS,
+    apply_weekly_pattern,
+    close_days,
+    parse_weekly_pattern,
+)
+
+DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
+
+
+class CloseDaysForm(forms.Form):
+    note = forms.CharField(
+        max_length=MuseumDay._meta.get_field("note").max_length,
+        help_text="Why the museum is closed, e.g. 'Closed for a public holiday'.",
+    )
+
+
+class WeeklyPatternForm(forms.Form):
+    start = forms.DateField(label="First day", widget=DATE_INPUT)
+    end = forms.DateField(
+        label="Last day", required=False, widget=DATE_INPUT, help_text="Or give a number of days."
+    )
+    days = forms.IntegerField(
+        label="Number of days", required=False, min_value=1, max_value=MAX_DAYS
+    )
+    pattern = forms.CharField(
+        label="Weekly opening hours",
+        initial=DEFAULT_PATTERN,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text=(
+            "Days and hours separated by commas, e.g. 'tue-sun 10:00-17:00' or "
+            "'mon-thu 09:00-18:00, fri 10:00-16:00'. Weekdays not named are closed."
+        ),
+    )
+    capacity = forms.IntegerField(
+        label="General-entry tickets per day",
+        required=False,
+        min_value=0,
+        help_text="For the days this adds; empty means unlimited.",
+    )
+    overwrite_staff_edits = forms.BooleanField(
+        label="Also reset days staff changed",
+        required=False,
+        help_text="Days edited or closed here are kept as they are unless this is ticked.",
+    )
+
+    def clean_pattern(self):
+        try:
+            self.weekly = parse_weekly_pattern(self.cleaned_data["pattern"])
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+        return self.cleaned_data["pattern"]
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end, days = cleaned.get("start"), cleaned.get("end"), cleaned.get("days")
+        if start is None or self.has_error("end") or self.has_error("days"):
+            return cleaned
+        if (end is None) == (days is None):
+            raise ValidationError("Give either the last day or the number of days.")
+        if end is not None:
+            days = (end - start).days + 1
+            if not 1 <= days <= MAX_DAYS:
+                raise ValidationError(
+                    f"The last day must be on or after the first, within {MAX_DAYS} days."
+                )
+        cleaned["days"] = days
+        return cleaned
+
+
+class WhenFilter(admin.SimpleListFilter):
+    """From today unless asked otherwise: the list opens where a calendar would."""
+
+    title = "when"
+    parameter_name = "when"
+
+    def __init__(self, request, params, model, model_admin):
+        super().__init__(request, params, model, model_admin)
+        # Drilling into a month by the dates above the list means that month, past or not.
+        drilled = any(key.startswith("date__") for key in request.GET)
+        self.chosen = self.value() or ("all" if drilled else "upcoming")
+
+    def lookups(self, request, model_admin):
+        return [("upcoming", "From today"), ("past", "Past"), ("all", "All days")]
+
+    def queryset(self, request, queryset):
+        today = timezone.localdate()
+        if self.chosen == "upcoming":
+            return queryset.filter(date__gte=today)
+        if self.chosen == "past":
+            return queryset.filter(date__lt=today)
+        return queryset
+
+    def choices(self, changelist):
+        for value, label in self.lookup_choices:
+            yield {
+                "selected": self.chosen == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
 
 
 @admin.register(MuseumDay)
 class MuseumDayAdmin(admin.ModelAdmin):
-    list_display = ["date", "weekday", "opens_at", "closes_at", "is_closed", "note"]
-    list_filter = ["is_closed", "edited_by_staff"]
+    list_display = ["day", "hours", "note", "general_tickets", "changed_by_staff"]
+    list_filter = [WhenFilter, "is_closed", "edited_by_staff"]
+    list_per_page = 62  # two months
     date_hierarchy = "date"
-    readonly_fields = ["edited_by_staff"]
+    ordering = ["date"]
+    readonly_fields = ["sold", "edited_by_staff"]
+    actions = ["close_selected_days", "apply_pattern_to_selection"]
 
-    @admin.display(description="weekday")
-    def weekday(self, day):
-        return f"{day.date:%A}"
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}), "may_apply_pattern": self._may_reseed(request)}
+        return super().changelist_view(request, extra_context)
+
+    @admin.display(description="day", ordering="date")
+    def day(self, day):
+        return f"{day.date:%a %d %b %Y}"
+
+    @admin.display(description="hours")
+    def hours(self, day):
+        if day.is_closed:
+            return format_html('<strong style="color:#b3141c">{}</strong>', "Closed")
+        return f"{day.opens_at:%H:%M}–{day.closes_at:%H:%M}"
+
+    @admin.display(description="tickets sold")
+    def general_tickets(self, day):
+        return f"{day.sold} of {day.capacity}" if day.capacity is not None else f"{day.sold}"
+
+    @admin.display(description="changed by staff", boolean=True, ordering="edited_by_staff")
+    def changed_by_staff(self, day):
+        return day.edited_by_staff
 
     def save_model(self, request, obj, form, change):
         # Marks the day as staff's, so the next seed_hours run does not undo the edit.
         obj.edited_by_staff = True
         super().save_model(request, obj, form, change)
+
+    @admin.action(description="Close the selected days (asks for a note)", permissions=["change"])
+    def close_selected_days(self, request, queryset):
+        form = CloseDaysForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            note = form.cleaned_data["note"]
+            closed = close_days(dates=queryset.values_list("date", flat=True), note=note)
+            self.message_user(request, f"Closed {closed} day(s): {note}", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Close days",
+            "opts": self.opts,
+            "form": form,
+            "days": queryset,
+            "tickets_sold": queryset.aggregate(total=Sum("sold"))["total"] or 0,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/hours/museumday/close_days.html", context)
+
+    @admin.action(
+        description="Apply a weekly pattern to the selected days' dates",
+        permissions=["add", "change", "delete"],
+    )
+    def apply_pattern_to_selection(self, request, queryset):
+        span = queryset.aggregate(first=Min("date"), last=Max("date"))
+        query = urlencode({"start": span["first"].isoformat(), "end": span["last"].isoformat()})
+        return redirect(f"{reverse('admin:hours_museumday_apply_pattern')}?{query}")
+
+    def _may_reseed(self, request) -> bool:
+        # Applying a pattern adds, changes and removes days.
+        return (
+            self.has_add_permission(request)
+            and self.has_change_permission(request)
+            and self.has_delete_permission(request)
+        )
+
+    def get_urls(self):
+        apply_pattern = self.admin_site.admin_view(self.apply_pattern_view)
+        return [
+            path("apply-pattern/", apply_pattern, name="hours_museumday_apply_pattern"),
+            *super().get_urls(),
+        ]
+
+    def apply_pattern_view(self, request):
+        """The form behind `seed_hours`, for staff: same parser, same service."""
+        if not self._may_reseed(request):
+            raise PermissionDenied
+        today = timezone.localdate()
+        initial = {
+            "start": request.GET.get("start", today),
+            "end": request.GET.get("end", today + timedelta(days=89)),
+        }
+        form = WeeklyPatternForm(request.POST or None, initial=initial)
+        if form.is_valid():
+            data = form.cleaned_data
+            summary = apply_weekly_pattern(
+                start=data["start"],
+                days=data["days"],
+                pattern=form.weekly,
+                capacity=data["capacity"],
+                overwrite_staff_edits=data["overwrite_staff_edits"],
+            )
+            self.message_user(
+                request,
+                f"Opening hours from {data['start']} for {data['days']} days: {summary}.",
+                messages.SUCCESS,
+            )
+            return redirect("admin:hours_museumday_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Apply a weekly pattern",
+            "opts": self.opts,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/hours/museumday/apply_pattern.html", context)

@@ -1,7 +1,7 @@
 """Opening hours: the weekly pattern and how it becomes museum days."""
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, time, timedelta
 
@@ -11,6 +11,8 @@ from hours.models import MuseumDay
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 DEFAULT_PATTERN = "mon-thu 09:00-18:00, fri 10:00-16:00"
+# Ten years: longer is surely a typo, and one transaction holds the whole range.
+MAX_DAYS = 3660
 _RULE = re.compile(
     r"(?P<first>[a-z]{3})(?:-(?P<last>[a-z]{3}))?\s+"
     r"(?P<opens>[0-9]{2}:[0-9]{2})-(?P<closes>[0-9]{2}:[0-9]{2})"
@@ -34,6 +36,12 @@ class SeedSummary:
     removed: int = 0
     unchanged: int = 0
     kept_staff_edits: int = 0
+
+    def __str__(self):
+        return (
+            f"{self.created} created, {self.updated} updated, {self.removed} removed, "
+            f"{self.unchanged} unchanged, {self.kept_staff_edits} staff edits kept"
+        )
 
 
 def parse_weekly_pattern(text: str) -> WeeklyPattern:
@@ -119,3 +127,12 @@ def apply_weekly_pattern(
         len(to_remove),
     )
     return summary
+
+
+def close_days(*, dates: Iterable[date], note: str) -> int:
+    """Close the given museum days all day, saying why; seeding leaves them closed."""
+    # The hours stay on the row, so reopening the day in the admin is unticking one box.
+    # Tickets already sold stay valid: staff decide what to tell their holders.
+    return MuseumDay.objects.filter(date__in=list(dates)).update(
+        is_closed=True, note=note, edited_by_staff=True
+    )

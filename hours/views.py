@@ -5,6 +5,7 @@ from rest_framework import mixins, viewsets
 
 from hours.models import MuseumDay
 from hours.serializers import HoursQuerySerializer, MuseumDailyHoursSerializer
+from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
 
 
@@ -24,12 +25,12 @@ from museum.schema import problems
         responses={200: MuseumDailyHoursSerializer(many=True), **problems(400, 401)},
     )
 )
-class MuseumHoursViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class MuseumHoursViewSet(StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet):
     queryset = MuseumDay.objects.filter(is_closed=False).order_by("date")
     serializer_class = MuseumDailyHoursSerializer
+    list_query_serializer = HoursQuerySerializer
 
     def filter_queryset(self, queryset):
-        query = HoursQuerySerializer(data=self.request.query_params)
-        query.is_valid(raise_exception=True)
-        start = query.validated_data.get("startDate") or timezone.localdate()
+        query = validated_query(self.list_query_serializer, self.request)
+        start = query.get("startDate") or timezone.localdate()
         return queryset.filter(date__gte=start)

@@ -41,8 +41,13 @@ def recall_verified_user(*, authorization: bytes, username: str):
     if remembered is None:
         return None
     # Loading the account is one query, needed for the request anyway; comparing its current
-    # password hash is what makes a password change end the remembered credential.
-    user = get_user_model()._default_manager.filter(pk=remembered["user_id"]).first()
+    # password hash is what makes a password change end the remembered credential. get(), not
+    # first(): on every request, first()'s ORDER BY is a good part of building this query.
+    User = get_user_model()
+    try:
+        user = User._default_manager.get(pk=remembered["user_id"])
+    except User.DoesNotExist:
+        user = None
     if (
         user is None
         or not user.is_active

@@ -7,12 +7,13 @@ bad input and get a 400 rather than a guess.
 
 import re
 from datetime import date
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 
 from rest_framework import serializers
 
 ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+QUERY_INTEGER = re.compile(r"-?[0-9]+")
 
 
 class StrictDateField(serializers.DateField):
@@ -54,6 +55,18 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class QueryIntegerField(serializers.IntegerField):
+    """A whole number in a query string: ASCII digits, an optional minus, nothing else.
+
+    DRF would also read " 7", "7.0", "+7" and the fullwidth "７" as 7.
+    """
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not QUERY_INTEGER.fullmatch(data):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class StrictUUIDField(serializers.UUIDField):
     """A UUID that arrived as a string (DRF would also take a JSON integer)."""
 
@@ -76,8 +89,13 @@ class MoneyField(serializers.DecimalField):
 
     def to_internal_value(self, data):
         # bool is an int in Python, but `true` is not a price.
-        if isinstance(data, bool) or not isinstance(data, int | float):
+        if isinstance(data, bool) or not isinstance(data, int | float | Decimal):
             self.fail("not_a_number")
+        if isinstance(data, Decimal) and data.is_finite():
+            # The JSON parser keeps 19.990 as written; its value has two decimals. A context as
+            # precise as the number itself, so nothing is rounded and no exponent overflows.
+            exact = Context(prec=max(len(data.as_tuple().digits), 1), Emax=MAX_EMAX, Emin=MIN_EMIN)
+            data = data.normalize(exact)
         return super().to_internal_value(data)
 
     def to_representation(self, value):

@@ -4,25 +4,17 @@ Where the page sits in the whole travels in headers: `X-Total-Count` and RFC 828
 (`next`, `prev`). A page past the end is an empty list; a bad `page` or `limit` is a 400.
 """
 
-from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-DEFAULT_LIMIT = 10
-MAX_LIMIT = 30
-
-
-class PageQuerySerializer(serializers.Serializer):
-    page = serializers.IntegerField(min_value=1, default=1)
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT)
+from museum.query import DEFAULT_LIMIT, MAX_LIMIT, PageQuerySerializer, validated_query
 
 
 class PagePagination(BasePagination):
     def paginate_queryset(self, queryset, request, view=None):
-        query = PageQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        self.page, self.limit = query.validated_data["page"], query.validated_data["limit"]
+        query = validated_query(PageQuerySerializer, request)
+        self.page, self.limit = query["page"], query["limit"]
         self.request = request
         self.total = queryset.count()
         offset = (self.page - 1) * self.limit

@@ -14,6 +14,7 @@ DESCRIPTIONS = {
     404: "Not found.",
     409: "Conflict with the museum's rules.",
     415: "Unsupported media type: send application/json.",
+    422: "Unprocessable: the Idempotency-Key was used for another request.",
 }
 
 
@@ -54,3 +55,49 @@ class MuseumAutoSchema(AutoSchema):
         # ListSpecialEventsResponse. Our list bodies stay plain arrays (see PagePagination).
         operation_id = self.get_operation_id()
         return f"{operation_id[0].upper()}{operation_id[1:]}Response"
+
+
+# Where the public contract gives a property's schema a component of its own, ours does too, so
+# that clients generated from either file share type names (EventId, Date, Email, ...).
+CONTRACT_PROPERTY_COMPONENTS = {
+    "eventId": "EventId",
+    "name": "EventName",
+    "eventName": "EventName",
+    "location": "EventLocation",
+    "eventDescription": "EventDescription",
+    "dates": "EventDates",
+    "price": "EventPrice",
+    "ticketId": "TicketId",
+    "ticketDate": "Date",
+    "date": "Date",
+    "email": "Email",
+    "phone": "Phone",
+    "message": "TicketMessage",
+    "confirmationCode": "TicketConfirmation",
+}
+CONTRACT_RESPONSE_COMPONENTS = {"getTicketCode": "GetTicketCodeResponse"}
+
+
+def _as_component(schemas: dict, name: str, schema: dict) -> dict:
+    """A $ref to component `name` holding `schema`; `schema` itself where the name is taken."""
+    # readOnly and description belong to where a type is used, not to the type.
+    bare = {key: value for key, value in schema.items() if key not in {"readOnly", "description"}}
+    if schemas.setdefault(name, bare) != bare:
+        return schema  # e.g. a nullable eventName: not the contract's EventName
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def use_contract_component_names(result, generator, request, public):
+    """drf-spectacular postprocessing hook: the contract's component names for its types."""
+    schemas = result["components"]["schemas"]
+    for component in list(schemas.values()):
+        properties = component.get("properties", {})
+        for prop, schema in properties.items():
+            if (name := CONTRACT_PROPERTY_COMPONENTS.get(prop)) and "$ref" not in schema:
+                properties[prop] = _as_component(schemas, name, schema)
+    for path in result["paths"].values():
+        for operation in path.values():
+            if name := CONTRACT_RESPONSE_COMPONENTS.get(operation.get("operationId")):
+                for content in operation["responses"]["200"]["content"].values():
+                    content["schema"] = _as_component(schemas, name, content["schema"])
+    return result

@@ -136,7 +136,8 @@ DATABASES = {
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache, reusing its redis-py client (museum/cache.py says why).
+            "BACKEND": "museum.cache.ReusedClientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
         }
         if os.environ.get("REDIS_URL")
@@ -184,12 +185,14 @@ if min(MUSEUM_AUTH_FAILURES_PER_USERNAME, MUSEUM_AUTH_FAILURES_PER_ADDRESS) < 1:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["museum.authentication.MuseumBasicAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["museum.renderers.MuseumJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["museum.parsers.MuseumJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "museum.pagination.PagePagination",
     "EXCEPTION_HANDLER": "museum.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "museum.schema.MuseumAutoSchema",
     "UNAUTHENTICATED_USER": None,
+    # No `?format=`: the API speaks JSON (and PNG for ticket images), chosen by Accept alone.
+    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_THROTTLE_CLASSES": [
         "museum.throttling.AccountRateThrottle",
         "museum.throttling.AddressRateThrottle",
@@ -216,6 +219,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # UpdateSpecialEventRequest already has every field optional, as the contract's does.
     "COMPONENT_SPLIT_PATCH": False,
+    "ENUM_NAME_OVERRIDES": {"TicketType": "tickets.models.TicketType"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "museum.schema.use_contract_component_names",
+    ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -238,6 +246,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# The benchmark's bare DRF view at /bench/floor (docs/performance.md); never on in production.
+MUSEUM_BENCH_FLOOR = envbool("MUSEUM_BENCH_FLOOR")
 
 # Tickets
 try:

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
@@ -8,6 +9,7 @@ from drf_spectacular.views import (
 )
 
 from museum.health import healthz
+from tickets.door import door
 
 api_patterns = [
     path("", include("hours.urls")),
@@ -24,9 +26,16 @@ admin.site.index_title = "Programme, opening hours and accounts"
 urlpatterns = [
     path("v1.1/", include(api_patterns)),
     path("admin/", admin.site.urls),
+    path("door/", door, name="door"),
     path("healthz", healthz, name="healthz"),
     path("", RedirectView.as_view(pattern_name="api-docs", permanent=False)),
 ]
+
+if settings.MUSEUM_BENCH_FLOOR:
+    # `make bench` measures every endpoint against this bare DRF view (docs/performance.md).
+    from bench.floor import FloorView
+
+    urlpatterns.append(path("bench/floor", FloorView.as_view()))
 
 handler400 = "museum.errors.bad_request"
 handler404 = "museum.errors.not_found"

@@ -5,6 +5,7 @@ from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
+from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory
 
 
@@ -52,6 +53,13 @@ def visitor(db):
 @pytest.fixture
 def staff(db):
     return UserFactory(username="staff", is_staff=True)
+
+
+@pytest.fixture
+def desk_client(client, db):
+    """A browser session (admin login) of a member of the Museum staff group."""
+    client.force_login(create_account(username="desk", password=PASSWORD, staff=True))
+    return client
 
 
 @pytest.fixture

@@ -132,3 +132,60 @@ def test_pages_outside_the_api_keep_django_error_pages(client, db):
 
     assert response.status_code == 404
     assert "problem" not in response["Content-Type"]
+
+
+@pytest.mark.parametrize(
+    "url, parameter",
+    [
+        *[("/v1.1/museum-hours", name) for name in ["startDate", "page", "limit"]],
+        *[("/v1.1/special-events", name) for name in ["startDate", "endDate", "page", "limit"]],
+    ],
+)
+def test_an_empty_query_parameter_is_a_400_not_the_default(visitor_client, url, parameter):
+    # Found by schemathesis: `?startDate=` was read as "no startDate".
+    response = visitor_client.get(url, {parameter: ""})
+
+    assert response.status_code == 400
+    assert parameter in response.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    "url, field",
+    [
+        ("/v1.1/tickets", "ticketType"),
+        ("/v1.1/tickets/check-in", "code"),
+        ("/v1.1/special-events", "name"),
+    ],
+)
+def test_options_describes_what_a_post_takes(staff_client, url, field):
+    # Found by schemathesis: OPTIONS on the ticket routes was a 500.
+    response = staff_client.options(url)
+
+    assert response.status_code == 200
+    assert field in response.json()["actions"]["POST"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/v1.1/museum-hours?start_date=2030-01-01",
+        "/v1.1/special-events?page=1&sort=name",
+        "/v1.1/special-events/6744a0da-4121-49cd-8479-f8cc20526495?expand=dates",
+        "/v1.1/tickets/6744a0da-4121-49cd-8479-f8cc20526495/qr?format=png",
+    ],
+)
+def test_a_query_parameter_the_operation_does_not_take_is_a_400(visitor_client, url):
+    # Found by schemathesis: unknown parameters were ignored, so a typo read as "no filter".
+    response = visitor_client.get(url)
+
+    problem = assert_problem(response, 400)
+    assert set(problem["errors"]) & {"start_date", "sort", "expand", "format"}
+
+
+def test_a_patch_without_a_body_is_a_400(staff_client):
+    # Found by schemathesis: the contract requires a body; an empty one changed nothing, silently.
+    event = SpecialEventFactory()
+
+    response = staff_client.generic("PATCH", f"/v1.1/special-events/{event.pk}")
+
+    assert assert_problem(response, 400)["code"] == "parse_error"

@@ -1,4 +1,7 @@
-"""The generated schema carries the public contract's paths, methods and operationIds."""
+"""Our generated schema against the public contract: it may add to it, never contradict it.
+
+Each test lists every difference it finds, one readable line each, so a failure says what to fix.
+"""
 
 from pathlib import Path
 
@@ -7,15 +10,8 @@ import yaml
 
 CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "contract" / "museum-api-1.1.1.yaml"
 METHODS = {"get", "put", "post", "patch", "delete", "head", "options"}
-
-
-def operations(schema: dict) -> set[tuple[str, str, str]]:
-    return {
-        (path, method, operation.get("operationId"))
-        for path, item in schema["paths"].items()
-        for method, operation in item.items()
-        if method in METHODS
-    }
+# What a parameter's schema says that a client depends on.
+PARAMETER_KEYWORDS = ["type", "format", "minimum", "maximum", "default", "enum"]
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +26,127 @@ def generated(client, db) -> dict:
     return response.json()
 
 
-def test_every_contract_operation_is_in_the_generated_schema(contract, generated):
-    missing = operations(contract) - operations(generated)
+def operations(schema: dict) -> dict[tuple[str, str], dict]:
+    return {
+        (path, method): operation
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        if method in METHODS
+    }
 
-    assert not missing, f"missing from /v1.1/openapi.json: {sorted(missing)}"
+
+def resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        *_, section, name = node["$ref"].split("/")
+        node = schema["components"][section][name]
+    return node
+
+
+def shared_operations(contract, generated):
+    ours = operations(generated)
+    for key, theirs in operations(contract).items():
+        if key in ours:
+            yield f"{key[1].upper()} {key[0]}", theirs, ours[key]
+
+
+def assert_no_differences(differences: list[str]):
+    assert not differences, "generated schema differs from the contract:\n  " + "\n  ".join(
+        differences
+    )
+
+
+def test_every_contract_operation_is_served_with_its_operation_id(contract, generated):
+    ours = operations(generated)
+
+    assert_no_differences(
+        [
+            f"{method.upper()} {path}: "
+            + (
+                f"operationId {ours[path, method].get('operationId')!r}"
+                if (path, method) in ours
+                else "missing"
+            )
+            + f", contract has {operation['operationId']!r}"
+            for (path, method), operation in operations(contract).items()
+            if ours.get((path, method), {}).get("operationId") != operation["operationId"]
+        ]
+    )
+
+
+def test_parameters_match_in_name_place_requirement_type_and_bounds(contract, generated):
+    differences = []
+    for label, theirs, ours in shared_operations(contract, generated):
+        our_parameters = {
+            (p["name"], p["in"]): resolve(generated, p) for p in ours.get("parameters", [])
+        }
+        for parameter in (resolve(contract, p) for p in theirs.get("parameters", [])):
+            key = (parameter["name"], parameter["in"])
+            mine = our_parameters.get(key)
+            if mine is None:
+                differences.append(f"{label}: {key[1]} parameter {key[0]!r} missing")
+                continue
+            if mine.get("required", False) != parameter.get("required", False):
+                differences.append(f"{label}: {key[0]!r} required differs")
+            for keyword in PARAMETER_KEYWORDS:
+                if keyword in parameter["schema"] and (
+                    mine["schema"].get(keyword) != parameter["schema"][keyword]
+                ):
+                    differences.append(
+                        f"{label}: {key[0]!r} {keyword} is {mine['schema'].get(keyword)!r}, "
+                        f"contract says {parameter['schema'][keyword]!r}"
+                    )
+    assert_no_differences(differences)
+
+
+def required_fields(schema: dict, operation: dict) -> set[str] | None:
+    body = operation.get("requestBody")
+    if body is None:
+        return None
+    media = body["content"]["application/json"]["schema"]
+    return set(resolve(schema, media).get("required", []))
+
+
+def test_request_bodies_require_the_same_fields(contract, generated):
+    assert_no_differences(
+        [
+            f"{label}: requires {sorted(ours_required)}, contract {sorted(theirs_required)}"
+            for label, theirs, ours in shared_operations(contract, generated)
+            if (theirs_required := required_fields(contract, theirs))
+            != (ours_required := required_fields(generated, ours))
+        ]
+    )
+
+
+def success_statuses(operation: dict) -> set[str]:
+    return {status for status in operation["responses"] if status.startswith("2")}
+
+
+def test_success_statuses_match(contract, generated):
+    assert_no_differences(
+        [
+            f"{label}: success {sorted(success_statuses(ours))}, contract "
+            f"{sorted(success_statuses(theirs))}"
+            for label, theirs, ours in shared_operations(contract, generated)
+            if success_statuses(theirs) != success_statuses(ours)
+        ]
+    )
+
+
+def test_every_contract_component_name_exists(contract, generated):
+    missing = set(contract["components"]["schemas"]) - set(generated["components"]["schemas"])
+
+    assert_no_differences([f"component {name!r} missing" for name in sorted(missing)])
 
 
 def test_the_schema_uses_the_contracts_security_scheme(contract, generated):
     assert generated["components"]["securitySchemes"] == contract["components"]["securitySchemes"]
-    for _path, _method, operation_id in operations(generated):
-        assert operation_id
+    assert_no_differences(
+        [
+            f"{method.upper()} {path}: security {operation.get('security')}"
+            for (path, method), operation in operations(generated).items()
+            if operation.get("security") != contract["security"]
+        ]
+    )
 
 
 def test_the_schema_is_served_as_yaml_and_the_docs_page_loads_offline(client, db):

@@ -1,26 +1,65 @@
 import base64
 
 from django.contrib import admin
+from django.utils import timezone
 from django.utils.html import format_html
 
 from tickets.models import Ticket
 from tickets.services import ticket_image
 
 
+class TicketStatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("valid", "Valid (not used yet)"),
+            ("checked_in", "Checked in"),
+            ("cancelled", "Cancelled"),
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() == "valid":
+            return queryset.filter(cancelled_at__isnull=True, checked_in_at__isnull=True)
+        if self.value() == "checked_in":
+            return queryset.filter(checked_in_at__isnull=False)
+        if self.value() == "cancelled":
+            return queryset.filter(cancelled_at__isnull=False)
+        return queryset
+
+
+class TicketDateFilter(admin.SimpleListFilter):
+    """The dates the desk asks about, counted from the museum's today."""
+
+    title = "ticket date"
+    parameter_name = "when"
+
+    def lookups(self, request, model_admin):
+        return [("today", "Today"), ("upcoming", "From tomorrow"), ("past", "Before today")]
+
+    def queryset(self, request, queryset):
+        today = timezone.localdate()
+        lookup = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}.get(self.value())
+        return queryset.filter(**{lookup: today}) if lookup else queryset
+
+
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
     list_display = [
         "confirmation_code",
-        "ticket_type",
+        "status",
         "date",
+        "ticket_type",
         "event",
         "email",
         "checked_in_at",
-        "cancelled_at",
+        "checked_in_by",
     ]
-    list_filter = ["ticket_type", "date", "checked_in_at", "cancelled_at"]
-    list_select_related = ["event"]
+    list_filter = [TicketStatusFilter, TicketDateFilter, "ticket_type"]
+    list_select_related = ["event", "checked_in_by"]
     search_fields = ["confirmation_code", "email", "event__name"]
+    search_help_text = "Search by confirmation code, email address or event name."
     date_hierarchy = "date"
     # What was bought is a record: staff read it, the service alone writes it.
     readonly_fields = [
@@ -42,6 +81,19 @@ class TicketAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # tickets are bought through the API, where the rules are checked
+
+    def has_delete_permission(self, request, obj=None):
+        # A deleted ticket would leave its place counted as sold; cancelling an event cancels
+        # its tickets and keeps them.
+        return False
+
+    @admin.display(description="status")
+    def status(self, ticket):
+        if ticket.cancelled_at:
+            return "Cancelled"
+        if ticket.checked_in_at:
+            return "Checked in"
+        return "Valid"
 
     @admin.display(description="ticket")
     def ticket_image_preview(self, ticket):

@@ -69,3 +69,30 @@ class TicketImage(models.Model):
 
     def __str__(self):
         return f"Image of {self.ticket_id}"
+
+
+class OutboxEmail(models.Model):
+    """A ticket's confirmation email: written with the purchase, retried until it is sent."""
+
+    ticket = models.OneToOneField(
+        Ticket, on_delete=models.CASCADE, related_name="confirmation_email"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveIntegerField(default=0)
+    # Null once sent, or once the outbox gave up on it (last_error says why).
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = "confirmation email"
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                name="outbox_email_due",
+                condition=Q(next_attempt_at__isnull=False),
+            ),
+        ]
+
+    def __str__(self):
+        return f"Confirmation of {self.ticket_id}"

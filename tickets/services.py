@@ -4,11 +4,11 @@ import hashlib
 import logging
 import secrets
 import uuid
-from datetime import date
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.core.mail import EmailMessage
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import status
@@ -18,7 +18,7 @@ from hours.models import MuseumDay
 from museum.errors import MuseumProblem
 from tickets import tokens
 from tickets.images import render_ticket_png
-from tickets.models import Ticket, TicketImage, TicketType
+from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
 
 logger = logging.getLogger(__name__)
 
@@ -75,21 +75,30 @@ class UnknownTicket(MuseumProblem):
     default_detail = "No ticket has that code."
 
 
-class TicketCancelled(MuseumProblem):
+class TicketRefused(MuseumProblem):
+    """A real ticket refused at the door; the ticket rides along for the door page's summary."""
+
+    def __init__(self, detail=None, *, ticket: Ticket | None = None, **extra):
+        super().__init__(detail, **extra)
+        # An attribute, not an extra: extras become members of the API's problem body.
+        self.ticket = ticket
+
+
+class TicketCancelled(TicketRefused):
     status_code = status.HTTP_409_CONFLICT
     default_code = "cancelled"
     title = "Ticket cancelled"
     default_detail = "The ticket was cancelled."
 
 
-class WrongDay(MuseumProblem):
+class WrongDay(TicketRefused):
     status_code = status.HTTP_409_CONFLICT
     default_code = "wrong_day"
     title = "Ticket for another day"
     default_detail = "The ticket is for another day."
 
 
-class AlreadyCheckedIn(MuseumProblem):
+class AlreadyCheckedIn(TicketRefused):
     status_code = status.HTTP_409_CONFLICT
     default_code = "already_checked_in"
     title = "Ticket already used"
@@ -159,8 +168,7 @@ def buy_ticket(
             price=price,
             confirmation_code=new_confirmation_code(ticket_type),
         )
-        # After commit: a failing mail server must not undo the purchase.
-        transaction.on_commit(lambda: send_confirmation(ticket_id=ticket.pk), robust=True)
+        queue_confirmation(ticket=ticket)
     return ticket
 
 
@@ -196,6 +204,81 @@ def send_confirmation(*, ticket_id: uuid.UUID) -> None:
     message.send()
 
 
+# The outbox: a confirmation is a row written in the purchase's transaction, so a failing mail
+# server delays the email instead of losing it. One try right after the commit; `manage.py
+# send_outbox` retries the rest, waiting longer after each failure.
+OUTBOX_FIRST_RETRY = timedelta(minutes=1)
+OUTBOX_LONGEST_WAIT = timedelta(hours=1)
+OUTBOX_MAX_ATTEMPTS = 30  # about a day of tries
+
+# Tests move the clock instead of waiting for a retry.
+clock = timezone.now
+
+
+def queue_confirmation(*, ticket: Ticket) -> OutboxEmail:
+    email = OutboxEmail.objects.create(ticket=ticket, next_attempt_at=clock())
+    # After commit: the buyer should not wait for the worker, and a failure only means a retry.
+    transaction.on_commit(lambda: send_outbox_email(email_id=email.pk), robust=True)
+    return email
+
+
+def send_outbox_email(*, email_id: int) -> bool:
+    """Send one due confirmation unless another worker holds it; True when it went out."""
+    with transaction.atomic():
+        # The row lock stays until the outcome is written: two workers never send one email.
+        email = (
+            OutboxEmail.objects.select_for_update(skip_locked=True)
+            .filter(pk=email_id, sent_at__isnull=True, next_attempt_at__lte=clock())
+            .first()
+        )
+        if email is None:
+            return False
+        email.attempts += 1
+        try:
+            send_confirmation(ticket_id=email.ticket_id)
+        except DatabaseError:
+            raise  # not the mail's fault, and nothing can be written now: the email stays due
+        # Whatever the mail backend raises (refused, timed out, TLS, authentication) means "later".
+        except Exception as exc:
+            _postpone(email, exc)
+        else:
+            email.sent_at, email.next_attempt_at, email.last_error = clock(), None, ""
+        email.save(update_fields=["attempts", "sent_at", "next_attempt_at", "last_error"])
+    return email.sent_at is not None
+
+
+def _postpone(email: OutboxEmail, exc: Exception) -> None:
+    # The class and message of a mail error name no secret, but make sure of the password.
+    error = f"{type(exc).__name__}: {exc}"
+    if settings.EMAIL_HOST_PASSWORD:
+        error = error.replace(settings.EMAIL_HOST_PASSWORD, "********")
+    email.last_error = error[:500]
+    if email.attempts >= OUTBOX_MAX_ATTEMPTS:
+        email.next_attempt_at = None
+        logger.error("Confirmation of ticket %s given up: %s", email.ticket_id, email.last_error)
+        return
+    wait = min(OUTBOX_FIRST_RETRY * 2 ** (email.attempts - 1), OUTBOX_LONGEST_WAIT)
+    email.next_attempt_at = clock() + wait
+    logger.warning(
+        "Confirmation of ticket %s not sent (attempt %d, next in %s): %s",
+        email.ticket_id,
+        email.attempts,
+        wait,
+        email.last_error,
+    )
+
+
+def send_due_emails(*, limit: int = 100) -> tuple[int, int]:
+    """Try the confirmations whose time has come, oldest first; (sent, not sent)."""
+    due = (
+        OutboxEmail.objects.filter(next_attempt_at__lte=clock())
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    outcomes = [send_outbox_email(email_id=pk) for pk in due]
+    return outcomes.count(True), outcomes.count(False)
+
+
 def cancel_tickets(*, event: SpecialEvent) -> int:
     """Cancel the event's tickets; they stay, so staff can still see who had bought one."""
     cancelled = Ticket.objects.filter(event=event, cancelled_at__isnull=True).update(
@@ -226,9 +309,9 @@ def check_in(*, code: str, by) -> Ticket:
     """Admit the ticket's holder once, on the ticket's day."""
     ticket = _ticket_for_code(code.strip())
     if ticket.cancelled_at:
-        raise TicketCancelled()
+        raise TicketCancelled(ticket=ticket)
     if ticket.date != timezone.localdate():
-        raise WrongDay(ticketDate=ticket.date.isoformat())
+        raise WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat())
     now = timezone.now()
     # Claim once: of two scanners reading the same ticket at once, one UPDATE finds the row
     # still unclaimed; the other changes nothing.
@@ -238,9 +321,10 @@ def check_in(*, code: str, by) -> Ticket:
     if not claimed:
         ticket.refresh_from_db(fields=["checked_in_at", "cancelled_at"])
         if ticket.cancelled_at:
-            raise TicketCancelled()
+            raise TicketCancelled(ticket=ticket)
         raise AlreadyCheckedIn(
             f"Already checked in at {timezone.localtime(ticket.checked_in_at):%H:%M}.",
+            ticket=ticket,
             firstEntryAt=ticket.checked_in_at.isoformat(),
         )
     ticket.checked_in_at, ticket.checked_in_by = now, by

@@ -10,7 +10,9 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import IsStaff
+from museum.query import StrictQueryParameters
 from museum.schema import problems
 from tickets import services, tokens
 from tickets.models import Ticket
@@ -27,15 +29,27 @@ TICKET_IMAGE_MAX_AGE = 24 * 60 * 60
 
 
 @extend_schema(tags=["Tickets"])
-class TicketViewSet(viewsets.GenericViewSet):
+class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     queryset = Ticket.objects.all()
+
+    def get_serializer_class(self):
+        # OPTIONS describes what the route's POST takes; its own action is None.
+        post_action = self.action_map.get("post")
+        if post_action == "check_in":
+            return CheckInRequestSerializer
+        return BuyMuseumTicketsRequestSerializer
 
     @extend_schema(
         operation_id="buyMuseumTickets",
         summary="Buy museum tickets",
         request=BuyMuseumTicketsRequestSerializer,
-        responses={201: BuyMuseumTicketsResponseSerializer, **problems(400, 401, 404, 409, 415)},
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        responses={
+            201: BuyMuseumTicketsResponseSerializer,
+            **problems(400, 401, 404, 409, 415, 422),
+        },
     )
+    @idempotent
     def create(self, request):
         serializer = BuyMuseumTicketsRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -87,7 +101,7 @@ class PNGRenderer(BaseRenderer):
         return JSONRenderer().render(data)
 
 
-class TicketCodeView(APIView):
+class TicketCodeView(StrictQueryParameters, APIView):
     renderer_classes = [JSONRenderer, PNGRenderer]
 
     @extend_schema(

@@ -109,3 +109,11 @@ def test_capacity_applies_to_the_days_seeded(db):
     seed("--start", MONDAY.isoformat(), "--days", "2", "--capacity", "250")
 
     assert set(MuseumDay.objects.values_list("capacity", flat=True)) == {250}
+
+
+def test_a_long_range_shows_its_progress_and_a_short_one_does_not(db):
+    long = seed("--start", MONDAY.isoformat(), "--days", "365")
+    short = seed("--start", MONDAY.isoformat(), "--days", "14")
+
+    assert "37/365 days" in long and "365/365 days" in long
+    assert "/14 days" not in short

@@ -3,9 +3,16 @@ from datetime import date
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from hours.services import DEFAULT_PATTERN, apply_weekly_pattern, parse_weekly_pattern
+from hours.services import (
+    DEFAULT_PATTERN,
+    MAX_DAYS,
+    apply_weekly_pattern,
+    parse_weekly_pattern,
+)
 
-MAX_DAYS = 3660
+# Shorter ranges finish before progress would tell anyone anything.
+PROGRESS_FROM_DAYS = 100
+PROGRESS_STEPS = 10
 
 
 class Command(BaseCommand):
@@ -51,11 +58,19 @@ class Command(BaseCommand):
             pattern=weekly,
             capacity=capacity,
             overwrite_staff_edits=overwrite_staff_edits,
+            on_progress=self._progress(days) if options["verbosity"] >= 1 else None,
         )
         self.stdout.write(
-            self.style.SUCCESS(
-                f"Opening hours from {start} for {days} days: {summary.created} created, "
-                f"{summary.updated} updated, {summary.removed} removed, "
-                f"{summary.unchanged} unchanged, {summary.kept_staff_edits} staff edits kept."
-            )
+            self.style.SUCCESS(f"Opening hours from {start} for {days} days: {summary}.")
         )
+
+    def _progress(self, days: int):
+        if days < PROGRESS_FROM_DAYS:
+            return None
+        step = -(-days // PROGRESS_STEPS)  # rounded up: at most PROGRESS_STEPS lines
+
+        def report(done: int) -> None:
+            if done % step == 0 or done == days:
+                self.stdout.write(f"  {done}/{days} days")
+
+        return report

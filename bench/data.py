@@ -1,0 +1,263 @@
+"""A museum's worth of rows for the benchmark and the query-plan test.
+
+10,000 special events on ~30,000 dates, 100,000 tickets and two years of opening hours (the past
+year and the coming one), as a museum's tables look after a few years: events run from two years
+back to a year ahead, each on one to five dates within four weeks, so a week's list reads a small
+part of the table, the way it does in production. PostgreSQL only prefers an index to a sequential
+scan when a table is big enough for it to matter, so plans are only worth reading at this volume.
+
+The rows are written with COPY (a few seconds; bulk_create takes four times as long). The tickets
+the benchmark uses up are kept apart by their email address: today's tickets for the door (check-in
+admits each once), tickets whose image is not drawn yet (the first QR fetch draws it), tickets with
+a drawn image (the repeated fetch), and the tickets the benchmark buys. Every other ticket has a
+placeholder image row: in production each sold ticket's image is drawn for its confirmation email.
+"""
+
+import datetime as dt
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from io import BytesIO
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.db import connection, transaction
+from django.utils import timezone
+from PIL import Image
+
+from events.models import EventDate, SpecialEvent
+from hours.models import MuseumDay
+from tickets.models import Ticket, TicketImage, TicketType
+from tickets.services import ticket_image
+
+PASSWORD = "bench-password-not-a-secret"
+VISITORS = [f"bench-visitor-{n:02d}" for n in range(16)]
+STAFF = [f"bench-staff-{n:02d}" for n in range(4)]
+
+DOOR_EMAIL = "door@bench.invalid"  # today's tickets, for check-in
+UNDRAWN_EMAIL = "undrawn@bench.invalid"  # no image yet, for the first QR fetch
+DRAWN_EMAIL = "drawn@bench.invalid"  # image drawn, for the repeated QR fetch
+BOUGHT_EMAIL = "bought@bench.invalid"  # bought by the benchmark itself
+SOLD_EMAIL = "visitor@bench.invalid"  # every other ticket
+
+BATCH = 5000
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Volume:
+    events: int = 10_000
+    tickets: int = 100_000
+    days_back: int = 365 * 2  # the first events ran this long ago
+    days_ahead: int = 365  # opening hours and events reach this far
+    door_tickets: int = 30_000
+    undrawn_tickets: int = 5_000
+    drawn_tickets: int = 200
+
+
+def _quiet(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def _copy(model, fields: list[str], rows: list[tuple], stage: str, progress: Progress) -> None:
+    """Write rows with PostgreSQL's COPY."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(model._meta.get_field(f).column) for f in fields)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BATCH):
+            batch = rows[start : start + BATCH]
+            with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in batch:
+                    copy.write_row(row)
+            progress(stage, start + len(batch), len(rows))
+
+
+def _uuid(rng: random.Random) -> str:
+    # As text: COPY parses it, and making 100,000 UUID objects takes a second of its own.
+    return f"{rng.getrandbits(128):032x}"
+
+
+def _code(kind: str, n: int) -> str:
+    # The shape of tickets.services.new_confirmation_code, unique by construction (hexadecimal
+    # digits are in its alphabet); the codes of tickets the benchmark buys are random as ever.
+    digits = f"{n:011x}"
+    return f"ticket-{kind}-{digits[:6]}-{digits[6:]}"
+
+
+def _placeholder_png() -> bytes:
+    out = BytesIO()
+    Image.new("L", (1, 1), 255).save(out, format="PNG")
+    return out.getvalue()
+
+
+def load_accounts() -> tuple[list, list]:
+    """The benchmark's visitors and staff, all with PASSWORD (hashed once: PBKDF2 is slow)."""
+    User = get_user_model()
+    password = make_password(PASSWORD)
+    for username in VISITORS + STAFF:
+        User.objects.update_or_create(
+            username=username,
+            defaults={"password": password, "is_staff": username in STAFF, "is_active": True},
+        )
+    visitors = list(User.objects.filter(username__in=VISITORS).order_by("username"))
+    staff = list(User.objects.filter(username__in=STAFF).order_by("username"))
+    return visitors, staff
+
+
+def load_hours(*, today: dt.date, days_ahead: int) -> None:
+    """Tuesday to Sunday 10:00-18:00, Mondays closed, for the past year and days_ahead on."""
+    days = []
+    for offset in range(-365, days_ahead + 1):
+        day = today + dt.timedelta(offset)
+        closed = day.weekday() == 0
+        days.append(
+            MuseumDay(
+                date=day,
+                is_closed=closed,
+                opens_at=None if closed else dt.time(10),
+                closes_at=None if closed else dt.time(18),
+            )
+        )
+    MuseumDay.objects.bulk_create(days, ignore_conflicts=True)
+
+
+def load_events(
+    *, today: dt.date, volume: Volume, rng: random.Random, progress: Progress
+) -> list[tuple[str, Decimal, list[dt.date]]]:
+    """(id, price, dates) of each event not cancelled, after writing every event and its dates."""
+    now = timezone.now()
+    events, dates, programme = [], [], []
+    for n in range(volume.events):
+        event_id, price = _uuid(rng), Decimal(rng.choice(["0", "7.50", "12", "25", "45"]))
+        # One in fifty was cancelled: reads must skip it.
+        cancelled = n % 50 == 0
+        events.append(
+            (
+                event_id,
+                f"Bench event {n:05d}",
+                rng.choice(["Great Hall", "East Wing", "Garden", "Auditorium"]),
+                "An evening with the collection. " * rng.randint(1, 8),
+                price,
+                None,  # capacity: unlimited, so the benchmark's purchases never sell out
+                now,
+                now,
+                now if cancelled else None,
+            )
+        )
+        opening = today + dt.timedelta(rng.randrange(-volume.days_back, volume.days_ahead))
+        days = sorted({opening + dt.timedelta(rng.randrange(28)) for _ in range(rng.randint(1, 5))})
+        dates += [(event_id, day, None, 0) for day in days]
+        if not cancelled:
+            programme.append((event_id, price, days))
+    event_fields = ["id", "name", "location", "description", "price", "capacity"]
+    event_fields += ["created_at", "updated_at", "cancelled_at"]
+    _copy(SpecialEvent, event_fields, events, "events", progress)
+    _copy(EventDate, ["event", "date", "capacity", "sold"], dates, "event dates", progress)
+    return programme
+
+
+TICKET_FIELDS = [
+    "id",
+    "buyer",
+    "ticket_type",
+    "date",
+    "event",
+    "email",
+    "phone",
+    "price",
+    "confirmation_code",
+    "purchased_at",
+]
+
+
+def load_tickets(
+    *,
+    today: dt.date,
+    volume: Volume,
+    programme: list,
+    visitors: list,
+    rng: random.Random,
+    progress: Progress,
+) -> None:
+    now = timezone.now()
+    days = list(MuseumDay.objects.filter(is_closed=False).values_list("date", flat=True))
+    future_days = [day for day in days if day > today]
+    general = Decimal("15.00")
+
+    def ticket(n: int, day: dt.date, email: str, event_id=None, price=general) -> tuple:
+        kind = TicketType.EVENT if event_id else TicketType.GENERAL
+        buyer = visitors[n % len(visitors)].pk
+        return (_uuid(rng), buyer, kind, day, event_id, email, "", price, _code(kind, n), now)
+
+    tickets = [ticket(n, today, DOOR_EMAIL) for n in range(volume.door_tickets)]
+    for email, count in (
+        (UNDRAWN_EMAIL, volume.undrawn_tickets),
+        (DRAWN_EMAIL, volume.drawn_tickets),
+    ):
+        start = len(tickets)
+        tickets += [ticket(n, rng.choice(future_days), email) for n in range(start, start + count)]
+    while len(tickets) < volume.tickets:
+        n = len(tickets)
+        if n % 2:
+            event_id, price, event_days = rng.choice(programme)
+            tickets.append(ticket(n, rng.choice(event_days), SOLD_EMAIL, event_id, price))
+        else:
+            tickets.append(ticket(n, rng.choice(days), SOLD_EMAIL))
+    _copy(Ticket, TICKET_FIELDS, tickets, "tickets", progress)
+
+
+def load_images(*, volume: Volume, progress: Progress) -> None:
+    """Placeholder images for the tickets sold earlier; real ones for the repeated QR fetch."""
+    png, now = _placeholder_png(), timezone.now()
+    etag = hashlib.sha256(png).hexdigest()[:32]
+    sold = Ticket.objects.filter(email__in=[SOLD_EMAIL, DOOR_EMAIL]).values_list("pk", flat=True)
+    rows = [(pk, png, etag, now) for pk in sold]
+    fields = ["ticket", "png", "etag", "rendered_at"]
+    _copy(TicketImage, fields, rows, "placeholder images", progress)
+    drawn = list(Ticket.objects.select_related("event").filter(email=DRAWN_EMAIL))
+    for done, ticket in enumerate(drawn, 1):
+        ticket_image(ticket=ticket)
+        progress("ticket images", done, len(drawn))
+
+
+@transaction.atomic
+def load(
+    *, volume: Volume = Volume(), seed: int = 2030, progress: Progress = _quiet
+) -> dict[str, int]:
+    """Load the whole volume into empty tables; then ANALYZE, so the planner sees it."""
+    rng = random.Random(seed)
+    today = timezone.localdate()
+    visitors, _ = load_accounts()
+    load_hours(today=today, days_ahead=volume.days_ahead)
+    programme = load_events(today=today, volume=volume, rng=rng, progress=progress)
+    load_tickets(
+        today=today,
+        volume=volume,
+        programme=programme,
+        visitors=visitors,
+        rng=rng,
+        progress=progress,
+    )
+    load_images(volume=volume, progress=progress)
+    analyze()
+    return counts()
+
+
+def analyze() -> None:
+    """Fresh planner statistics: the plans are read right after loading."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            for model in (SpecialEvent, EventDate, MuseumDay, Ticket, TicketImage):
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+
+
+def counts() -> dict[str, int]:
+    return {
+        "museum days": MuseumDay.objects.count(),
+        "events": SpecialEvent.objects.count(),
+        "event dates": EventDate.objects.count(),
+        "tickets": Ticket.objects.count(),
+        "ticket images": TicketImage.objects.count(),
+    }

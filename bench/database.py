@@ -1,0 +1,124 @@
+"""The benchmark's own PostgreSQL database: created if missing, loaded once, reset per run."""
+
+import datetime as dt
+import sys
+import time
+from urllib.parse import urlsplit
+
+import psycopg
+
+# A database that fits in memory: random reads cost little more than sequential ones. With the
+# default of 4, PostgreSQL reads all 10,000 events rather than look up the ~200 a week lists.
+RANDOM_PAGE_COST = "1.1"
+TABLES = [
+    "tickets_ticketimage",
+    "tickets_ticket",
+    "events_eventdate",
+    "events_specialevent",
+    "hours_museumday",
+]
+
+
+def _name(url: str) -> str:
+    name = urlsplit(url).path.lstrip("/")
+    # The benchmark empties its tables: never let a typo point it at a real database.
+    if "bench" not in name:
+        raise SystemExit(f"BENCH_DATABASE_URL must name a database with 'bench' in it, not {name}")
+    return name
+
+
+def create_if_missing(url: str) -> None:
+    name = _name(url)
+    server = urlsplit(url)._replace(path="/postgres").geturl()
+    with psycopg.connect(server, autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if not exists:
+            print(f"Creating database {name}")
+            connection.execute(f'CREATE DATABASE "{name}"')
+        connection.execute(f'ALTER DATABASE "{name}" SET random_page_cost = {RANDOM_PAGE_COST}')
+
+
+def progress_bar(stage: str, done: int, total: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    bar = "#" * filled + "." * (width - filled)
+    end = "\n" if done >= total else ""
+    print(f"\r  {stage:<20} [{bar}] {done:>7,}/{total:,}", end=end, file=sys.stderr, flush=True)
+
+
+def _loaded(volume) -> bool:
+    from django.db.models import Max
+    from django.utils import timezone
+
+    from bench import data
+    from events.models import SpecialEvent
+    from hours.models import MuseumDay
+    from tickets.models import Ticket
+
+    today = timezone.localdate()
+    last_day = MuseumDay.objects.aggregate(last=Max("date"))["last"]
+    return (
+        SpecialEvent.objects.count() == volume.events
+        and Ticket.objects.filter(email=data.DOOR_EMAIL).count() == volume.door_tickets
+        and Ticket.objects.filter(email=data.DRAWN_EMAIL, image__isnull=False).count()
+        == volume.drawn_tickets
+        # Loaded long ago, the events would all be in the past.
+        and last_day is not None
+        and last_day >= today + dt.timedelta(volume.days_ahead - 30)
+    )
+
+
+def _empty() -> None:
+    from django.db import connection
+
+    _name(connection.settings_dict["NAME"])
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
+
+
+def prepare(*, reload: bool) -> None:
+    """Migrate, load the volume unless it is there, and reset what the last run used up."""
+    from django.core.management import call_command
+
+    from bench import data
+
+    call_command("migrate", verbosity=0)
+    volume = data.Volume()
+    if reload or not _loaded(volume):
+        print("Loading the benchmark's rows (once; `--reload` loads again):", file=sys.stderr)
+        started = time.monotonic()
+        _empty()
+        counts = data.load(volume=volume, progress=progress_bar)
+        print(f"  loaded {counts} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    refresh()
+
+
+def refresh() -> None:
+    """Forget the tickets the last run bought; today's door tickets are today's again."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from bench import data
+    from tickets.models import Ticket
+
+    Ticket.objects.filter(email=data.BOUGHT_EMAIL).delete()
+    Ticket.objects.filter(email=data.DOOR_EMAIL).update(date=timezone.localdate())
+    reset_used_up()
+    # What autovacuum does in production soon enough: fresh statistics for the planner, and the
+    # visibility map that lets an index-only scan skip the table.
+    with connection.cursor() as cursor:
+        for table in TABLES:
+            cursor.execute(f"VACUUM (ANALYZE) {table}")
+
+
+def reset_used_up() -> None:
+    """Before each server: no door ticket checked in, no image of the undrawn tickets."""
+    from bench import data
+    from tickets.models import Ticket, TicketImage
+
+    Ticket.objects.filter(email=data.DOOR_EMAIL, checked_in_at__isnull=False).update(
+        checked_in_at=None, checked_in_by=None
+    )
+    TicketImage.objects.filter(ticket__email=data.UNDRAWN_EMAIL).delete()

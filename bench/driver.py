@@ -1,0 +1,413 @@
+"""The load: what each endpoint is sent, and wrk sending it to each server in turn."""
+
+import datetime as dt
+import json
+import os
+import random
+import subprocess
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
+from django.utils import timezone
+
+from bench import data, servers
+from bench.plans import authorization
+from events.models import EventDate, SpecialEvent
+from hours.models import MuseumDay
+from museum.authentication import verified_credential_key
+from tickets import tokens
+from tickets.models import Ticket
+
+LUA = Path(__file__).resolve().parent / "wrk.lua"
+WARM_UP_SECONDS = 5
+P99_LIMIT_MS = 50
+
+
+@dataclass
+class Endpoint:
+    key: str
+    label: str
+    lines: list[str]
+    expected: set[int]
+    target: float | None = None  # requests/s as a share of the floor's
+    read: bool = False  # its p99 must stay under P99_LIMIT_MS
+    # Each line is meant to be sent once; sent again after a thread ran out, it gets these.
+    again: set[int] = field(default_factory=set)
+    path: Path | None = None
+
+
+def _line(method: str, path: str, username: str | None = None, etag=None, body=None) -> str:
+    auth = authorization(username) if username else "-"
+    body_text = json.dumps(body, separators=(",", ":")) if body is not None else "-"
+    return "\t".join([method, path, auth, etag or "-", body_text])
+
+
+def _visitors(count: int) -> list[str]:
+    return [data.VISITORS[n % len(data.VISITORS)] for n in range(count)]
+
+
+def _list_lines(today: dt.date) -> list[str]:
+    lines = []
+    for offset, username in zip(range(14), _visitors(14), strict=True):
+        start, end = today + dt.timedelta(offset), today + dt.timedelta(offset + 7)
+        listed = (
+            SpecialEvent.objects.active().filter(dates__date__range=(start, end)).distinct().count()
+        )
+        if listed < 30:
+            raise RuntimeError(f"only {listed} events from {start} to {end}; a page needs 30")
+        query = f"startDate={start}&endDate={end}&limit=30"
+        lines.append(_line("GET", f"/v1.1/special-events?{query}", username))
+    return lines
+
+
+def _event_lines(today: dt.date, rng: random.Random) -> list[str]:
+    upcoming = list(
+        SpecialEvent.objects.active()
+        .filter(dates__date__range=(today, today + dt.timedelta(30)))
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+    picked = rng.sample(upcoming, min(len(upcoming), 2000))
+    return [
+        _line("GET", f"/v1.1/special-events/{pk}", username)
+        for pk, username in zip(picked, _visitors(len(picked)), strict=True)
+    ]
+
+
+def _buy_lines(today: dt.date, rng: random.Random) -> list[str]:
+    event_dates = list(
+        EventDate.objects.filter(date__gt=today, event__cancelled_at__isnull=True).values_list(
+            "event_id", "date"
+        )
+    )
+    open_days = list(
+        MuseumDay.objects.filter(date__gt=today, is_closed=False).values_list("date", flat=True)
+    )
+    bodies = []
+    for n in range(4000):
+        body = {"ticketDate": None, "email": data.BOUGHT_EMAIL}
+        if n % 2:
+            event_id, day = rng.choice(event_dates)
+            body.update(ticketType="event", eventId=str(event_id), ticketDate=day.isoformat())
+        else:
+            body.update(ticketType="general", ticketDate=rng.choice(open_days).isoformat())
+        bodies.append(body)
+    return [
+        _line("POST", "/v1.1/tickets", username, body=body)
+        for body, username in zip(bodies, _visitors(len(bodies)), strict=True)
+    ]
+
+
+def _qr_lines(email: str, *, conditional: bool = False) -> list[str]:
+    users = dict(get_user_model().objects.values_list("pk", "username"))
+    tickets = Ticket.objects.filter(email=email).values_list("pk", "buyer_id", "image__etag")
+    return [
+        _line("GET", f"/v1.1/tickets/{pk}/qr", users[buyer], f'"{etag}"' if conditional else None)
+        for pk, buyer, etag in tickets
+    ]
+
+
+def _check_in_lines() -> list[str]:
+    door = Ticket.objects.filter(email=data.DOOR_EMAIL).values_list("pk", "date")
+    return [
+        _line(
+            "POST",
+            "/v1.1/tickets/check-in",
+            data.STAFF[n % len(data.STAFF)],
+            body={"code": tokens.sign_ticket(ticket_id=pk, ticket_date=day)},
+        )
+        for n, (pk, day) in enumerate(door)
+    ]
+
+
+def endpoints() -> list[Endpoint]:
+    today, rng = timezone.localdate(), random.Random(7)
+    floor = [_line("GET", "/bench/floor")] * 64
+    hours = [_line("GET", "/v1.1/museum-hours", username) for username in data.VISITORS] * 4
+    # The cheapest authenticated operation: what every API request pays before its own work
+    # (the remembered credential, the account, the throttle), with no query of its own.
+    signed_in = [_line("GET", "/v1.1/tickets/signing-key", u) for u in data.VISITORS] * 4
+    return [
+        Endpoint("floor", "GET /bench/floor (DRF floor)", floor, {200}),
+        Endpoint("signed-in", "GET /v1.1/tickets/signing-key (signed in)", signed_in, {200}),
+        Endpoint("hours", "GET /v1.1/museum-hours", hours, {200}, 0.35, read=True),
+        Endpoint("list", "GET /v1.1/special-events (30)", _list_lines(today), {200}, 0.2, True),
+        Endpoint(
+            "get", "GET /v1.1/special-events/{id}", _event_lines(today, rng), {200}, 0.35, True
+        ),
+        Endpoint(
+            "qr",
+            "GET /v1.1/tickets/{id}/qr (stored)",
+            _qr_lines(data.DRAWN_EMAIL),
+            {200},
+            0.35,
+            True,
+        ),
+        Endpoint(
+            "qr-304",
+            "GET /v1.1/tickets/{id}/qr (If-None-Match)",
+            _qr_lines(data.DRAWN_EMAIL, conditional=True),
+            {304},
+            0.35,
+            read=True,
+        ),
+        Endpoint(
+            "qr-first",
+            "GET /v1.1/tickets/{id}/qr (first: draws)",
+            _qr_lines(data.UNDRAWN_EMAIL),
+            {200},
+            again={200},
+        ),
+        Endpoint(
+            "check-in",
+            "POST /v1.1/tickets/check-in",
+            _check_in_lines(),
+            {200},
+            0.15,
+            again={409},
+        ),
+        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.1),
+        Endpoint("floor-again", "GET /bench/floor (again, last)", floor, {200}),
+    ]
+
+
+def write_requests(work: Path) -> list[Endpoint]:
+    """Each endpoint's requests, one file each for wrk.lua."""
+    rng = random.Random(11)
+    found = endpoints()
+    for endpoint in found:
+        if endpoint.key not in {"qr-first", "check-in"}:
+            rng.shuffle(endpoint.lines)
+        endpoint.path = work / f"requests-{endpoint.key}.tsv"
+        endpoint.path.write_text("\n".join(endpoint.lines) + "\n")
+    connection.close()
+    return found
+
+
+def forget_credentials() -> None:
+    """Start from no remembered sign-in, so each account's first request pays PBKDF2 now."""
+    for username in data.VISITORS + data.STAFF:
+        cache.delete(verified_credential_key(authorization(username).encode()))
+
+
+def _sign_in_everyone(address: str) -> None:
+    """One request per account: the only ones that pay for PBKDF2 (then cached in Redis, which
+    every server shares)."""
+
+    def sign_in(username: str) -> None:
+        request = urllib.request.Request(
+            f"{address}/v1.1/museum-hours", headers={"Authorization": authorization(username)}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 200, (username, response.status)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(sign_in, data.VISITORS + data.STAFF))
+
+
+def _wrk(args, requests: Path, seconds: int, address: str) -> dict:
+    command = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{seconds}s"]
+    command += ["--timeout", "5s", "-s", str(LUA), address + "/"]
+    env = {**os.environ, "BENCH_REQUESTS": str(requests), "BENCH_THREADS": str(args.threads)}
+    finished = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=seconds + 60, check=True
+    )
+    last = [line for line in finished.stdout.splitlines() if line.startswith("{")][-1]
+    return json.loads(last)
+
+
+def _drain(address: str) -> None:
+    """Let the server finish what the last run left queued (an image takes ~60 ms to draw)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        with urllib.request.urlopen(f"{address}/bench/floor", timeout=10):
+            pass
+        if time.monotonic() - started < 0.05:
+            return
+        time.sleep(0.2)
+
+
+def _write_warm_up(work: Path, found: list[Endpoint]) -> Path:
+    """A bit of every endpoint, so that what a worker keeps once (caches, allocator arenas,
+    Pillow's buffers) is there before its memory is first read. Requests meant to be sent once
+    come from the end of their lists: the measurement takes them from the beginning."""
+    lines = []
+    for endpoint in found:
+        lines += endpoint.lines[-150:] if endpoint.again else endpoint.lines[:64]
+    random.Random(5).shuffle(lines)
+    path = work / "requests-warm-up.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class Tally:
+    """One endpoint on one server, summed over its slices of time."""
+
+    def __init__(self, endpoint: Endpoint):
+        self.endpoint = endpoint
+        self.requests = self.wrapped = 0
+        self.seconds = 0.0
+        self.statuses: dict[int, int] = {}
+        self.socket_errors = {"connect": 0, "read": 0, "write": 0, "timeout": 0}
+        self.p50s: list[tuple[int, float]] = []
+        self.p99 = self.max = 0.0
+        self.rss_growth = 0.0
+
+    def add(self, raw: dict) -> None:
+        self.requests += raw["requests"]
+        self.seconds += raw["duration_us"] / 1e6
+        self.wrapped += raw["wrapped"]
+        for status, count in raw["statuses"].items():
+            self.statuses[int(status)] = self.statuses.get(int(status), 0) + count
+        for kind, count in raw["socket_errors"].items():
+            self.socket_errors[kind] += count
+        latency = raw["latency_us"]
+        self.p50s.append((raw["requests"], latency["p50"] / 1000))
+        # Percentiles of separate runs do not add up: the worst slice's p99 stands for all.
+        self.p99, self.max = max(self.p99, latency["p99"] / 1000), max(self.max, latency["max"])
+
+    def figures(self) -> dict:
+        e = self.endpoint
+        expected = e.expected | (e.again if self.wrapped else set())
+        weight = sum(n for n, _ in self.p50s) or 1
+        return {
+            "key": e.key,
+            "label": e.label,
+            "requests": self.requests,
+            "rps": round(self.requests / self.seconds, 1) if self.seconds else 0.0,
+            "p50_ms": round(sum(n * p50 for n, p50 in self.p50s) / weight, 2),
+            "p99_ms": round(self.p99, 2),
+            "max_ms": round(self.max / 1000, 2),
+            "statuses": self.statuses,
+            "errors": sum(self.socket_errors.values())
+            + sum(n for s, n in self.statuses.items() if s not in expected),
+            "socket_errors": self.socket_errors,
+            "wrapped": self.wrapped,
+            "target": e.target,
+            "read": e.read,
+            "once": bool(e.again),
+            "rss_growth_mib": round(self.rss_growth, 1),
+        }
+
+
+def _judge(figures: list[dict]) -> None:
+    by_key = {f["key"]: f for f in figures}
+    floors = [by_key[key]["rps"] for key in ("floor", "floor-again") if key in by_key]
+    floor = sum(floors) / len(floors) if floors else None
+    for f in figures:
+        f["ratio"] = round(f["rps"] / floor, 3) if floor else None
+        misses = []
+        if f["target"] is not None and f["ratio"] is not None and f["ratio"] < f["target"]:
+            misses.append(f"ratio < {f['target']}")
+        if f["read"] and f["p99_ms"] >= P99_LIMIT_MS:
+            misses.append(f"p99 >= {P99_LIMIT_MS} ms")
+        if f["errors"]:
+            misses.append("errors")
+        f["misses"] = misses
+
+
+class Fresh:
+    """Hands out the requests meant to be sent once, a new stretch for every run."""
+
+    def __init__(self, work: Path):
+        self.work, self.used = work, {}
+
+    def path(self, endpoint: Endpoint, requests_expected: int) -> Path:
+        if not endpoint.again:
+            return endpoint.path
+        start = self.used.get(endpoint.key, 0)
+        stretch = endpoint.lines[start : start + max(requests_expected, 200)]
+        path = self.work / f"requests-{endpoint.key}-now.tsv"
+        path.write_text("\n".join(stretch or endpoint.lines[-200:]) + "\n")
+        return path
+
+    def spent(self, endpoint: Endpoint, raw: dict) -> None:
+        if endpoint.again:
+            # Each wrk thread takes every n-th line, at its own pace: the next run starts after
+            # the furthest line any of them sent, answered or still in flight.
+            self.used[endpoint.key] = self.used.get(endpoint.key, 0) + raw["furthest"] + 1
+
+
+def _measure(args, running: dict, chosen: list[Endpoint]) -> dict[str, list[Tally]]:
+    """Each endpoint on every server in turn, in slices, so that load from elsewhere on the
+    machine falls on all servers alike."""
+    tallies = {name: [] for name in running}
+    fresh = Fresh(args.work)
+    slice_seconds = max(1, round(args.seconds / args.slices))  # wrk takes whole seconds
+    for endpoint in chosen:
+        for name in running:
+            tallies[name].append(Tally(endpoint))
+        for _ in range(args.slices):
+            for name, (process, address) in running.items():
+                _drain(address)
+                tally = tallies[name][-1]
+                before = sum(servers.worker_memory(process.pid).values())
+                path = fresh.path(endpoint, requests_expected=int(3000 * slice_seconds))
+                raw = _wrk(args, path, slice_seconds, address)
+                fresh.spent(endpoint, raw)
+                tally.add(raw)
+                tally.rss_growth += sum(servers.worker_memory(process.pid).values()) - before
+        for name in running:
+            f = tallies[name][-1].figures()
+            print(
+                f"   {name:<18} {endpoint.label:<44} {f['rps']:>8.1f} req/s  "
+                f"p50 {f['p50_ms']:>6.1f} ms  p99 {f['p99_ms']:>7.1f} ms  errors {f['errors']}",
+                flush=True,
+            )
+    return tallies
+
+
+def run_servers(args, found: list[Endpoint]) -> list[dict]:
+    """Start every server (each on its own port), warm each up, then measure them in turns."""
+    wanted = [key for key in args.endpoints.split(",") if key]
+    chosen = [e for e in found if not wanted or e.key in wanted]
+    warm_up = _write_warm_up(args.work, found)
+    names = [n.strip() for n in args.servers.split(",") if n.strip()]
+    skipped = [name for name in names if not servers.available(name)]
+    names = [name for name in names if name not in skipped]
+    env = {**os.environ, **args.service_env}
+    forget_credentials()
+    connection.close()
+    with ExitStack() as stack:
+        running, memory = {}, {}
+        for offset, name in enumerate(names):
+            port = servers.PORT + offset
+            log = args.work / f"server-{name.replace(' ', '-')}.log"
+            print(f"== {name}: {' '.join(servers.command(name, port)[1:])}", flush=True)
+            process = stack.enter_context(servers.running(name, port=port, env=env, log=log))
+            address = f"http://{servers.HOST}:{port}"
+            memory[name] = {"boot": servers.worker_memory(process.pid)}
+            if offset == 0:
+                _sign_in_everyone(address)
+            _wrk(args, warm_up, WARM_UP_SECONDS, address)
+            running[name] = (process, address)
+        for name, (process, _) in running.items():
+            memory[name]["start"] = servers.worker_memory(process.pid)
+        tallies = _measure(args, running, chosen)
+        for name, (process, _) in running.items():
+            memory[name]["end"] = servers.worker_memory(process.pid)
+    results = []
+    for name in names:
+        figures = [tally.figures() for tally in tallies[name]]
+        _judge(figures)
+        command = " ".join(servers.command(name, servers.PORT + names.index(name)))
+        results.append(
+            {
+                "server": name,
+                "command": command,
+                "endpoints": figures,
+                "memory": memory[name],
+                "ok": not any(f["misses"] for f in figures),
+            }
+        )
+    for name in skipped:
+        print(f"== {name}: not installed, skipped")
+    return results

@@ -1,0 +1,18 @@
+"""The benchmark's floor: Django REST framework with nothing of the museum's in the request.
+
+No authentication, permission, throttle or database: what is left is the cost of the server, the
+middleware and DRF itself, which every API request pays too. museum/urls.py serves it at
+/bench/floor only when MUSEUM_BENCH_FLOOR is on, so a production deployment never exposes it.
+"""
+
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+
+class FloorView(APIView):
+    authentication_classes = []
+    permission_classes = []
+    throttle_classes = []
+
+    def get(self, request):
+        return Response({"status": "ok"})

@@ -1,0 +1,135 @@
+"""CPU per request, in one process and without HTTP: where `make bench`'s time goes.
+
+Calls the WSGI application directly with each endpoint's requests (the ones `make bench` sends)
+and reports the process's CPU time per request and its share of the floor's. A busy machine
+changes how fast a request runs but hardly its CPU time, so this is the number to compare while
+other work shares the cores. PostgreSQL's and Redis's own CPU is not in it.
+
+    .venv/bin/python -m bench.profile [--rounds 5] [--endpoints hours,list] [--cprofile]
+
+Run `make bench` (or `python -m bench.run --seconds 1`) once first: it loads the rows.
+"""
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import time
+
+from bench.run import SERVICE_ENV, WORK, setup_django
+
+
+def _environ(line: str) -> dict:
+    method, path, auth, etag, body = line.split("\t")
+    path, _, query = path.partition("?")
+    payload = b"" if body == "-" else body.encode()
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8765",
+        "HTTP_HOST": "127.0.0.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "CONTENT_LENGTH": str(len(payload)),
+    }
+    if auth != "-":
+        environ["HTTP_AUTHORIZATION"] = auth
+    if etag != "-":
+        environ["HTTP_IF_NONE_MATCH"] = etag
+    if payload:
+        environ["CONTENT_TYPE"] = "application/json"
+    environ["_body"] = payload
+    return environ
+
+
+def _call(application, environ: dict) -> str:
+    environ = dict(environ)
+    environ["wsgi.input"] = io.BytesIO(environ.pop("_body"))
+    answer = []
+    body = application(environ, lambda status, headers, exc_info=None: answer.append(status))
+    b"".join(body)
+    body.close()
+    return answer[0]
+
+
+def measure(application, lines: list[str], count: int) -> tuple[float, float, dict]:
+    """(CPU µs, wall µs) per request, and the statuses, over `count` requests."""
+    environs = [_environ(line) for line in lines]
+    statuses: dict[str, int] = {}
+    cpu, wall = time.process_time(), time.perf_counter()
+    for n in range(count):
+        status = _call(application, environs[n % len(environs)])
+        statuses[status] = statuses.get(status, 0) + 1
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return cpu / count * 1e6, wall / count * 1e6, statuses
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=100, help="per endpoint and round")
+    parser.add_argument("--rounds", type=int, default=5, help="the endpoints take turns")
+    parser.add_argument("--endpoints", default="", help="comma-separated keys; default: all")
+    parser.add_argument("--cprofile", action="store_true", help="write each endpoint's profile")
+    args = parser.parse_args(argv)
+    setup_django()
+    from django.core.wsgi import get_wsgi_application
+
+    from bench import data, database, driver
+
+    database.reset_used_up()
+    driver.forget_credentials()
+    application = get_wsgi_application()
+    # Each account pays for PBKDF2 once, here, as `make bench` has them do before measuring.
+    for username in data.VISITORS + data.STAFF:
+        _call(application, _environ(driver._line("GET", "/v1.1/museum-hours", username)))
+    wanted = {key for key in args.endpoints.split(",") if key}
+    endpoints = [
+        e
+        for e in driver.endpoints()
+        if e.key != "floor-again" and (not wanted or e.key in wanted or e.key == "floor")
+    ]
+    # Requests meant to be sent once (check-in, first image) are used up in order.
+    unused = {e.key: list(e.lines) for e in endpoints}
+    cpu: dict[str, list[float]] = {e.key: [] for e in endpoints}
+    profilers = {e.key: cProfile.Profile(time.process_time) for e in endpoints}
+    for _ in range(args.rounds + 1):  # the first round warms up: imports, caches
+        for endpoint in endpoints:
+            lines = unused[endpoint.key] if endpoint.again else endpoint.lines
+            # CPU time, not wall time: waiting for PostgreSQL and Redis is not our CPU.
+            profiler = profilers[endpoint.key] if args.cprofile and cpu[endpoint.key] else None
+            if profiler:
+                profiler.enable()
+            per_request, _, statuses = measure(application, lines, args.requests)
+            if profiler:
+                profiler.disable()
+            if endpoint.again:
+                del unused[endpoint.key][: args.requests]
+            cpu[endpoint.key].append(per_request)
+            bad = {status: n for status, n in statuses.items() if int(status[:3]) >= 400}
+            if bad:
+                print(f"{endpoint.label}: {bad}", file=sys.stderr)
+    floor = min(cpu["floor"][1:])
+    for endpoint in endpoints:
+        rounds = sorted(cpu[endpoint.key][1:])
+        least, median = rounds[0], rounds[len(rounds) // 2]
+        print(
+            f"{endpoint.label:<44} CPU per request: least {least:7.0f} µs, median {median:7.0f} µs"
+            f"  floor's least / least {floor / least:5.2f}",
+            flush=True,
+        )
+        if args.cprofile:
+            out = io.StringIO()
+            stats = pstats.Stats(profilers[endpoint.key], stream=out)
+            stats.sort_stats("cumulative").print_stats(40)
+            (WORK / f"profile-{endpoint.key}.txt").write_text(out.getvalue())
+    print(f"(database {SERVICE_ENV['DATABASE_URL']}; cProfile output in {WORK}/)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The server configurations `make bench` compares, each with one worker process per core."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+HOST, PORT = "127.0.0.1", 8765  # the first server's; the next ones take the ports after it
+WORKERS = "2"
+THREADS = "4"
+
+SERVERS = {
+    # Gunicorn's default: one request at a time per worker, a connection per request.
+    "gunicorn sync": ["gunicorn", "--workers", WORKERS],
+    # Threads overlap one request's database and Redis round trips with another's work, and
+    # keep connections alive.
+    "gunicorn gthread": ["gunicorn", "--workers", WORKERS, "--worker-class", "gthread"]
+    + ["--threads", THREADS],
+    # Not run by default: more processes than cores, to fill the waits for PostgreSQL and Redis.
+    "gunicorn sync x4": ["gunicorn", "--workers", "4"],
+    # HTTP in Rust; Python only runs the application, on a pool of threads per worker.
+    "granian": ["granian", "--interface", "wsgi", "--workers", WORKERS]
+    + ["--blocking-threads", THREADS],
+}
+
+
+def command(name: str, port: int) -> list[str]:
+    program, *options = SERVERS[name]
+    if program == "gunicorn":
+        return [str(BIN / program), "museum.wsgi", "--bind", f"{HOST}:{port}", *options]
+    address = ["--host", HOST, "--port", str(port)]
+    return [str(BIN / program), *address, *options, "museum.wsgi:application"]
+
+
+DEFAULT = ["gunicorn sync", "gunicorn gthread", "granian"]
+
+
+def available(name: str) -> bool:
+    return (BIN / SERVERS[name][0]).exists()
+
+
+def _wait_until_up(process: subprocess.Popen, port: int, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}; see {log}")
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the server did not answer /healthz within {timeout} s; see {log}")
+
+
+@contextmanager
+def running(name: str, *, port: int, env: dict, log: Path):
+    """The server, started in its own process group and stopped with it."""
+    with open(log, "w") as output:
+        process = subprocess.Popen(
+            command(name, port),
+            env=env,
+            cwd=Path(__file__).resolve().parent.parent,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            _wait_until_up(process, port, log)
+            yield process
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def worker_memory(pid: int) -> dict[int, float]:
+    """Resident memory (MiB) of each process under the server's, by pid."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, pending = {}, list(children.get(pid, []))
+    while pending:
+        child = pending.pop()
+        pending += children.get(child, [])
+        try:
+            status = Path(f"/proc/{child}/status").read_text()
+        except OSError:
+            continue
+        rss_kib = next(int(line.split()[1]) for line in status.splitlines() if "VmRSS" in line)
+        found[child] = round(rss_kib / 1024, 1)
+    return found

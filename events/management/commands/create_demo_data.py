@@ -1,0 +1,125 @@
+from datetime import timedelta
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.test.utils import override_settings
+from django.utils import timezone
+
+from events.models import SpecialEvent
+from events.services import create_event
+from hours.models import MuseumDay
+from tickets.models import TicketType
+from tickets.services import buy_ticket
+
+DEMO_VISITOR = "visitor"  # made by create_demo_accounts
+DEMO_EMAIL = "visitor@example.com"
+
+# (name, location, description, price, places per date, days from today)
+DEMO_EVENTS = [
+    (
+        "Late Opening: Night at the Museum",
+        "Great Hall",
+        "The galleries after dark, with music and short tours by torchlight.",
+        "12.00",
+        120,
+        [0, 7, 14, 21],
+    ),
+    (
+        "Pirate Coding Workshop",
+        "Education Room",
+        "Children aged 8 to 12 program a treasure map; laptops provided.",
+        "45.00",
+        20,
+        [3, 10],
+    ),
+    (
+        "Behind the Scenes: Conservation Studio",
+        "Conservation Studio",
+        "Our conservators show how a 17th-century panel painting is cleaned.",
+        "25.00",
+        12,
+        [5],
+    ),
+    (
+        "Family Drawing Morning",
+        "Gallery 2",
+        "Pencils, paper and a favourite painting: drawing for all ages.",
+        "5.00",
+        30,
+        [6, 13, 20, 27],
+    ),
+    (
+        "Curator's Talk: Painting Light",
+        "Auditorium",
+        "How painters caught the light of the low countries, with the curator.",
+        "8.00",
+        80,
+        [18],
+    ),
+]
+
+
+class Command(BaseCommand):
+    help = (
+        "Fill an empty museum with demo events over the coming month and a few tickets for the "
+        "demo visitor. Does nothing when any event exists. Run after seed_hours and "
+        "create_demo_accounts; never against a production database."
+    )
+
+    def handle(self, *args, **options):
+        if SpecialEvent.objects.exists():
+            self.stdout.write("Events exist; no demo data added.")
+            return
+        # Demo tickets go to an example.com address: no confirmation mail for them.
+        with override_settings(EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend"):
+            with transaction.atomic():
+                events = self._create_events()
+                codes = self._buy_tickets(events)
+        self.stdout.write(self.style.SUCCESS(f"Demo data: {len(events)} events."))
+        for code in codes:
+            self.stdout.write(f"  demo ticket: {code}")
+
+    def _create_events(self) -> list[SpecialEvent]:
+        today = timezone.localdate()
+        return [
+            create_event(
+                name=name,
+                location=location,
+                description=description,
+                price=Decimal(price),
+                capacity=capacity,
+                dates=[today + timedelta(days=offset) for offset in offsets],
+            )
+            for name, location, description, price, capacity, offsets in DEMO_EVENTS
+        ]
+
+    def _buy_tickets(self, events: list[SpecialEvent]) -> list[str]:
+        """Tickets for the demo visitor, bought as the API buys them, described for the desk."""
+        visitor = User.objects.filter(username=DEMO_VISITOR).first()
+        if visitor is None:
+            self.stdout.write(f"No {DEMO_VISITOR!r} account (create_demo_accounts): no tickets.")
+            return []
+        today = timezone.localdate()
+        late_opening, workshop = events[0], events[1]
+        purchases = [
+            (TicketType.EVENT, late_opening, today),
+            (TicketType.EVENT, workshop, workshop.dates.first().date),
+        ]
+        open_days = MuseumDay.objects.filter(date__gte=today, is_closed=False)[:2]
+        if not open_days:
+            self.stdout.write("No open days (seed_hours): no general-entry tickets.")
+        purchases += [(TicketType.GENERAL, None, day.date) for day in open_days]
+        codes = []
+        for ticket_type, event, day in purchases:
+            ticket = buy_ticket(
+                buyer=visitor,
+                ticket_type=ticket_type,
+                ticket_date=day,
+                email=DEMO_EMAIL,
+                event_id=event.pk if event else None,
+            )
+            what = event.name if event else "general entry"
+            codes.append(f"{ticket.confirmation_code} ({what}, {day:%a %d %b})")
+        return codes

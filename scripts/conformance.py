@@ -1,0 +1,205 @@
+"""Prove the contract against the live server: gunicorn on loopback, schemathesis against it.
+
+Runs twice: with the public contract file as the schema, then with our generated schema
+(/v1.1/openapi.json, which adds check-in, capacity and headers). Any server error or mismatch
+fails the run. The database is a fresh one beside DATABASE_URL's (PostgreSQL) or a temporary
+SQLite file. Called by `make conformance`, which `make test` includes.
+"""
+
+import base64
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+CONTRACT = ROOT.parent / "shared" / "contract" / "museum-api-1.1.1.yaml"
+STAFF, STAFF_PASSWORD = "conformance-staff", secrets.token_urlsafe(16)
+CHECKS = [
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_headers_conformance",
+    "response_schema_conformance",
+    "negative_data_rejection",
+]
+# Status codes are checked by a narrowed copy of the stock check (scripts/conformance_hooks.py,
+# reasons in docs/contract-notes.md); every other check is stock.
+CHECKS = [
+    "contract_status_code_conformance" if check == "status_code_conformance" else check
+    for check in CHECKS
+]
+SEED = os.environ.get("CONFORMANCE_SEED", "20261122")
+MAX_EXAMPLES = os.environ.get("CONFORMANCE_MAX_EXAMPLES", "40")
+
+
+def conformance_database(tmp: str) -> str:
+    """A database of its own, so the run neither sees nor leaves data anywhere else."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        return f"sqlite:///{tmp}/conformance.sqlite3"
+    parts = urlsplit(url)
+    name = "museum_conformance"
+    admin = dict(os.environ, PGCONNECT_TIMEOUT="5")
+    server = ["-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 5432)]
+    user = ["-U", parts.username or "postgres"]
+    subprocess.run(["dropdb", "--if-exists", *server, *user, name], check=True, env=admin)
+    subprocess.run(["createdb", *server, *user, name], check=True, env=admin)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_environment(database_url: str) -> dict:
+    return dict(
+        os.environ,
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        DATABASE_URL=database_url,
+        ALLOWED_HOSTS="127.0.0.1",
+        SECURE_SSL_REDIRECT="false",
+        # Schemathesis sends thousands of requests from one account: lift the per-account rate.
+        MUSEUM_THROTTLE_USER_RATE="1000000/min",
+        EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend",
+    )
+
+
+def manage(env: dict, *args: str, stdin: str | None = None) -> None:
+    subprocess.run(
+        [str(BIN / "python"), "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        text=True,
+        check=True,
+    )
+
+
+def wait_until_ready(base: str, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit("gunicorn exited before it was ready")
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)  # a readiness poll, bounded by the deadline
+    sys.exit("gunicorn did not become ready in 30 s")
+
+
+def api_call(origin: str, method: str, path: str, body: dict | None = None):
+    credentials = base64.b64encode(f"{STAFF}:{STAFF_PASSWORD}".encode()).decode()
+    request = urllib.request.Request(
+        f"{origin}/v1.1{path}",
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"Basic {credentials}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def buy_a_ticket(origin: str) -> str:
+    """A ticket for the first open day, whose image getTicketCode can then fetch."""
+    first_open_day = api_call(origin, "GET", "/museum-hours?limit=1")[0]["date"]
+    body = {"ticketType": "general", "ticketDate": first_open_day, "email": "st@example.com"}
+    return api_call(origin, "POST", "/tickets", body)["ticketId"]
+
+
+def schemathesis(schema: str, base_url: str, report: str, checks: list[str], env: dict) -> int:
+    command = [
+        str(BIN / "schemathesis"),
+        "--config-file",
+        str(ROOT / "scripts" / "schemathesis.toml"),
+        "run",
+        schema,
+        "--url",
+        base_url,
+        "--auth",
+        f"{STAFF}:{STAFF_PASSWORD}",
+        "--checks",
+        ",".join(checks),
+        "--mode",
+        "all",
+        "--seed",
+        SEED,
+        "--max-examples",
+        MAX_EXAMPLES,
+        "--phases",
+        "examples,coverage,fuzzing,stateful",
+        # One worker: with two, CPython 3.11's ast.parse (which hypothesis calls to describe
+        # lambdas) races between threads and fails the run with a SystemError.
+        "--workers",
+        "1",
+        "--no-color",
+        "--report",
+        "junit",
+        "--report-junit-path",
+        report,
+    ]
+    print("$", " ".join(command).replace(STAFF_PASSWORD, "***"), flush=True)
+    return subprocess.run(command, cwd=ROOT, env=env).returncode
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = server_environment(conformance_database(tmp))
+        manage(env, "migrate", "--noinput", "-v", "0")
+        manage(env, "seed_hours", "--days", "400")
+        manage(env, "create_account", STAFF, "--staff", "--password-stdin", stdin=STAFF_PASSWORD)
+        port = free_port()
+        # SQLite takes one writer at a time: a second worker would only add "database is
+        # locked" answers (503) that say nothing about the contract.
+        workers = "2" if env["DATABASE_URL"].startswith("postgres") else "1"
+        # No control socket: gunicorn 27 puts every instance's at one path by default.
+        gunicorn = [str(BIN / "gunicorn"), "museum.wsgi", "--no-control-socket"]
+        server = subprocess.Popen(
+            [*gunicorn, "--bind", f"127.0.0.1:{port}", "--workers", workers], cwd=ROOT, env=env
+        )
+        try:
+            origin = f"http://127.0.0.1:{port}"
+            wait_until_ready(origin, server)
+            reports = ROOT / "test-artifacts"
+            reports.mkdir(exist_ok=True)
+            st_env = dict(
+                os.environ,
+                CONFORMANCE_TICKET_ID=buy_a_ticket(origin),
+                SCHEMATHESIS_HOOKS="conformance_hooks",
+                PYTHONPATH=str(ROOT / "scripts"),
+            )
+            failures = schemathesis(
+                str(CONTRACT),
+                f"{origin}/v1.1",
+                str(reports / "conformance-contract.xml"),
+                CHECKS,
+                st_env,
+            )
+            failures |= schemathesis(
+                f"{origin}/v1.1/openapi.json",
+                f"{origin}/v1.1",
+                str(reports / "conformance-generated.xml"),
+                CHECKS,
+                st_env,
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return failures
+
+
+if __name__ == "__main__":
+    sys.exit(main())

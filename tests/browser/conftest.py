@@ -1,0 +1,56 @@
+"""A real browser for the desk: Debian's Chromium driven by Playwright, against live_server."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PHONE = {"width": 390, "height": 844}  # the door page is used on a phone
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    # Keeps each phase's report on the test, so `page` knows at teardown whether it failed.
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (as .ci/run does)")
+    # Playwright's sync API keeps an event loop in this thread, and Django refuses database
+    # calls from a thread with a running loop unless told that is safe. It is: the loop only
+    # drives the browser, and the test's own queries run between its calls.
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            yield browser
+            browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server, request):
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    yield page
+    report = getattr(request.node, "report_call", None)
+    if report is None or report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"{request.node.name}.png", full_page=True)
+    context.close()

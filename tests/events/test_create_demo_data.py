@@ -1,0 +1,71 @@
+import datetime as dt
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from events.models import EventDate, SpecialEvent
+from tests.factories import SpecialEventFactory
+from tickets.models import Ticket
+
+
+def run(command: str, *args) -> str:
+    out = StringIO()
+    call_command(command, *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def fresh_museum(db):
+    run("seed_hours", "--days", "30", "--pattern", "mon-sun 09:00-17:00")
+    run("create_demo_accounts")
+
+
+def test_an_empty_museum_gets_events_over_the_coming_month(fresh_museum):
+    run("create_demo_data")
+
+    today = timezone.localdate()
+    dates = EventDate.objects.values_list("date", flat=True)
+    assert SpecialEvent.objects.count() >= 3
+    assert min(dates) == today and max(dates) <= today + dt.timedelta(days=31)
+    assert not SpecialEvent.objects.filter(capacity__isnull=True).exists()
+
+
+def test_the_demo_visitor_gets_tickets_bought_under_the_rules(fresh_museum):
+    output = run("create_demo_data")
+
+    tickets = Ticket.objects.filter(buyer__username="visitor")
+    assert {ticket.ticket_type for ticket in tickets} == {"event", "general"}
+    assert tickets.filter(date=timezone.localdate()).exists()  # something to scan at the door
+    sold = sum(EventDate.objects.values_list("sold", flat=True))
+    assert sold == tickets.filter(ticket_type="event").count()
+    assert all(ticket.confirmation_code in output for ticket in tickets)
+
+
+def test_running_it_again_adds_nothing(fresh_museum):
+    run("create_demo_data")
+    counts = (SpecialEvent.objects.count(), Ticket.objects.count())
+
+    output = run("create_demo_data")
+
+    assert (SpecialEvent.objects.count(), Ticket.objects.count()) == counts
+    assert "no demo data added" in output
+
+
+def test_a_museum_with_any_event_is_left_alone(fresh_museum):
+    SpecialEventFactory(name="The real programme")
+
+    run("create_demo_data")
+
+    assert list(SpecialEvent.objects.values_list("name", flat=True)) == ["The real programme"]
+    assert not Ticket.objects.exists()
+
+
+def test_without_open_days_only_event_tickets_are_bought(db):
+    run("create_demo_accounts")
+
+    output = run("create_demo_data")
+
+    assert set(Ticket.objects.values_list("ticket_type", flat=True)) == {"event"}
+    assert "No open days" in output

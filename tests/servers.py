@@ -1,0 +1,178 @@
+"""Real servers for the tests that need them: gunicorn nodes, and a PostgreSQL cluster of our own.
+
+Each is started in a context manager that always stops it, and waited for with a bounded
+readiness poll (a probe, not a sleep standing in for one).
+"""
+
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from django.conf import settings
+
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+READY_TIMEOUT_SECONDS = 30
+SECRET_KEY = secrets.token_urlsafe(50)  # one per test run, shared by every node
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def database_url(settings_dict: dict) -> str:
+    """A DATABASE_URL for the database Django is connected to (the test database)."""
+    user = quote(settings_dict["USER"] or "")
+    password = f":{quote(settings_dict['PASSWORD'])}" if settings_dict["PASSWORD"] else ""
+    host = settings_dict["HOST"] or "127.0.0.1"
+    port = settings_dict["PORT"] or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{quote(settings_dict['NAME'])}"
+
+
+def wait_until(ready, *, what: str, timeout: float = READY_TIMEOUT_SECONDS) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} not ready after {timeout} s")
+        time.sleep(0.1)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@contextmanager
+def gunicorn_node(*, environment: dict[str, str], log: Path) -> Iterator[str]:
+    """A production-like node (DEBUG off, its own processes) on a free port; yields its URL."""
+    port = free_port()
+    env = {
+        "PATH": os.environ["PATH"],
+        "DEBUG": "false",
+        "SECRET_KEY": SECRET_KEY,
+        "SECURE_SSL_REDIRECT": "false",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "LOG_LEVEL": "WARNING",
+        **environment,
+    }
+    command = [str(GUNICORN), "museum.wsgi", "--bind", f"127.0.0.1:{port}"]
+    command += ["--workers", "2", "--threads", "4", "--graceful-timeout", "2"]
+    # gunicorn 27's control socket has one default path per user: nodes would share it.
+    command += ["--no-control-socket"]
+    with open(log, "ab") as output:
+        server = subprocess.Popen(
+            command, cwd=settings.BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: server.poll() is None and _healthy(url), what=f"gunicorn on {port}")
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def can_run_own_postgres() -> bool:
+    if not (PG_BIN / "initdb").exists():
+        return False
+    return os.geteuid() != 0 or _postgres_account() is not None
+
+
+def _postgres_account():
+    try:
+        return pwd.getpwnam("postgres")
+    except KeyError:
+        return None
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL 15 cluster in a temporary folder, on a free port, to restart at will.
+
+    PostgreSQL refuses to run as root; as root, its commands run as the `postgres` account.
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/postgres?connect_timeout=2"
+
+    def _run(self, tool: str, *args: str) -> None:
+        command = [str(PG_BIN / tool), *args]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, timeout=60)
+
+    def _pg_ctl(self, *args: str) -> None:
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 "
+            f"-c unix_socket_directories={self.folder} -c fsync=off"
+        )
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.folder / "data"),
+            "-l",
+            str(self.folder / "log"),
+            "-o",
+            options,
+            "-w",
+            *args,
+        )
+
+    def start(self) -> None:
+        self._pg_ctl("start")
+
+    def stop(self) -> None:
+        # fast: every connection is cut at once, as in a crash or a failover.
+        self._pg_ctl("-m", "fast", "stop")
+
+
+@contextmanager
+def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
+    folder = Path(tempfile.mkdtemp(prefix="museum-postgres-"))
+    if os.geteuid() == 0:
+        account = _postgres_account()
+        os.chown(folder, account.pw_uid, account.pw_gid)
+    cluster = ThrowawayPostgres(folder)
+    try:
+        cluster._run(
+            "initdb",
+            "-D",
+            str(folder / "data"),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
+        cluster.start()
+        yield cluster
+    finally:
+        try:
+            cluster._pg_ctl("-m", "immediate", "stop")
+        except subprocess.CalledProcessError:
+            pass  # never started, or already stopped
+        shutil.rmtree(folder, ignore_errors=True)

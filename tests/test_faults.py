@@ -1,0 +1,157 @@
+"""PostgreSQL goes away under load and comes back: 503s meanwhile, no half purchase, recovery.
+
+The database is a throwaway cluster of this test's own, so the shared server is never restarted.
+"""
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+from tests.factories import PASSWORD
+from tests.live_http import Answer, call
+from tests.servers import can_run_own_postgres, gunicorn_node, throwaway_postgres
+
+pytestmark = [
+    # Once per CI run (the PostgreSQL pass) is enough; its database is its own either way.
+    pytest.mark.postgres_only,
+    pytest.mark.skipif(not can_run_own_postgres(), reason="needs PostgreSQL 15's initdb"),
+]
+
+BUYERS = 4
+PHASE_TIMEOUT_SECONDS = 20
+DAY = dt.date.today() + dt.timedelta(days=2)
+PROBLEM = "application/problem+json"
+
+SETUP = f"""
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from hours.models import MuseumDay
+call_command("migrate", verbosity=0)
+User.objects.create(username="buyer", password={{password!r}})
+MuseumDay.objects.create(date="{DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
+"""
+
+
+@dataclass
+class Load:
+    """Purchases from several threads until told to stop; every answer kept, by key."""
+
+    url: str
+    answers: dict[str, list[Answer]] = field(default_factory=dict)
+    changed: threading.Condition = field(default_factory=threading.Condition)
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+    def buy(self, key: str) -> Answer:
+        body = {"ticketType": "general", "ticketDate": DAY.isoformat(), "email": "a@example.com"}
+        answer = call(
+            "POST", f"{self.url}/v1.1/tickets", username="buyer", body=body, idempotency_key=key
+        )
+        with self.changed:
+            self.answers.setdefault(key, []).append(answer)
+            self.changed.notify_all()
+        return answer
+
+    def run_buyer(self) -> None:
+        for _ in range(2000):  # bounded even if nobody says stop
+            if self.stopping.is_set():
+                return
+            self.buy(str(uuid.uuid4()))
+
+    def count(self, status: int) -> int:
+        return sum(a.status == status for answers in self.answers.values() for a in answers)
+
+    def wait_for(self, status: int, more_than: int) -> None:
+        with self.changed:
+            reached = self.changed.wait_for(
+                lambda: self.count(status) > more_than, timeout=PHASE_TIMEOUT_SECONDS
+            )
+        assert reached, f"no {status} answer within {PHASE_TIMEOUT_SECONDS} s"
+
+
+def prepare(database_url: str) -> None:
+    password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", SETUP.format(password=password)],
+        cwd=settings.BASE_DIR,
+        env={"PATH": os.environ["PATH"], "DEBUG": "true", "DATABASE_URL": database_url},
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_a_database_restart_under_load_is_503s_then_recovery_with_nothing_half_done(tmp_path):
+    with throwaway_postgres() as database:
+        prepare(database.url)
+        environment = {
+            "DATABASE_URL": database.url,
+            # Each buyer thread's requests would otherwise soon meet the per-account limit.
+            "MUSEUM_THROTTLE_USER_RATE": "100000/min",
+        }
+        with gunicorn_node(environment=environment, log=tmp_path / "gunicorn.log") as url:
+            load = Load(url)
+            with ThreadPoolExecutor(max_workers=BUYERS) as pool:
+                buyers = [pool.submit(load.run_buyer) for _ in range(BUYERS)]
+                try:
+                    load.wait_for(201, more_than=BUYERS)
+                    database.stop()
+                    outage = load.buy("during-the-outage")
+                    load.wait_for(503, more_than=BUYERS)
+                    database.start()
+                    # No restart of the service, no waiting: the next request reconnects.
+                    recovered = load.buy("after-the-outage")
+                    load.wait_for(201, more_than=load.count(201) + BUYERS)
+                finally:
+                    load.stopping.set()
+                for buyer in buyers:
+                    buyer.result()
+            # A 503 leaves the client unsure; the same key makes the retry safe.
+            retries = {
+                key: load.buy(key) for key, [first] in load.answers.items() if first.status == 503
+            }
+
+        assert outage.status == 503 and outage.content_type == PROBLEM
+        assert outage.json()["code"] == "database_unavailable"
+        assert outage.headers["Retry-After"] == "5"
+        assert recovered.status == 201
+        statuses = {a.status for answers in load.answers.values() for a in answers}
+        assert statuses <= {201, 409, 503}, statuses
+        assert all(
+            a.content_type == PROBLEM
+            for answers in load.answers.values()
+            for a in answers
+            if a.status >= 400
+        )
+        assert {answer.status for answer in retries.values()} == {201}
+        assert_nothing_half_done(database.url, load)
+
+
+def assert_nothing_half_done(database_url: str, load: Load) -> None:
+    bought = {
+        answers[-1].json()["ticketId"]
+        for answers in load.answers.values()
+        if answers[-1].status == 201
+    }
+    with psycopg.connect(database_url) as db:
+        tickets = {str(row[0]) for row in db.execute("SELECT id FROM tickets_ticket")}
+        [emails] = db.execute("SELECT count(*) FROM tickets_outboxemail").fetchone()
+        [lost] = db.execute(
+            "SELECT count(*) FROM tickets_outboxemail"
+            " WHERE sent_at IS NULL AND next_attempt_at IS NULL"
+        ).fetchone()
+        [sold] = db.execute("SELECT sold FROM hours_museumday WHERE date = %s", [DAY]).fetchone()
+    # Every 201 is a ticket, every ticket a 201 (after the retries), each with its place and
+    # its email: nothing was written without the rest.
+    assert tickets == bought
+    assert sold == emails == len(tickets)
+    assert lost == 0  # each email went out, or is due for the outbox worker

@@ -1,0 +1,66 @@
+"""Reads stay cheap as the museum grows: a few queries each, and indexes under every one.
+
+The benchmark itself (`make bench`, docs/performance.md) is not part of the suite.
+"""
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from bench import data, plans
+from tests.factories import MuseumDayFactory, SpecialEventFactory
+from tickets.models import TicketImage
+
+
+@pytest.mark.postgres_only
+def test_reads_use_indexes_with_a_museums_volume_of_rows(db):
+    # As docs/performance.md recommends for a database that fits in memory; with the default
+    # of 4, PostgreSQL reckons 200 index lookups dearer than reading all 10,000 events.
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL random_page_cost = 1.1")
+    # The full volume (COPY, a few seconds): on small tables a sequential scan is always cheaper.
+    data.load(volume=data.Volume(drawn_tickets=1))
+
+    read_plans = plans.explain_reads()
+
+    assert {plan.read for plan in read_plans} == {
+        "list events (a week, 30)",
+        "get event",
+        "museum hours (30)",
+        "ticket image (stored)",
+        "check-in by QR token",
+        "check-in by code",
+    }
+    scanned = [plan for plan in read_plans if plan.seq_scans & plans.LARGE_TABLES]
+    assert not scanned, plans.report(scanned)
+
+
+def test_getting_an_event_costs_a_few_queries(visitor_client, django_assert_max_num_queries):
+    event = SpecialEventFactory(dates=[dt.date(2030, 1, 1), dt.date(2030, 1, 2)])
+
+    # The user, the event, its dates.
+    with django_assert_max_num_queries(3):
+        response = visitor_client.get(f"/v1.1/special-events/{event.pk}")
+
+    assert response.json()["dates"] == ["2030-01-01", "2030-01-02"]
+
+
+def test_drawing_a_ticket_image_costs_a_few_queries(visitor_client, django_assert_max_num_queries):
+    day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(3))
+    bought = visitor_client.post(
+        "/v1.1/tickets",
+        {"ticketType": "general", "ticketDate": day.date.isoformat(), "email": "a@example.com"},
+        format="json",
+    ).json()
+    # The purchase drew the image for its email; drawn again here, as on a first fetch.
+    TicketImage.objects.all().delete()
+
+    # The user, the ticket with its event and image, and get_or_create's look, savepoint,
+    # insert and release.
+    with django_assert_max_num_queries(6):
+        response = visitor_client.get(f"/v1.1/tickets/{bought['ticketId']}/qr")
+
+    assert response.status_code == 200
+    assert TicketImage.objects.count() == 1

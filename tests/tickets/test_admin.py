@@ -1,0 +1,83 @@
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import UserFactory
+from tickets.models import Ticket
+
+TICKETS = "/admin/tickets/ticket/"
+
+
+def ticket(code: str, *, days: int = 0, **fields) -> Ticket:
+    return Ticket.objects.create(
+        buyer=UserFactory(),
+        ticket_type="general",
+        date=timezone.localdate() + dt.timedelta(days=days),
+        email=f"{code}@example.com",
+        price=15,
+        confirmation_code=f"ticket-general-{code}",
+        **fields,
+    )
+
+
+def shown(client, **query) -> set[str]:
+    response = client.get(TICKETS, query)
+    return {
+        t.confirmation_code.removeprefix("ticket-general-")
+        for t in response.context["cl"].result_list
+    }
+
+
+@pytest.fixture
+def tickets(db):
+    ticket("valid")
+    ticket("entered", checked_in_at=timezone.now(), checked_in_by=UserFactory(username="ruth"))
+    ticket("cancelled", cancelled_at=timezone.now())
+    ticket("tomorrow", days=1)
+    ticket("yesterday", days=-1)
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("valid", {"valid", "tomorrow", "yesterday"}),
+        ("checked_in", {"entered"}),
+        ("cancelled", {"cancelled"}),
+    ],
+)
+def test_the_status_filter_tells_valid_checked_in_and_cancelled_apart(
+    desk_client, tickets, status, expected
+):
+    assert shown(desk_client, status=status) == expected
+
+
+@pytest.mark.parametrize(
+    ("when", "expected"),
+    [
+        ("today", {"valid", "entered", "cancelled"}),
+        ("upcoming", {"tomorrow"}),
+        ("past", {"yesterday"}),
+    ],
+)
+def test_the_date_filter_counts_from_the_museums_today(desk_client, tickets, when, expected):
+    assert shown(desk_client, when=when) == expected
+
+
+def test_the_list_says_who_checked_a_ticket_in_and_when(desk_client, tickets):
+    page = desk_client.get(TICKETS, {"status": "checked_in"}).content.decode()
+
+    assert '<td class="field-status">Checked in</td>' in page
+    assert '<td class="field-checked_in_by nowrap">ruth</td>' in page
+
+
+def test_tickets_cannot_be_deleted_in_the_admin(desk_client, tickets):
+    entered = Ticket.objects.get(confirmation_code="ticket-general-entered")
+
+    assert "delete_selected" not in desk_client.get(TICKETS).content.decode()
+    assert desk_client.get(f"{TICKETS}{entered.pk}/delete/").status_code == 403
+
+
+def test_the_list_costs_a_few_queries(desk_client, tickets, django_assert_max_num_queries):
+    with django_assert_max_num_queries(9):
+        assert desk_client.get(TICKETS).status_code == 200

@@ -1,0 +1,85 @@
+"""The door page: staff scan tickets in a browser, through the same check-in as the API."""
+
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from museum.errors import MuseumProblem
+from tickets import services
+from tickets.models import Ticket
+
+# What the desk reads for each refusal reason of services.check_in.
+REFUSALS = {
+    "forged": "Forged, or not our ticket",
+    "unknown_ticket": "Unknown ticket: no ticket has this code",
+    "cancelled": "Cancelled ticket",
+    "wrong_day": "Ticket for another day",
+    "already_checked_in": "Already checked in",
+}
+
+
+class ScanForm(forms.Form):
+    # The API's limit for the same field: a QR token is ~124 characters.
+    code = forms.CharField(max_length=400)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    admitted: bool
+    words: str
+    ticket: Ticket | None = None
+
+
+def admitted_today() -> int:
+    """Tickets checked in on the museum's today."""
+    # A range on the column rather than checked_in_at__date, so an index on it can serve.
+    midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
+    return Ticket.objects.filter(
+        checked_in_at__gte=midnight, checked_in_at__lt=midnight + timedelta(days=1)
+    ).count()
+
+
+def refusal(problem: MuseumProblem) -> Verdict:
+    ticket = getattr(problem, "ticket", None)
+    words = REFUSALS.get(problem.default_code, problem.title)
+    if isinstance(problem, services.AlreadyCheckedIn):
+        words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
+    elif isinstance(problem, services.WrongDay):
+        words = f"{words}: {ticket.date:%A %d %B %Y}"
+    return Verdict(admitted=False, words=words, ticket=ticket)
+
+
+def scan(*, code: str, by) -> Verdict:
+    # The API's check-in service and its refusals: the door and the scanners cannot disagree.
+    try:
+        ticket = services.check_in(code=code, by=by)
+    except MuseumProblem as problem:
+        return refusal(problem)
+    return Verdict(admitted=True, words="Welcome", ticket=ticket)
+
+
+@login_required(login_url="admin:login")
+@require_http_methods(["GET", "POST"])
+def door(request):
+    if not request.user.is_staff:
+        raise PermissionDenied("The door page is for museum staff.")
+    verdict = None
+    if request.method == "POST":
+        form = ScanForm(request.POST)
+        if form.is_valid():
+            verdict = scan(code=form.cleaned_data["code"], by=request.user)
+        elif form.has_error("code", "max_length"):
+            verdict = Verdict(admitted=False, words=REFUSALS["forged"])
+    context = {
+        "verdict": verdict,
+        "admitted_today": admitted_today(),
+        "museum_name": settings.MUSEUM_NAME,
+    }
+    return render(request, "tickets/door.html", context)

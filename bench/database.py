@@ -114,7 +114,7 @@ def refresh() -> None:
 
 
 def reset_used_up() -> None:
-    """Before each server: no door ticket checked in, no image of the undrawn tickets."""
+    """No door ticket checked in, no image of the tickets whose first fetch draws it."""
     from bench import data
     from tickets.models import Ticket, TicketImage
 

@@ -43,7 +43,7 @@ class Endpoint:
     path: Path | None = None
 
 
-def _line(method: str, path: str, username: str | None = None, etag=None, body=None) -> str:
+def request_line(method: str, path: str, username: str | None = None, etag=None, body=None) -> str:
     auth = authorization(username) if username else "-"
     body_text = json.dumps(body, separators=(",", ":")) if body is not None else "-"
     return "\t".join([method, path, auth, etag or "-", body_text])
@@ -63,7 +63,7 @@ def _list_lines(today: dt.date) -> list[str]:
         if listed < 30:
             raise RuntimeError(f"only {listed} events from {start} to {end}; a page needs 30")
         query = f"startDate={start}&endDate={end}&limit=30"
-        lines.append(_line("GET", f"/v1.1/special-events?{query}", username))
+        lines.append(request_line("GET", f"/v1.1/special-events?{query}", username))
     return lines
 
 
@@ -76,7 +76,7 @@ def _event_lines(today: dt.date, rng: random.Random) -> list[str]:
     )
     picked = rng.sample(upcoming, min(len(upcoming), 2000))
     return [
-        _line("GET", f"/v1.1/special-events/{pk}", username)
+        request_line("GET", f"/v1.1/special-events/{pk}", username)
         for pk, username in zip(picked, _visitors(len(picked)), strict=True)
     ]
 
@@ -100,7 +100,7 @@ def _buy_lines(today: dt.date, rng: random.Random) -> list[str]:
             body.update(ticketType="general", ticketDate=rng.choice(open_days).isoformat())
         bodies.append(body)
     return [
-        _line("POST", "/v1.1/tickets", username, body=body)
+        request_line("POST", "/v1.1/tickets", username, body=body)
         for body, username in zip(bodies, _visitors(len(bodies)), strict=True)
     ]
 
@@ -109,7 +109,7 @@ def _qr_lines(email: str, *, conditional: bool = False) -> list[str]:
     users = dict(get_user_model().objects.values_list("pk", "username"))
     tickets = Ticket.objects.filter(email=email).values_list("pk", "buyer_id", "image__etag")
     return [
-        _line("GET", f"/v1.1/tickets/{pk}/qr", users[buyer], f'"{etag}"' if conditional else None)
+        request_line("GET", f"/v1.1/tickets/{pk}/qr", users[buyer], conditional and f'"{etag}"')
         for pk, buyer, etag in tickets
     ]
 
@@ -117,7 +117,7 @@ def _qr_lines(email: str, *, conditional: bool = False) -> list[str]:
 def _check_in_lines() -> list[str]:
     door = Ticket.objects.filter(email=data.DOOR_EMAIL).values_list("pk", "date")
     return [
-        _line(
+        request_line(
             "POST",
             "/v1.1/tickets/check-in",
             data.STAFF[n % len(data.STAFF)],
@@ -129,11 +129,11 @@ def _check_in_lines() -> list[str]:
 
 def endpoints() -> list[Endpoint]:
     today, rng = timezone.localdate(), random.Random(7)
-    floor = [_line("GET", "/bench/floor")] * 64
-    hours = [_line("GET", "/v1.1/museum-hours", username) for username in data.VISITORS] * 4
+    floor = [request_line("GET", "/bench/floor")] * 64
+    hours = [request_line("GET", "/v1.1/museum-hours", username) for username in data.VISITORS] * 4
     # The cheapest authenticated operation: what every API request pays before its own work
     # (the remembered credential, the account, the throttle), with no query of its own.
-    signed_in = [_line("GET", "/v1.1/tickets/signing-key", u) for u in data.VISITORS] * 4
+    signed_in = [request_line("GET", "/v1.1/tickets/signing-key", u) for u in data.VISITORS] * 4
     return [
         Endpoint("floor", "GET /bench/floor (DRF floor)", floor, {200}),
         Endpoint("signed-in", "GET /v1.1/tickets/signing-key (signed in)", signed_in, {200}),

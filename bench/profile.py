@@ -86,7 +86,7 @@ def main(argv=None) -> int:
     application = get_wsgi_application()
     # Each account pays for PBKDF2 once, here, as `make bench` has them do before measuring.
     for username in data.VISITORS + data.STAFF:
-        _call(application, _environ(driver._line("GET", "/v1.1/museum-hours", username)))
+        _call(application, _environ(driver.request_line("GET", "/v1.1/museum-hours", username)))
     wanted = {key for key in args.endpoints.split(",") if key}
     endpoints = [
         e

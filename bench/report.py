@@ -106,8 +106,8 @@ def _server_section(result: dict, seconds: int) -> list[str]:
         "",
         f"`{result['command'].split('/')[-1]}`",
         "",
-        "| endpoint | req/s | × floor | target | met | p50 ms | p99 ms | errors | RSS Δ MiB "
-        "| answers |",
+        "| endpoint | req/s | × floor | target | met | p50 ms | p99 ms | errors "
+        "| RSS Δ MiB (workers summed) | answers |",
         "|---|---:|---:|---|---|---:|---:|---:|---:|---|",
         *(_endpoint_row(f) for f in result["endpoints"]),
         "",

@@ -1,16 +1,17 @@
 """`make bench`: the service under a bounded load, each endpoint against a bare DRF floor.
 
 1. Loads a museum's volume of rows into a PostgreSQL database of its own (bench/data.py), once;
-   later runs only reset what a run uses up.
+   later runs only reset what a run uses up (bench/database.py).
 2. Prints the query plan of every read (bench/plans.py).
-3. For each server configuration: starts it on loopback with the production settings, signs the
-   benchmark's accounts in once (the verified credential is then cached in Redis, shared by the
-   workers), and drives each endpoint with wrk (bench/wrk.lua) for a fixed time from a separate
-   process. Reports requests/s, p50, p99, errors and the ratio to the floor measured by the same
-   server in the same run, and the resident memory of each worker before and after.
-4. Writes the figures into docs/performance.md, between its "bench results" markers.
+3. Starts each server configuration (bench/servers.py) on its own loopback port with the
+   production settings, signs the benchmark's accounts in once (the remembered sign-in lives in
+   Redis, shared by every worker) and warms each server up on every endpoint.
+4. Drives each endpoint with wrk (bench/wrk.lua) from a separate process, the servers taking
+   turns (bench/driver.py), and reports requests/s, p50, p99, errors, the ratio to the floor
+   measured by the same server in the same run, and the workers' resident memory.
+5. Writes the figures into docs/performance.md, between its "bench results" markers.
 
-    .venv/bin/python -m bench.run [--seconds 10] [--servers sync,gthread,granian] [--reload]
+    .venv/bin/python -m bench.run [--seconds 8] [--servers "gunicorn sync,granian"] [--reload]
 
 Never point BENCH_DATABASE_URL at a database you care about: the benchmark empties its tables.
 """
@@ -28,7 +29,8 @@ WORK = Path("/tmp/museum-bench")
 DATABASE_URL = os.environ.get(
     "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/museum_bench"
 )
-REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+# Database 13 is tests/test_two_nodes.py's (it flushes it); 14 is the benchmark's alone.
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
 
 # Production settings, as README's "Production" section has them, plus what loopback needs.
 SERVICE_ENV = {

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils import timezone
 from django.utils.html import format_html
 
-from tickets.models import Ticket
+from tickets.models import OutboxEmail, Ticket
 from tickets.services import ticket_image
 
 
@@ -103,3 +103,20 @@ class TicketAdmin(admin.ModelAdmin):
             base64.b64encode(png).decode(),
             ticket.confirmation_code,
         )
+
+
+@admin.register(OutboxEmail)
+class ConfirmationEmailAdmin(admin.ModelAdmin):
+    """Staff see which confirmation emails are still waiting, and why; the outbox worker sends."""
+
+    list_display = ["ticket", "created_at", "attempts", "sent_at", "next_attempt_at", "last_error"]
+    list_filter = [("sent_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["ticket"]
+    search_fields = ["ticket__confirmation_code", "ticket__email"]
+    readonly_fields = list_display
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -14,7 +14,12 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
 
-from museum.throttling import client_address, record_failed_sign_in, refuse_if_locked_out
+from museum.throttling import (
+    client_address,
+    one_password_check_at_a_time,
+    record_failed_sign_in,
+    refuse_if_locked_out,
+)
 
 
 def _hmac(purpose: str, value: str | bytes) -> str:
@@ -76,10 +81,11 @@ class MuseumBasicAuthentication(BasicAuthentication):
         # wrong passwords as fast as it can would otherwise keep every CPU hashing.
         address = client_address(request)
         refuse_if_locked_out(username=userid, address=address)
-        try:
-            user, _ = super().authenticate_credentials(userid, password, request)
-        except exceptions.AuthenticationFailed:
-            record_failed_sign_in(username=userid, address=address)
-            raise
+        with one_password_check_at_a_time(address=address):
+            try:
+                user, _ = super().authenticate_credentials(userid, password, request)
+            except exceptions.AuthenticationFailed:
+                record_failed_sign_in(username=userid, address=address)
+                raise
         remember_verified_credential(authorization=authorization, user=user)
         return (user, None)

@@ -9,6 +9,7 @@ Django's default cache, which every worker shares when REDIS_URL is set.
 import logging
 import math
 import time
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.core.cache import cache
@@ -139,3 +140,29 @@ def record_failed_sign_in(*, username: str, address: str) -> None:
                 username if kind == "username" else address,
                 address,
             )
+
+
+# Longer than one password check takes; frees the slot if a worker dies in the middle of one.
+CHECKING_SLOT_SECONDS = 5
+
+
+@contextmanager
+def one_password_check_at_a_time(*, address: str):
+    """Run the body only while no other password check from this address runs; else 429.
+
+    Until an address has spent its failed sign-ins, each wrong password costs the hasher's full
+    CPU: a client sending them in parallel would keep every worker hashing for seconds. One check
+    at a time per address leaves the other workers to everyone else. A credential verified before
+    never gets here (the remembered credential is checked first).
+    """
+    key = f"museum:auth-checking:{_digest('address', address)}"
+    if not cache.add(key, 1, timeout=CHECKING_SLOT_SECONDS):
+        raise Throttled(
+            wait=1,
+            detail="Another sign-in from this address is being checked; retry in a second.",
+            code="sign_in_in_progress",
+        )
+    try:
+        yield
+    finally:
+        cache.delete(key)

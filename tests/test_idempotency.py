@@ -18,7 +18,7 @@ from museum import idempotency
 from museum.models import IdempotencyKey
 from tests.conftest import client_for
 from tests.factories import MuseumDayFactory, UserFactory
-from tests.live_http import call
+from tests.live_http import call, sign_in
 from tests.test_errors_and_auth import EVENT, assert_problem
 from tickets.models import OutboxEmail, Ticket
 
@@ -281,6 +281,7 @@ def test_a_server_error_is_not_kept_and_rolls_back_with_the_work(visitor):
 def parallel_purchases(live_server, count: int, key: str | None) -> list:
     day = MuseumDayFactory(date=later(), capacity=100)
     body = general_ticket(day.date)
+    sign_in(live_server.url, username="visitor")
     start_together = threading.Barrier(count, timeout=10)
 
     def buy():

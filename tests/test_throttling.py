@@ -198,3 +198,21 @@ def test_the_default_rates_leave_room_for_normal_use(visitor):
 
     assert response["RateLimit-Limit"] == "600"
     assert response["RateLimit-Remaining"] == "599"
+
+
+def test_while_a_password_check_runs_another_from_that_address_is_429_without_hashing(visitor):
+    with throttling.one_password_check_at_a_time(address="10.0.0.1"), counting_hashes() as hashes:
+        response = sign_in(address="10.0.0.1")
+        elsewhere = sign_in(address="10.0.0.2")
+
+    assert assert_too_many_requests(response)["code"] == "sign_in_in_progress"
+    assert elsewhere.status_code == 200
+    assert hashes.count == 1  # only the other address's check
+    assert sign_in(address="10.0.0.1").status_code == 200  # the slot is free again
+
+
+def test_a_remembered_credential_needs_no_checking_slot(visitor):
+    assert sign_in().status_code == 200
+
+    with throttling.one_password_check_at_a_time(address="10.0.0.1"):
+        assert sign_in().status_code == 200

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from hours.models import MuseumDay
 from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tests.live_http import sign_in
 from tickets.models import Ticket
 from tickets.services import take_place
 
@@ -44,6 +45,7 @@ def test_fifty_parallel_buyers_get_exactly_ten_places(live_server):
     UserFactory(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2), capacity=10)
     body = {"ticketType": "general", "ticketDate": day.date.isoformat(), "email": "a@example.com"}
+    sign_in(live_server.url, username="visitor")
 
     answers = in_parallel(50, lambda: post(f"{live_server.url}/v1.1/tickets", body, "visitor"))
 
@@ -66,6 +68,7 @@ def test_two_scanners_at_once_admit_a_ticket_once(live_server):
         confirmation_code="ticket-general-abcdef-12345",
     )
     scan = {"code": ticket.confirmation_code}
+    sign_in(live_server.url, username="staff")
 
     answers = in_parallel(
         8, lambda: post(f"{live_server.url}/v1.1/tickets/check-in", scan, "staff")

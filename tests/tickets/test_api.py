@@ -4,7 +4,6 @@ from decimal import Decimal
 from io import BytesIO
 
 import pytest
-import zxingcpp
 from django.core import mail
 from django.utils import timezone
 from PIL import Image
@@ -13,6 +12,7 @@ from events.models import EventDate
 from hours.models import MuseumDay
 from tests.conftest import client_for
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
+from tests.qr import qr_text
 from tickets import tokens
 from tickets.models import Ticket, TicketImage
 
@@ -49,12 +49,6 @@ def for_event(event, day: dt.date, **extra) -> dict:
 
 def buy(client, body):
     return client.post(URL, body, format="json")
-
-
-def qr_text(png: bytes) -> str:
-    results = zxingcpp.read_barcodes(Image.open(BytesIO(png)))
-    assert len(results) == 1
-    return results[0].text
 
 
 # Buying

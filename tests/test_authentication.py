@@ -30,14 +30,6 @@ def counting_hashes(hasher_class=MD5PasswordHasher):
         yield counter
 
 
-@pytest.fixture(autouse=True)
-def empty_cache():
-    # The local-memory cache outlives a test; remembered credentials and counters must not.
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
 def cache_writes(monkeypatch):
     """Every cache.set as (key, value, timeout); the writes still happen."""

@@ -3,7 +3,6 @@
 import logging
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from museum import throttling
@@ -17,13 +16,6 @@ PROBLEM = "application/problem+json"
 WINDOW = 300
 # Ten seconds into a failure window, so that Retry-After is known exactly.
 START = 1_000_000 * WINDOW + 10
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture(autouse=True)

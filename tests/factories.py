@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
+from tickets.models import Ticket
 
 PASSWORD = "correct horse battery staple"
 
@@ -44,3 +45,17 @@ class MuseumDayFactory(factory.django.DjangoModelFactory):
     date = dt.date(2030, 1, 1)
     opens_at = dt.time(9)
     closes_at = dt.time(18)
+
+
+class TicketFactory(factory.django.DjangoModelFactory):
+    """A general-entry ticket made directly, past the purchase rules, for tests of what follows."""
+
+    class Meta:
+        model = Ticket
+
+    buyer = factory.SubFactory(UserFactory)
+    ticket_type = "general"
+    date = dt.date(2030, 1, 1)
+    email = "ada@example.com"
+    price = Decimal("15")
+    confirmation_code = factory.Sequence(lambda n: f"ticket-general-{n:06d}-00000")

@@ -3,8 +3,7 @@ import datetime as dt
 import pytest
 
 from events.models import EventDate
-from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
-from tickets.models import Ticket
+from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
 
 
 @pytest.fixture
@@ -15,14 +14,7 @@ def admin_client(client, db):
 
 @pytest.fixture
 def ticket(db):
-    return Ticket.objects.create(
-        buyer=UserFactory(),
-        ticket_type="general",
-        date=dt.date(2030, 1, 1),
-        email="ada@example.com",
-        price=15,
-        confirmation_code="ticket-general-abcdef-12345",
-    )
+    return TicketFactory(confirmation_code="ticket-general-abcdef-12345")
 
 
 def test_staff_find_a_ticket_by_code_or_email_and_see_its_image(admin_client, ticket):

@@ -24,7 +24,7 @@ from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
 from tests.conftest import client_for
-from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
 from tests.qr import qr_text
 from tests.test_errors_and_auth import EVENT, assert_problem
 from tickets import tokens
@@ -74,12 +74,9 @@ def world(db):
     event = SpecialEventFactory(name="Night at the museum", dates=[days_from_today(3)])
     MuseumDayFactory(date=days_from_today(3))
     MuseumDayFactory(date=timezone.localdate())
-    ticket = Ticket.objects.create(
+    ticket = TicketFactory(
         buyer=visitor,
-        ticket_type="general",
         date=timezone.localdate(),
-        email="ada@example.com",
-        price=15,
         confirmation_code="ticket-general-abcdef-12345",
     )
     return {"staff": staff, "visitor": visitor, "event": event, "ticket": ticket}

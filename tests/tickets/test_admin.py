@@ -3,19 +3,16 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from tests.factories import UserFactory
+from tests.factories import TicketFactory, UserFactory
 from tickets.models import OutboxEmail, Ticket
 
 TICKETS = "/admin/tickets/ticket/"
 
 
 def ticket(code: str, *, days: int = 0, **fields) -> Ticket:
-    return Ticket.objects.create(
-        buyer=UserFactory(),
-        ticket_type="general",
+    return TicketFactory(
         date=timezone.localdate() + dt.timedelta(days=days),
         email=f"{code}@example.com",
-        price=15,
         confirmation_code=f"ticket-general-{code}",
         **fields,
     )
@@ -85,14 +82,7 @@ def test_the_list_costs_a_few_queries(desk_client, tickets, django_assert_max_nu
 
 def test_staff_see_confirmation_emails_still_waiting_and_why(db, client):
     client.force_login(UserFactory(username="desk", is_staff=True, is_superuser=True))
-    ticket = Ticket.objects.create(
-        buyer=UserFactory(),
-        ticket_type="general",
-        date=dt.date(2030, 1, 1),
-        email="ada@example.com",
-        price=15,
-        confirmation_code="ticket-general-waitng-12345",
-    )
+    ticket = TicketFactory(confirmation_code="ticket-general-waitng-12345")
     OutboxEmail.objects.create(ticket=ticket, attempts=2, last_error="ConnectionRefusedError")
 
     waiting = client.get("/admin/tickets/outboxemail/", {"sent_at__isempty": "1"})

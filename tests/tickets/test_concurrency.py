@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from hours.models import MuseumDay
-from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tests.factories import PASSWORD, MuseumDayFactory, TicketFactory, UserFactory
 from tests.live_http import sign_in
 from tickets.models import Ticket
 from tickets.services import take_place
@@ -59,14 +59,7 @@ def test_two_scanners_at_once_admit_a_ticket_once(live_server):
     UserFactory(username="staff", is_staff=True)
     buyer = UserFactory(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate())
-    ticket = Ticket.objects.create(
-        buyer=buyer,
-        ticket_type="general",
-        date=day.date,
-        email="a@example.com",
-        price=15,
-        confirmation_code="ticket-general-abcdef-12345",
-    )
+    ticket = TicketFactory(buyer=buyer, date=day.date)
     scan = {"code": ticket.confirmation_code}
     sign_in(live_server.url, username="staff")
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from events.services import cancel_event
 from tests.conftest import client_for
-from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
 from tickets import services, tokens
 from tickets.models import Ticket
 
@@ -166,13 +166,8 @@ def test_the_page_counts_visitors_admitted_on_the_museums_today(desk_client, set
     settings.TIME_ZONE = "Pacific/Kiritimati"
     midnight = timezone.make_aware(dt.datetime.combine(timezone.localdate(), dt.time.min))
     for minutes in [30, 60, -30]:  # two after the museum's midnight, one before
-        Ticket.objects.create(
-            buyer=UserFactory(),
-            ticket_type="general",
+        TicketFactory(
             date=timezone.localdate(midnight + dt.timedelta(minutes=minutes)),
-            email="ada@example.com",
-            price=15,
-            confirmation_code=f"ticket-general-count-{minutes}",
             checked_in_at=midnight + dt.timedelta(minutes=minutes),
         )
 

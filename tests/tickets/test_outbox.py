@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from django.db import connections, transaction
 from django.utils import timezone
 
-from tests.factories import MuseumDayFactory
+from tests.factories import MuseumDayFactory, TicketFactory
 from tickets import services
 from tickets.models import OutboxEmail, Ticket
 
@@ -139,14 +139,7 @@ def test_the_interval_must_be_positive(db):
 def test_an_email_another_worker_is_sending_is_left_to_it(visitor, open_day):
     # Created without the after-commit try: as if that try had failed a minute ago.
     email = OutboxEmail.objects.create(
-        ticket=Ticket.objects.create(
-            buyer=visitor,
-            ticket_type="general",
-            date=open_day.date,
-            email="a@example.com",
-            price=15,
-            confirmation_code="ticket-general-abcdef-12345",
-        ),
+        ticket=TicketFactory(buyer=visitor, date=open_day.date),
         next_attempt_at=timezone.now(),
     )
     other_worker = connections.create_connection("default")

@@ -30,11 +30,12 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# pytest last: its summary line ("N passed") is the last thing the run prints.
 test: lint
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
-	$(BIN)/pytest
 	$(MAKE) conformance
+	$(BIN)/pytest
 
 # The live server under schemathesis, against the public contract and our own schema
 # (docs/contract-notes.md). Uses DATABASE_URL's PostgreSQL server, or a temporary SQLite file.

@@ -240,11 +240,14 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # On the handler too: records that Django's own loggers pass up (a warning per 4xx from
+    # django.request) skip the root logger's level and stop only at its handler's.
+    "handlers": {"console": {"class": "logging.StreamHandler", "level": LOG_LEVEL}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
 # The benchmark's bare DRF view at /bench/floor (docs/performance.md); never on in production.

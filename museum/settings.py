@@ -141,7 +141,7 @@ CACHES = {
             "LOCATION": os.environ["REDIS_URL"],
         }
         if os.environ.get("REDIS_URL")
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        else {"BACKEND": "museum.cache.CountingLocMemCache"}
     )
 }
 

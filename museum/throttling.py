@@ -30,11 +30,12 @@ def client_address(request) -> str:
 
 
 class RateThrottle(SimpleRateThrottle):
-    """A DRF throttle that reads its rate per request and reports RateLimit-* headers."""
+    """A DRF throttle counting in fixed windows, one cache round trip a request.
 
-    def __init__(self):
-        self.key = None
-        super().__init__()
+    DRF's own keeps every request's timestamp in a list it reads and writes back (two round trips
+    and a list that grows with the rate); a window that opens at an account's first request and
+    counts up to the limit is one atomic count. RateLimit-* headers tell the client where it is.
+    """
 
     def get_rate(self):
         # SimpleRateThrottle copies the rates when DRF is imported; reading them here lets a
@@ -42,20 +43,22 @@ class RateThrottle(SimpleRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
 
     def allow_request(self, request, view):
-        allowed = super().allow_request(request, view)
-        if self.key is not None:
-            # view.headers goes onto every response of the view, the 429 included.
-            view.headers.update(self.rate_limit_headers())
-        return allowed
+        key = self.get_cache_key(request, view)
+        if key is None:
+            return True
+        hits, self.seconds_left = cache.count(key, self.duration)
+        # view.headers goes onto every response of the view, the 429 included.
+        view.headers.update(
+            {
+                "RateLimit-Limit": str(self.num_requests),
+                "RateLimit-Remaining": str(max(self.num_requests - hits, 0)),
+                "RateLimit-Reset": str(self.seconds_left),
+            }
+        )
+        return hits <= self.num_requests
 
-    def rate_limit_headers(self) -> dict[str, str]:
-        # After allow_request the history is never empty: it holds this request or is full.
-        oldest_leaves_in = self.history[-1] + self.duration - self.now
-        return {
-            "RateLimit-Limit": str(self.num_requests),
-            "RateLimit-Remaining": str(max(self.num_requests - len(self.history), 0)),
-            "RateLimit-Reset": str(math.ceil(oldest_leaves_in)),
-        }
+    def wait(self):
+        return self.seconds_left
 
 
 class AccountRateThrottle(RateThrottle):
@@ -82,7 +85,7 @@ class AddressRateThrottle(RateThrottle):
 
 # Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
 # lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
-# is exact, and cache.add/incr count atomically across workers.
+# is exact, and cache.count counts atomically across workers.
 
 
 def _failure_counters(*, username: str, address: str) -> list[tuple[str, str, int]]:
@@ -124,12 +127,7 @@ def record_failed_sign_in(*, username: str, address: str) -> None:
     window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
     for kind, key, limit in _failure_counters(username=username, address=address):
         # A counter outlives its window (it expires a window after its first failure).
-        cache.add(key, 0, timeout=window_seconds)
-        try:
-            failures = cache.incr(key)
-        except ValueError:  # evicted between add and incr
-            cache.add(key, 1, timeout=window_seconds)
-            failures = 1
+        failures, _ = cache.count(key, window_seconds)
         if failures == limit:
             # %r: the username is whatever the client sent, line breaks included.
             security_log.warning(

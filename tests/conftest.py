@@ -5,6 +5,7 @@ from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
+from museum import authentication
 from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory
 
@@ -24,8 +25,10 @@ def empty_cache():
     # The cache remembers verified credentials and counts failed sign-ins; each test starts
     # with none, as a fresh deployment would.
     cache.clear()
+    authentication.remembered_here.clear()
     yield
     cache.clear()
+    authentication.remembered_here.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import StaffManagesOrReadOnly
 from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
+from museum.shared_reads import SharedReadsMixin
 
 EVENT_ID = OpenApiParameter(
     "eventId",
@@ -75,8 +76,13 @@ EVENT_ID = OpenApiParameter(
 )
 @extend_schema(tags=["Events"])
 class SpecialEventViewSet(
-    StrictQueryParameters, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    SharedReadsMixin,
+    StrictQueryParameters,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
 ):
+    shared_reads_section = "events"
     queryset = SpecialEvent.objects.active().prefetch_related(
         Prefetch("dates", to_attr=PREFETCHED_DATES)
     )

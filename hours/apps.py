@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class HoursConfig(AppConfig):
     name = "hours"
     verbose_name = "Opening hours"
+
+    def ready(self):
+        from hours.models import MuseumDay
+        from museum.shared_reads import watch
+
+        watch("hours", MuseumDay)

@@ -8,6 +8,7 @@ from datetime import date, time, timedelta
 from django.db import transaction
 
 from hours.models import MuseumDay
+from museum.shared_reads import section_changed
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 DEFAULT_PATTERN = "mon-thu 09:00-18:00, fri 10:00-16:00"
@@ -121,6 +122,7 @@ def apply_weekly_pattern(
         to_update, ["opens_at", "closes_at", "is_closed", "edited_by_staff"], batch_size=500
     )
     MuseumDay.objects.filter(date__in=to_remove).delete()
+    section_changed("hours")  # bulk writes send no signals
     summary.created, summary.updated, summary.removed = (
         len(to_create),
         len(to_update),
@@ -133,6 +135,8 @@ def close_days(*, dates: Iterable[date], note: str) -> int:
     """Close the given museum days all day, saying why; seeding leaves them closed."""
     # The hours stay on the row, so reopening the day in the admin is unticking one box.
     # Tickets already sold stay valid: staff decide what to tell their holders.
-    return MuseumDay.objects.filter(date__in=list(dates)).update(
+    closed = MuseumDay.objects.filter(date__in=list(dates)).update(
         is_closed=True, note=note, edited_by_staff=True
     )
+    section_changed("hours")  # update() sends no signals
+    return closed

@@ -7,6 +7,7 @@ from hours.models import MuseumDay
 from hours.serializers import HoursQuerySerializer, MuseumDailyHoursSerializer
 from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
+from museum.shared_reads import SharedReadsMixin
 
 
 @extend_schema_view(
@@ -25,7 +26,10 @@ from museum.schema import problems
         responses={200: MuseumDailyHoursSerializer(many=True), **problems(400, 401)},
     )
 )
-class MuseumHoursViewSet(StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet):
+class MuseumHoursViewSet(
+    SharedReadsMixin, StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet
+):
+    shared_reads_section = "hours"
     queryset = MuseumDay.objects.filter(is_closed=False).order_by("date")
     serializer_class = MuseumDailyHoursSerializer
     list_query_serializer = HoursQuerySerializer

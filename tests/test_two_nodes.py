@@ -18,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 
 from hours.models import MuseumDay
-from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tests.factories import PASSWORD, MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.live_http import call
 from tests.servers import database_url, gunicorn_node
 from tickets.models import OutboxEmail, Ticket
@@ -137,3 +137,18 @@ def test_the_throttle_counts_requests_on_both_nodes(nodes, account):
     refused = answers[-1]
     assert refused.content_type == "application/problem+json"
     assert 0 < int(refused.headers["Retry-After"]) <= 60
+
+
+def test_an_event_edited_through_one_node_is_read_fresh_through_the_other(nodes, account):
+    editor = account("editor")
+    User.objects.filter(username=editor).update(is_staff=True)
+    event = SpecialEventFactory(name="Night at the museum")
+    path = f"/v1.1/special-events/{event.id}"
+    # Read twice through the first node: the second answer comes from the shared cache.
+    for _ in range(2):
+        assert call("GET", nodes[0] + path, username=editor).json()["name"] == event.name
+
+    edited = call("PATCH", nodes[1] + path, username=editor, body={"name": "Late opening"})
+
+    assert edited.status == 200
+    assert call("GET", nodes[0] + path, username=editor).json()["name"] == "Late opening"

@@ -24,7 +24,9 @@ run: install
 	$(MANAGE) create_demo_accounts
 	$(MANAGE) create_demo_data
 	@echo "Serving the Museum API at http://127.0.0.1:8000/v1.1/ (docs: /v1.1/docs/, admin: /admin/, door: /door/)"
-	$(MANAGE) runserver 127.0.0.1:8000
+	@# The outbox worker beside the server prints each confirmation email (console backend).
+	$(MANAGE) send_outbox --loop --interval 2 & trap 'kill $$!' EXIT; \
+		$(MANAGE) runserver 127.0.0.1:8000
 
 lint: install
 	$(BIN)/ruff check .

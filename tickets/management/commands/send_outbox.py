@@ -11,14 +11,14 @@ logger = logging.getLogger(__name__)
 
 class Command(BaseCommand):
     help = (
-        "Send the confirmation emails that could not go out right after their purchase. "
+        "Send the confirmation emails that are due: new purchases' and retries. "
         "Once by default; with --loop, as a worker, every --interval seconds."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--loop", action="store_true", help="Keep running, as a worker.")
         parser.add_argument(
-            "--interval", type=float, default=30.0, help="Seconds between rounds with --loop."
+            "--interval", type=float, default=5.0, help="Seconds between rounds with --loop."
         )
 
     def handle(self, *args, loop, interval, **options):

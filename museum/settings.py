@@ -129,7 +129,9 @@ DATABASES = {
         env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'museum.sqlite3'}",
         conn_max_age=envint("DB_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+        # No SELECT 1 before each request's first query: the account load replaces a dropped
+        # connection instead (museum/authentication.py, load_account).
+        conn_health_checks=False,
     )
 }
 

@@ -172,6 +172,17 @@ def buy_ticket(
     return ticket
 
 
+def stored_ticket_image(*, ticket_id: uuid.UUID, viewer) -> tuple[str, bytes] | None:
+    """(ETag, PNG) of the ticket's image if it is drawn and `viewer` may see it, else None.
+
+    The common case of GET /tickets/{id}/qr in one narrow query: no ticket or event row is built.
+    """
+    images = TicketImage.objects.filter(ticket_id=ticket_id)
+    if not viewer.is_staff:
+        images = images.filter(ticket__buyer=viewer)
+    return images.values_list("etag", "png").first()
+
+
 def ticket_image(*, ticket: Ticket) -> TicketImage:
     """The ticket's PNG, drawn on first use and kept."""
     try:

@@ -300,18 +300,20 @@ def cancel_tickets(*, event: SpecialEvent) -> int:
 
 def _ticket_for_code(code: str) -> Ticket:
     """The ticket a scanned QR token names, or the confirmation code a visitor reads aloud."""
-    tickets = Ticket.objects.select_related("event")
     if code.startswith("ticket-"):
-        ticket = tickets.filter(confirmation_code=code).first()
+        lookup = {"confirmation_code": code}
     else:
         try:
             claim = tokens.verify_ticket_token(code)
         except tokens.InvalidTicketToken:
             raise ForgedTicket() from None
-        ticket = tickets.filter(pk=claim.ticket_id, date=claim.date).first()
-    if ticket is None:
-        raise UnknownTicket()
-    return ticket
+        lookup = {"pk": claim.ticket_id, "date": claim.date}
+    # get(), not first(): both lookups are unique, and first()'s ORDER BY was a sixth of a
+    # check-in's CPU to build.
+    try:
+        return Ticket.objects.select_related("event").get(**lookup)
+    except Ticket.DoesNotExist:
+        raise UnknownTicket() from None
 
 
 def check_in(*, code: str, by) -> Ticket:

@@ -16,6 +16,7 @@ from rest_framework import status
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.errors import MuseumProblem
+from museum.prepared import PreparedQuery, db_value
 from tickets import tokens
 from tickets.images import render_ticket_png
 from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
@@ -175,12 +176,26 @@ def buy_ticket(
 def stored_ticket_image(*, ticket_id: uuid.UUID, viewer) -> tuple[str, bytes] | None:
     """(ETag, PNG) of the ticket's image if it is drawn and `viewer` may see it, else None.
 
-    The common case of GET /tickets/{id}/qr in one narrow query: no ticket or event row is built.
+    The common case of GET /tickets/{id}/qr in one narrow prepared query (museum/prepared.py).
     """
-    images = TicketImage.objects.filter(ticket_id=ticket_id)
-    if not viewer.is_staff:
-        images = images.filter(ticket__buyer=viewer)
-    return images.values_list("etag", "png").first()
+    ticket_id = db_value(TicketImage._meta.pk, ticket_id)
+    if viewer.is_staff:
+        image = _DRAWN_IMAGE.first(ticket_id)
+    else:
+        image = _DRAWN_IMAGE_OF_BUYER.first(ticket_id, viewer.pk)
+    return None if image is None else (image.etag, bytes(image.png))
+
+
+_DRAWN_IMAGE = PreparedQuery(
+    lambda: TicketImage.objects.filter(pk=uuid.UUID(int=0)).only("etag", "png")
+)
+_DRAWN_IMAGE_OF_BUYER = PreparedQuery(
+    lambda: (
+        TicketImage.objects.filter(pk=uuid.UUID(int=0))
+        .filter(ticket__buyer_id=0)
+        .only("etag", "png")
+    )
+)
 
 
 def ticket_image(*, ticket: Ticket) -> TicketImage:

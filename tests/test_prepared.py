@@ -1,0 +1,50 @@
+"""Prepared queries give what the ORM gives, values converted, on SQLite and PostgreSQL alike."""
+
+import uuid
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from museum.authentication import load_account
+from museum.prepared import PreparedQuery
+from tests.factories import TicketFactory, UserFactory
+from tickets.models import TicketImage
+from tickets.services import stored_ticket_image
+
+
+def field_values(instance) -> list:
+    return [getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields]
+
+
+def test_an_account_loads_with_every_field_as_the_orm_loads_it(db):
+    user = UserFactory(last_login=timezone.now(), is_staff=True)
+
+    loaded = load_account(user.pk)
+
+    assert field_values(loaded) == field_values(User.objects.get(pk=user.pk))
+    assert loaded.is_staff is True and loaded.last_login == user.last_login
+
+
+def test_an_unknown_account_is_none(db):
+    assert load_account(10**9) is None
+
+
+def test_a_drawn_image_is_found_for_its_buyer_and_staff_only(db):
+    ticket = TicketFactory()
+    TicketImage.objects.create(ticket=ticket, png=b"\x89PNG...", etag="abc")
+
+    assert stored_ticket_image(ticket_id=ticket.pk, viewer=ticket.buyer) == ("abc", b"\x89PNG...")
+    assert stored_ticket_image(ticket_id=ticket.pk, viewer=UserFactory(is_staff=True)) == (
+        "abc",
+        b"\x89PNG...",
+    )
+    assert stored_ticket_image(ticket_id=ticket.pk, viewer=UserFactory()) is None
+    assert stored_ticket_image(ticket_id=uuid.uuid4(), viewer=ticket.buyer) is None
+
+
+def test_a_prepared_query_takes_exactly_its_parameters(db):
+    query = PreparedQuery(lambda: User.objects.filter(pk=0).filter(username="x"))
+
+    with pytest.raises(TypeError):
+        query.first(1)

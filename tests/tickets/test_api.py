@@ -368,6 +368,28 @@ def test_the_first_scan_admits_and_the_second_names_the_first_entry(
     assert second.json()["firstEntryAt"] == ticket.checked_in_at.isoformat()
 
 
+@pytest.mark.parametrize("read", ["qr", "code"])
+def test_an_event_tickets_check_in_names_its_event(staff_client, visitor_client, read):
+    today = timezone.localdate()
+    event = SpecialEventFactory(name="Night at the Museum", dates=[today])
+    ticket = bought(visitor_client, for_event(event, today))
+    if read == "qr":
+        code = qr_text(visitor_client.get(qr_url(ticket)).content)
+    else:
+        code = ticket.confirmation_code
+
+    body = staff_client.post(CHECK_IN, {"code": code}, format="json").json()
+
+    assert (body["ticketId"], body["eventName"]) == (str(ticket.pk), "Night at the Museum")
+    assert body["ticketType"] == "event" and body["ticketDate"] == today.isoformat()
+
+
+def test_a_general_tickets_check_in_has_no_event_name(staff_client, todays_ticket):
+    code, _ = todays_ticket
+
+    assert staff_client.post(CHECK_IN, {"code": code}, format="json").json()["eventName"] is None
+
+
 def test_a_confirmation_code_read_aloud_also_admits(staff_client, todays_ticket):
     _, ticket = todays_ticket
 

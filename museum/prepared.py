@@ -2,16 +2,29 @@
 
 Working out a query (lookups, joins, the SQL text) costs the ORM more than running it does: on
 this machine class ~450 µs against ~200 µs for one row by its key, on every request. A
-PreparedQuery keeps the SQL of a queryset built once with placeholder values and runs it through
-`raw()` with each call's values, so rows still come back as model instances, with the
-database's values converted as the ORM converts them.
+PreparedQuery compiles its queryset once, with placeholder values, and then runs that SQL with
+each call's values, turning the row into an instance as the ORM's ModelIterable does: the
+database's values converted (SQLite keeps dates as text), annotations set as attributes.
 """
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Field, Model, QuerySet
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    parameters: int
+    model: type[Model]
+    field_positions: slice  # where the model's own columns sit in a row
+    field_names: list[str]
+    annotations: dict[str, int]  # attribute name -> position in a row
+    converters: list  # (position, (converter functions, expression)), as the compiler has them
+    using: str
 
 
 class PreparedQuery:
@@ -21,18 +34,49 @@ class PreparedQuery:
         self._build = build
 
     @functools.cached_property
-    def _sql(self) -> tuple[type[Model], str, int]:
+    def _compiled(self) -> _Compiled:
         queryset = self._build()
-        sql, placeholders = queryset.query.sql_with_params()
-        return queryset.model, sql, len(placeholders)
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        sql, placeholders = compiler.as_sql()  # also fills select, klass_info, annotations
+        select = [expression for expression, _, _ in compiler.select]
+        first, last = (
+            compiler.klass_info["select_fields"][0],
+            compiler.klass_info["select_fields"][-1],
+        )
+        return _Compiled(
+            sql=sql,
+            parameters=len(placeholders),
+            model=compiler.klass_info["model"],
+            field_positions=slice(first, last + 1),
+            field_names=[column.target.attname for column in select[first : last + 1]],
+            annotations=dict(compiler.annotation_col_map),
+            converters=list(compiler.get_converters(select).items()),
+            using=compiler.using,
+        )
 
     def first(self, *params) -> Model | None:
-        model, sql, expected = self._sql
-        if len(params) != expected:
-            raise TypeError(f"The query takes {expected} parameters, not {len(params)}")
-        return next(iter(model._default_manager.raw(sql, params)), None)
+        compiled = self._compiled
+        if len(params) != compiled.parameters:
+            raise TypeError(f"The query takes {compiled.parameters} parameters, not {len(params)}")
+        # This thread's connection: connections are per thread, the compiled query is not.
+        connection = connections[compiled.using]
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        row = list(row)
+        for position, (converters, expression) in compiled.converters:
+            for convert in converters:
+                row[position] = convert(row[position], expression, connection)
+        instance = compiled.model.from_db(
+            compiled.using, compiled.field_names, row[compiled.field_positions]
+        )
+        for name, position in compiled.annotations.items():
+            setattr(instance, name, row[position])
+        return instance
 
 
-def db_value(field: Field, value):
+def db_value(field: Field, value, using: str = "default"):
     """`value` as the database stores it in `field` (a UUID is text on SQLite, say)."""
-    return field.get_db_prep_value(value, connection)
+    return field.get_db_prep_value(value, connections[using])

@@ -1,9 +1,11 @@
 """Prepared queries give what the ORM gives, values converted, on SQLite and PostgreSQL alike."""
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connections
 from django.utils import timezone
 
 from museum.authentication import load_account
@@ -48,3 +50,19 @@ def test_a_prepared_query_takes_exactly_its_parameters(db):
 
     with pytest.raises(TypeError):
         query.first(1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_query_prepared_in_one_thread_runs_in_another():
+    # Connections belong to their thread; a prepared query must not keep the one it was built on.
+    user = UserFactory()
+    assert load_account(user.pk) == user
+
+    def in_another_thread():
+        try:
+            return load_account(user.pk)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(in_another_thread).result() == user

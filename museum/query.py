@@ -36,7 +36,11 @@ class StrictQueryParameters:
         super().initial(request, *args, **kwargs)
         accepted = set()
         if getattr(self, "action", None) == "list":
-            accepted = {*self.list_query_serializer().fields, *PageQuerySerializer().fields}
+            # The declared names, read from the classes: an instance deep-copies its fields.
+            accepted = {
+                *self.list_query_serializer._declared_fields,
+                *PageQuerySerializer._declared_fields,
+            }
         if unknown := sorted(set(request.query_params) - accepted):
             raise ValidationError(
                 {name: ["Not a parameter of this operation."] for name in unknown}

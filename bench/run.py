@@ -43,13 +43,12 @@ SERVICE_ENV = {
     # No TLS on loopback, so no redirect to it.
     "SECURE_SSL_REDIRECT": "false",
     # Each account sends hundreds of requests a second here; 600/min would answer 429.
-    # Per second, so DRF's throttle keeps a second of timestamps per account, not a minute's.
     "MUSEUM_THROTTLE_USER_RATE": "100000/s",
     # A remembered sign-in outlives the run (the default 300 s would expire mid-measurement and
     # make each account pay PBKDF2 again there; in production a client pays it once per 300 s).
     "MUSEUM_AUTH_CACHE_SECONDS": "3600",
     "MUSEUM_BENCH_FLOOR": "true",
-    # Our work is measured (the ticket image is still drawn for the email), not a mail server.
+    # No mail server here. A purchase only queues its email; no outbox worker runs meanwhile.
     "EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend",
     "LOG_LEVEL": "WARNING",
 }

@@ -87,8 +87,9 @@ def recall_verified_user(*, authorization: bytes, username: str):
 
 def _remember_here(key: str, remembered: dict) -> None:
     if len(remembered_here) >= REMEMBERED_HERE_MAX:
-        # Dicts keep insertion order: the oldest entry goes.
-        remembered_here.pop(next(iter(remembered_here)), None)
+        # Start over rather than pick entries to drop: safe while other threads read and write,
+        # and each entry comes back from the shared cache on its client's next request.
+        remembered_here.clear()
     remembered_here[key] = remembered
 
 

@@ -244,3 +244,17 @@ def test_with_the_production_hasher_the_cost_is_paid_once(visitor, settings):
             assert client.get(HOURS).status_code == 200
 
     assert hashes.count == 1
+
+
+def test_a_full_worker_memory_starts_over_and_recalls_from_the_shared_cache(visitor, monkeypatch):
+    monkeypatch.setattr(authentication, "REMEMBERED_HERE_MAX", 2)
+    UserFactory(username="ada")
+    signed_in_client().get(HOURS)
+    authentication.remembered_here["someone else"] = {}
+
+    signed_in_client("ada").get(HOURS)  # the memory is full: it starts over with ada alone
+
+    assert len(authentication.remembered_here) == 1
+    with counting_hashes() as hashes:
+        assert signed_in_client().get(HOURS).status_code == 200
+    assert hashes.count == 0

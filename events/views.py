@@ -18,7 +18,7 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import StaffManagesOrReadOnly
 from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
-from museum.shared_reads import SharedReadsMixin
+from museum.shared_reads import SharedList, SharedRetrieve
 
 EVENT_ID = OpenApiParameter(
     "eventId",
@@ -76,7 +76,8 @@ EVENT_ID = OpenApiParameter(
 )
 @extend_schema(tags=["Events"])
 class SpecialEventViewSet(
-    SharedReadsMixin,
+    SharedList,
+    SharedRetrieve,
     StrictQueryParameters,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,

@@ -7,7 +7,7 @@ from hours.models import MuseumDay
 from hours.serializers import HoursQuerySerializer, MuseumDailyHoursSerializer
 from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
-from museum.shared_reads import SharedReadsMixin
+from museum.shared_reads import SharedList
 
 
 @extend_schema_view(
@@ -27,7 +27,7 @@ from museum.shared_reads import SharedReadsMixin
     )
 )
 class MuseumHoursViewSet(
-    SharedReadsMixin, StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet
+    SharedList, StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet
 ):
     shared_reads_section = "hours"
     queryset = MuseumDay.objects.filter(is_closed=False).order_by("date")

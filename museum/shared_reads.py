@@ -80,14 +80,23 @@ def shared_answer(section: str, request, build) -> Response:
     return response
 
 
-class SharedReadsMixin:
-    """Viewset mixin: `list` and `retrieve` answered through `shared_answer`."""
+class SharedList:
+    """Viewset mixin: `list` answered through `shared_answer` for `shared_reads_section`."""
 
     shared_reads_section: str
 
     def list(self, request, *args, **kwargs):
         build = functools.partial(super().list, request, *args, **kwargs)
         return shared_answer(self.shared_reads_section, request, build)
+
+
+class SharedRetrieve:
+    """Viewset mixin: `retrieve` answered through `shared_answer` for `shared_reads_section`.
+
+    A mixin of its own: a viewset with a `retrieve` gets a detail route from DRF's router.
+    """
+
+    shared_reads_section: str
 
     def retrieve(self, request, *args, **kwargs):
         build = functools.partial(super().retrieve, request, *args, **kwargs)

@@ -73,6 +73,23 @@ def test_every_contract_operation_is_served_with_its_operation_id(contract, gene
     )
 
 
+# Our additions to the contract (docs/contract-notes.md); anything else new is a mistake, such as
+# a route a router made up.
+ADDED_OPERATIONS = {("/tickets/check-in", "post"), ("/tickets/signing-key", "get")}
+
+
+def test_the_only_operations_beyond_the_contract_are_the_documented_additions(contract, generated):
+    added = set(operations(generated)) - set(operations(contract))
+
+    assert_no_differences(
+        [
+            f"{method.upper()} {path}: not in the contract"
+            for path, method in added - ADDED_OPERATIONS
+        ]
+        + [f"{method.upper()} {path}: missing" for path, method in ADDED_OPERATIONS - added]
+    )
+
+
 def test_parameters_match_in_name_place_requirement_type_and_bounds(contract, generated):
     differences = []
     for label, theirs, ours in shared_operations(contract, generated):

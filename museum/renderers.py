@@ -1,5 +1,7 @@
-"""The API's JSON renderer: DRF's, except that text a client sent can never crash it."""
+"""The API's JSON renderer: DRF's, except that text a client sent can never crash it; and the
+negotiation that picks a renderer."""
 
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import JSONRenderer
 
 
@@ -20,3 +22,16 @@ class MuseumJSONRenderer(JSONRenderer):
             return super().render(data, accepted_media_type, renderer_context)
         except UnicodeEncodeError:
             return AsciiJSONRenderer().render(data, accepted_media_type, renderer_context)
+
+
+class MuseumContentNegotiation(DefaultContentNegotiation):
+    """DRF's negotiation, answering the commonest case without parsing anything.
+
+    A request with no Accept header, or `*/*`, gets the view's first renderer: what DRF's own
+    search over the parsed header returns, found in a fraction of its time on every request.
+    """
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        if not format_suffix and request.META.get("HTTP_ACCEPT", "*/*") == "*/*":
+            return renderers[0], renderers[0].media_type
+        return super().select_renderer(request, renderers, format_suffix)

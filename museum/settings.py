@@ -188,6 +188,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["museum.authentication.MuseumBasicAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["museum.renderers.MuseumJSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "museum.renderers.MuseumContentNegotiation",
     "DEFAULT_PARSER_CLASSES": ["museum.parsers.MuseumJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "museum.pagination.PagePagination",
     "EXCEPTION_HANDLER": "museum.errors.problem_exception_handler",

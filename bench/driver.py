@@ -27,6 +27,8 @@ from tickets.models import Ticket
 
 LUA = Path(__file__).resolve().parent / "wrk.lua"
 WARM_UP_SECONDS = 5
+FLOOR_BESIDE_SECONDS = 1
+FLOORS = ("floor", "floor-again")
 P99_LIMIT_MS = 50
 
 
@@ -277,6 +279,8 @@ class Tally:
         self.p50s: list[tuple[int, float]] = []
         self.p99 = self.max = 0.0
         self.rss_growth = 0.0
+        # The floor, measured by the same server right before each of this endpoint's turns.
+        self.floor_requests, self.floor_seconds = 0, 0.0
 
     def add(self, raw: dict) -> None:
         self.requests += raw["requests"]
@@ -291,6 +295,10 @@ class Tally:
         # Percentiles of separate runs do not add up: the worst slice's p99 stands for all.
         self.p99, self.max = max(self.p99, latency["p99"] / 1000), max(self.max, latency["max"])
 
+    def add_floor(self, raw: dict) -> None:
+        self.floor_requests += raw["requests"]
+        self.floor_seconds += raw["duration_us"] / 1e6
+
     def figures(self) -> dict:
         e = self.endpoint
         expected = e.expected | (e.again if self.wrapped else set())
@@ -298,6 +306,9 @@ class Tally:
         return {
             "key": e.key,
             "label": e.label,
+            "floor_beside_rps": (
+                round(self.floor_requests / self.floor_seconds, 1) if self.floor_seconds else None
+            ),
             "requests": self.requests,
             "rps": round(self.requests / self.seconds, 1) if self.seconds else 0.0,
             "p50_ms": round(sum(n * p50 for n, p50 in self.p50s) / weight, 2),
@@ -317,10 +328,12 @@ class Tally:
 
 def _judge(figures: list[dict]) -> None:
     by_key = {f["key"]: f for f in figures}
-    floors = [by_key[key]["rps"] for key in ("floor", "floor-again") if key in by_key]
+    floors = [by_key[key]["rps"] for key in FLOORS if key in by_key]
     floor = sum(floors) / len(floors) if floors else None
     for f in figures:
-        f["ratio"] = round(f["rps"] / floor, 3) if floor else None
+        # The floor beside it: a machine that slows down during the run slows both alike.
+        reference = f.get("floor_beside_rps") or floor
+        f["ratio"] = round(f["rps"] / reference, 3) if reference else None
         misses = []
         if f["target"] is not None and f["ratio"] is not None and f["ratio"] < f["target"]:
             misses.append(f"ratio < {f['target']}")
@@ -353,9 +366,12 @@ class Fresh:
             self.used[endpoint.key] = self.used.get(endpoint.key, 0) + raw["furthest"] + 1
 
 
-def _measure(args, running: dict, chosen: list[Endpoint]) -> dict[str, list[Tally]]:
+def _measure(
+    args, running: dict, chosen: list[Endpoint], floor: Endpoint
+) -> dict[str, list[Tally]]:
     """Each endpoint on every server in turn, in slices, so that load from elsewhere on the
-    machine falls on all servers alike."""
+    machine falls on all servers alike; before each slice of an API endpoint, the same server's
+    floor for FLOOR_BESIDE_SECONDS, the reference for that endpoint's ratio."""
     tallies = {name: [] for name in running}
     fresh = Fresh(args.work)
     slice_seconds = max(1, round(args.seconds / args.slices))  # wrk takes whole seconds
@@ -366,6 +382,8 @@ def _measure(args, running: dict, chosen: list[Endpoint]) -> dict[str, list[Tall
             for name, (process, address) in running.items():
                 _drain(address)
                 tally = tallies[name][-1]
+                if endpoint.key not in FLOORS:
+                    tally.add_floor(_wrk(args, floor.path, FLOOR_BESIDE_SECONDS, address))
                 before = sum(servers.worker_memory(process.pid).values())
                 path = fresh.path(endpoint, requests_expected=int(3000 * slice_seconds))
                 raw = _wrk(args, path, slice_seconds, address)
@@ -409,7 +427,8 @@ def run_servers(args, found: list[Endpoint]) -> list[dict]:
             running[name] = (process, address)
         for name, (process, _) in running.items():
             memory[name]["start"] = servers.worker_memory(process.pid)
-        tallies = _measure(args, running, chosen)
+        floor = next(e for e in found if e.key == "floor")
+        tallies = _measure(args, running, chosen, floor)
         for name, (process, _) in running.items():
             memory[name]["end"] = servers.worker_memory(process.pid)
     results = []

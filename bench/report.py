@@ -10,7 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from bench.driver import WARM_UP_SECONDS
+from bench.driver import FLOOR_BESIDE_SECONDS, WARM_UP_SECONDS
 
 BEGIN = "<!-- bench results: begin (written by `make bench`) -->"
 END = "<!-- bench results: end -->"
@@ -149,8 +149,11 @@ def markdown(results: list[dict], *, machine: dict, args, elapsed: float, plan_s
         f"- Load: wrk, {args.threads} threads, {args.connections} connections on loopback, "
         f"{args.seconds} s per endpoint and server, in {args.slices} turns (the servers run side "
         f"by side and take turns, so load from elsewhere falls on all alike), after a "
-        f"{WARM_UP_SECONDS} s warm-up of every endpoint. The floor is measured first and last; "
-        "ratios are to the mean of the two. p50 is the mean of the turns', p99 the worst turn's. "
+        f"{WARM_UP_SECONDS} s warm-up of every endpoint. Before each turn of an API endpoint "
+        f"the same server serves the floor for {FLOOR_BESIDE_SECONDS} s: the endpoint's ratio "
+        "is to that floor, measured beside it, so a machine that slows down during the run "
+        "slows both alike (the floor's own rows, first and last, are to the mean of the two). "
+        "p50 is the mean of the turns', p99 the worst turn's. "
         f"`make bench` took {elapsed / 60:.1f} min.",
         "",
     ]

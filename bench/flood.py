@@ -39,7 +39,8 @@ from pathlib import Path
 
 import redis
 
-from bench.servers import BIN, HOST, _wait_until_up
+from bench import servers
+from bench.servers import BIN, HOST
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "performance.md"
@@ -149,60 +150,34 @@ def flush_redis() -> None:
         client.close()
 
 
-def start_server(env: dict, port: int, log: Path) -> subprocess.Popen:
-    command = [str(BIN / "gunicorn"), "museum.wsgi", "--workers", "2", "--no-control-socket"]
-    output = open(log, "w")  # noqa: SIM115 - the server writes to it until it stops
-    process = subprocess.Popen(
-        [*command, "--bind", f"{HOST}:{port}"],
-        env=env,
-        cwd=ROOT,
-        stdout=output,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    output.close()  # the child holds its own descriptor
-    return process
-
-
-def stop_server(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def scenario(name: str, env: dict, password: str, work: Path, flood_seconds: float) -> dict:
     flush_redis()
     port = free_port()
     log = work / f"gunicorn-{len(list(work.glob('gunicorn-*')))}.log"
-    process = start_server(env, port, log)
+    # The benchmark's own "gunicorn sync" (2 workers), started and stopped as make bench does.
     try:
-        _wait_until_up(process, port, log, timeout=30)
-        legit = basic(USERNAME, password)
-        started = time.perf_counter()
-        status = get(port, legit)  # pays PBKDF2 once; later requests are remembered
-        if status != 200:
-            raise RuntimeError(f"the legitimate sign-in answered {status}; see {log}")
-        sign_in_ms = (time.perf_counter() - started) * 1000
-        baseline = measure(port, legit, time.monotonic() + BASELINE_SECONDS)
+        with servers.running("gunicorn sync", port=port, env=env, log=log):
+            legit = basic(USERNAME, password)
+            started = time.perf_counter()
+            status = get(port, legit)  # pays PBKDF2 once; later requests are remembered
+            if status != 200:
+                raise RuntimeError(f"the legitimate sign-in answered {status}; see {log}")
+            sign_in_ms = (time.perf_counter() - started) * 1000
+            baseline = measure(port, legit, time.monotonic() + BASELINE_SECONDS)
 
-        statuses, lock = Counter(), threading.Lock()
-        flood_started = time.monotonic()
-        until = flood_started + flood_seconds
-        attackers = [
-            threading.Thread(target=attack, args=(port, i % 2 == 0, until, statuses, lock))
-            for i in range(ATTACKERS)
-        ]
-        for thread in attackers:
-            thread.start()
-        flood = measure(port, legit, until)
-        for thread in attackers:
-            thread.join(timeout=REQUEST_TIMEOUT + 5)
+            statuses, lock = Counter(), threading.Lock()
+            flood_started = time.monotonic()
+            until = flood_started + flood_seconds
+            attackers = [
+                threading.Thread(target=attack, args=(port, i % 2 == 0, until, statuses, lock))
+                for i in range(ATTACKERS)
+            ]
+            for thread in attackers:
+                thread.start()
+            flood = measure(port, legit, until)
+            for thread in attackers:
+                thread.join(timeout=REQUEST_TIMEOUT + 5)
     finally:
-        stop_server(process)
         flush_redis()
     first_429 = statuses.pop("first 429", None)
     return dict(

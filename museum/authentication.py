@@ -69,20 +69,26 @@ def recall_verified_user(*, authorization: bytes, username: str):
         if remembered is None:
             return None
         _remember_here(key, remembered)
+    if clock() >= remembered["expires_at"]:  # expired: no need to load the account
+        _forget(key)
+        return None
     # Loading the account on every request is what binds the remembered credential to it: a
     # changed password hash, a deactivation or a deletion is seen at once, on every node.
     user = load_account(remembered["user_id"])
     if (
-        clock() >= remembered["expires_at"]
-        or user is None
+        user is None
         or not user.is_active
         or user.get_username() != username
         or not constant_time_compare(_hmac("password", user.password), remembered["password"])
     ):
-        remembered_here.pop(key, None)
-        cache.delete(key)
+        _forget(key)
         return None
     return user
+
+
+def _forget(key: str) -> None:
+    remembered_here.pop(key, None)
+    cache.delete(key)
 
 
 def _remember_here(key: str, remembered: dict) -> None:

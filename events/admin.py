@@ -1,14 +1,13 @@
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.forms.models import BaseInlineFormSet
-from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from events.services import cancel_event, most_sold_on_one_date
+from museum.admin_pages import admin_page
 from tickets.models import Ticket
 
 
@@ -137,13 +136,12 @@ class SpecialEventAdmin(admin.ModelAdmin):
                 cancel_event(event=event)
             self.message_user(request, f"Cancelled {len(events)} event(s).", messages.SUCCESS)
             return None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Cancel events",
-            "opts": self.opts,
-            "events": events,
-            "already_cancelled": queryset.filter(cancelled_at__isnull=False),
-            "tickets": Ticket.objects.filter(event__in=events, cancelled_at__isnull=True).count(),
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        }
-        return TemplateResponse(request, "admin/events/specialevent/cancel_events.html", context)
+        return admin_page(
+            self,
+            request,
+            "admin/events/specialevent/cancel_events.html",
+            title="Cancel events",
+            events=events,
+            already_cancelled=queryset.filter(cancelled_at__isnull=False),
+            tickets=Ticket.objects.filter(event__in=events, cancelled_at__isnull=True).count(),
+        )

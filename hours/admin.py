@@ -3,11 +3,9 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Max, Min, Sum
 from django.shortcuts import redirect
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -20,6 +18,7 @@ from hours.services import (
     close_days,
     parse_weekly_pattern,
 )
+from museum.admin_pages import admin_page
 
 DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
@@ -161,16 +160,15 @@ class MuseumDayAdmin(admin.ModelAdmin):
             closed = close_days(dates=queryset.values_list("date", flat=True), note=note)
             self.message_user(request, f"Closed {closed} day(s): {note}", messages.SUCCESS)
             return None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Close days",
-            "opts": self.opts,
-            "form": form,
-            "days": queryset,
-            "tickets_sold": queryset.aggregate(total=Sum("sold"))["total"] or 0,
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        }
-        return TemplateResponse(request, "admin/hours/museumday/close_days.html", context)
+        return admin_page(
+            self,
+            request,
+            "admin/hours/museumday/close_days.html",
+            title="Close days",
+            form=form,
+            days=queryset,
+            tickets_sold=queryset.aggregate(total=Sum("sold"))["total"] or 0,
+        )
 
     @admin.action(
         description="Apply a weekly pattern to the selected days' dates",
@@ -221,10 +219,10 @@ class MuseumDayAdmin(admin.ModelAdmin):
                 messages.SUCCESS,
             )
             return redirect("admin:hours_museumday_changelist")
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Apply a weekly pattern",
-            "opts": self.opts,
-            "form": form,
-        }
-        return TemplateResponse(request, "admin/hours/museumday/apply_pattern.html", context)
+        return admin_page(
+            self,
+            request,
+            "admin/hours/museumday/apply_pattern.html",
+            title="Apply a weekly pattern",
+            form=form,
+        )

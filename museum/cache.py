@@ -12,7 +12,6 @@ no state of its own besides its pool, and redis-py documents it as safe to share
 so one per pool does the same work without the rebuilding. The pool still reconnects after a fork.
 """
 
-import math
 import time
 
 from django.core.cache.backends.locmem import LocMemCache
@@ -37,41 +36,42 @@ class ReusedClientRedisCache(RedisCache):
         super().__init__(server, params)
         self._class = ReusedClientRedisCacheClient
 
-    def count(self, key: str, seconds: int) -> tuple[int, int]:
-        """One more hit on `key` in a window that opens at its first hit and lasts `seconds`:
+    def count(self, key: str, seconds: int, by: int = 1) -> tuple[int, float]:
+        """`by` more hits on `key` in a window that opens at its first hit and lasts `seconds`:
         (hits in the window so far, seconds until it closes)."""
         key = self.make_and_validate_key(key)
         client = self._cache.get_client(key, write=True)
         # One script, not a MULTI/EXEC pipeline: redis-py spends as long packing and parsing a
         # pipeline's five replies as it does on separate commands.
-        hits, seconds_left = client.eval(COUNT_SCRIPT, 1, key, seconds)
-        return hits, seconds_left
+        hits, milliseconds_left = client.eval(COUNT_SCRIPT, 1, key, seconds * 1000, by)
+        return hits, milliseconds_left / 1000
 
 
 # Atomic in Redis. A key left without an expiry (written by anything else) still gets one.
+# Milliseconds, so that a worker holding part of a window's allowance knows when it closes.
 COUNT_SCRIPT = """
-local hits = redis.call('INCR', KEYS[1])
-local seconds_left = redis.call('TTL', KEYS[1])
-if seconds_left < 0 then
-  seconds_left = tonumber(ARGV[1])
-  redis.call('EXPIRE', KEYS[1], seconds_left)
+local hits = redis.call('INCRBY', KEYS[1], ARGV[2])
+local milliseconds_left = redis.call('PTTL', KEYS[1])
+if milliseconds_left < 0 then
+  milliseconds_left = tonumber(ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], milliseconds_left)
 end
-return {hits, seconds_left}
+return {hits, milliseconds_left}
 """
 
 
 class CountingLocMemCache(LocMemCache):
     """Django's per-process cache (no REDIS_URL: one process, local work) with `count`."""
 
-    def count(self, key: str, seconds: int) -> tuple[int, int]:
+    def count(self, key: str, seconds: int, by: int = 1) -> tuple[int, float]:
         # The count itself is the key's value, an int, as in Redis; when the window closes
         # lives beside it.
         closes_at = time.time() + seconds
         if self.add(key, 0, timeout=seconds):
             self.set(f"{key}:closes-at", closes_at, timeout=seconds)
         try:
-            hits = self.incr(key)
+            hits = self.incr(key, by)
         except ValueError:  # the window closed between add and incr
-            return self.count(key, seconds)
+            return self.count(key, seconds, by)
         closes_at = self.get(f"{key}:closes-at", closes_at)
-        return hits, max(math.ceil(closes_at - time.time()), 1)
+        return hits, max(closes_at - time.time(), 0.001)

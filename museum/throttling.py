@@ -8,8 +8,10 @@ Django's default cache, which every worker shares when REDIS_URL is set.
 
 import logging
 import math
+import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,11 +32,12 @@ def client_address(request) -> str:
 
 
 class RateThrottle(SimpleRateThrottle):
-    """A DRF throttle counting in fixed windows, one cache round trip a request.
+    """A DRF throttle counting in fixed windows that open at a client's first request.
 
-    DRF's own keeps every request's timestamp in a list it reads and writes back (two round trips
-    and a list that grows with the rate); a window that opens at an account's first request and
-    counts up to the limit is one atomic count. RateLimit-* headers tell the client where it is.
+    DRF's own keeps every request's timestamp in a list it reads and writes back: two cache
+    round trips a request, and a list that grows with the rate. Here the shared cache counts,
+    and each worker takes a share of the window's allowance at a time (`take_request`), so a
+    busy client costs one round trip per share. RateLimit-* headers tell the client where it is.
     """
 
     def get_rate(self):
@@ -46,19 +49,72 @@ class RateThrottle(SimpleRateThrottle):
         key = self.get_cache_key(request, view)
         if key is None:
             return True
-        hits, self.seconds_left = cache.count(key, self.duration)
+        admitted, remaining, seconds_left = take_request(
+            key, limit=self.num_requests, seconds=self.duration
+        )
+        self.seconds_left = math.ceil(seconds_left)
         # view.headers goes onto every response of the view, the 429 included.
         view.headers.update(
             {
                 "RateLimit-Limit": str(self.num_requests),
-                "RateLimit-Remaining": str(max(self.num_requests - hits, 0)),
+                "RateLimit-Remaining": str(remaining),
                 "RateLimit-Reset": str(self.seconds_left),
             }
         )
-        return hits <= self.num_requests
+        return admitted
 
     def wait(self):
         return self.seconds_left
+
+
+@dataclass
+class _Share:
+    """Part of a window's allowance that this worker took from the shared count."""
+
+    left: int  # requests this worker may still admit from it
+    untaken: int  # the window's requests no worker had taken when this share was
+    closes_at: float  # when the window closes, by `clock`
+
+
+# This process's shares, by counter key. Bounded: a share is only worth keeping while its
+# client is busy, and one that is dropped costs that client a round trip.
+shares: dict[str, _Share] = {}
+SHARES_MAX = 10_000
+_shares_lock = threading.Lock()
+
+
+def share_size(limit: int) -> int:
+    """How many requests a worker takes at a time: 1% of the limit, at least one.
+
+    Requests a worker took but its client then sent elsewhere are lost to that client until the
+    window closes, so a client spreading its requests over W workers may be refused up to
+    (W - 1) x (size - 1) requests before its limit: under 1% of it per other worker. The limit
+    itself is never exceeded. Limits under 200 are counted one request at a time, exactly.
+    """
+    return max(1, limit // 100)
+
+
+def take_request(key: str, *, limit: int, seconds: int) -> tuple[bool, int, float]:
+    """One request against `limit` per window of `seconds` for `key`:
+    (admitted, requests left to the client, seconds until the window closes)."""
+    now = clock()
+    with _shares_lock:
+        share = shares.get(key)
+        if share is not None and share.left > 0 and now < share.closes_at:
+            share.left -= 1
+            return True, share.untaken + share.left, share.closes_at - now
+    size = share_size(limit)
+    hits, seconds_left = cache.count(key, seconds, by=size)
+    # The count may already be past the limit by other workers' shares: take what is left.
+    granted = min(size, limit - (hits - size))
+    if granted <= 0:
+        return False, 0, seconds_left
+    share = _Share(left=granted - 1, untaken=max(limit - hits, 0), closes_at=now + seconds_left)
+    with _shares_lock:
+        if len(shares) >= SHARES_MAX:
+            shares.clear()  # as authentication.remembered_here: start over, safe under threads
+        shares[key] = share
+    return True, share.untaken + share.left, seconds_left
 
 
 class AccountRateThrottle(RateThrottle):

@@ -2,12 +2,18 @@ import base64
 
 import pytest
 from django.core.cache import cache
+from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from rest_framework.test import APIClient
 
-from museum import authentication
+from museum import authentication, throttling
 from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory
+
+# pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
+# tests open fifty at once, and on a busy machine the kernel dropped some of them (a
+# ConnectionResetError in the client), which is not what those tests are about.
+WSGIServer.request_queue_size = 128
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,9 +32,11 @@ def empty_cache():
     # with none, as a fresh deployment would.
     cache.clear()
     authentication.remembered_here.clear()
+    throttling.shares.clear()
     yield
     cache.clear()
     authentication.remembered_here.clear()
+    throttling.shares.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ import uuid
 from datetime import date, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.mail import EmailMessage
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q, QuerySet
@@ -176,26 +177,54 @@ def buy_ticket(
 def stored_ticket_image(*, ticket_id: uuid.UUID, viewer) -> tuple[str, bytes] | None:
     """(ETag, PNG) of the ticket's image if it is drawn and `viewer` may see it, else None.
 
-    The common case of GET /tickets/{id}/qr in one narrow prepared query (museum/prepared.py).
+    The common case of GET /tickets/{id}/qr. A drawn image only changes by being deleted (a
+    cancellation redraws it stamped CANCELLED), so it is kept in the shared cache beside its
+    buyer, and dropped there when its row is deleted (`forget_drawn_image`); a miss reads it in
+    one narrow prepared query (museum/prepared.py).
     """
-    ticket_id = db_value(TicketImage._meta.pk, ticket_id)
-    if viewer.is_staff:
-        image = _DRAWN_IMAGE.first(ticket_id)
-    else:
-        image = _DRAWN_IMAGE_OF_BUYER.first(ticket_id, viewer.pk)
-    return None if image is None else (image.etag, bytes(image.png))
+    drawn = cache.get(_drawn_image_key(ticket_id)) if _drawn_image_seconds() else None
+    if drawn is None:
+        image = _DRAWN_IMAGE.first(db_value(TicketImage._meta.pk, ticket_id))
+        if image is None:
+            return None
+        drawn = _keep_drawn_image(image, buyer_id=image.buyer_id)
+    etag, png, buyer_id = drawn
+    if not viewer.is_staff and viewer.pk != buyer_id:
+        return None
+    return etag, png
 
 
 _DRAWN_IMAGE = PreparedQuery(
-    lambda: TicketImage.objects.filter(pk=uuid.UUID(int=0)).only("etag", "png")
-)
-_DRAWN_IMAGE_OF_BUYER = PreparedQuery(
     lambda: (
         TicketImage.objects.filter(pk=uuid.UUID(int=0))
-        .filter(ticket__buyer_id=0)
+        .annotate(buyer_id=F("ticket__buyer_id"))
         .only("etag", "png")
     )
 )
+
+
+def _drawn_image_key(ticket_id: uuid.UUID | str) -> str:
+    return f"museum:drawn-image:{ticket_id}"
+
+
+def _drawn_image_seconds() -> int:
+    # As long as shared answers: what bounds how long a row changed by hand goes unseen.
+    return settings.MUSEUM_SHARED_READS_SECONDS
+
+
+def _keep_drawn_image(image: TicketImage, *, buyer_id: int) -> tuple[str, bytes, int]:
+    drawn = (image.etag, bytes(image.png), buyer_id)
+    if _drawn_image_seconds() > 0:
+        cache.set(_drawn_image_key(image.pk), drawn, _drawn_image_seconds())
+    return drawn
+
+
+def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
+    """Drop the cached copy of a deleted image, now and once the deletion commits: a reader in
+    between may have stored the row it could still see."""
+    key = _drawn_image_key(ticket_id)
+    cache.delete(key)
+    transaction.on_commit(lambda: cache.delete(key))
 
 
 def ticket_image(*, ticket: Ticket) -> TicketImage:
@@ -210,6 +239,7 @@ def ticket_image(*, ticket: Ticket) -> TicketImage:
     image, _ = TicketImage.objects.get_or_create(
         ticket=ticket, defaults={"png": png, "etag": hashlib.sha256(png).hexdigest()[:32]}
     )
+    _keep_drawn_image(image, buyer_id=ticket.buyer_id)
     return image
 
 

@@ -5,6 +5,7 @@ from io import BytesIO
 
 import pytest
 from django.core import mail
+from django.core.cache import cache
 from django.utils import timezone
 from PIL import Image
 
@@ -13,7 +14,7 @@ from hours.models import MuseumDay
 from tests.conftest import client_for
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.qr import qr_text
-from tickets import tokens
+from tickets import services, tokens
 from tickets.models import Ticket, TicketImage
 from tickets.services import send_due_emails
 
@@ -315,12 +316,41 @@ def test_unknown_tickets_are_a_404_problem(visitor_client, ticket_id):
     assert response["Content-Type"] == "application/problem+json"
 
 
-def test_the_image_costs_a_few_queries(visitor_client, open_day, django_assert_max_num_queries):
+def test_a_drawn_image_comes_from_the_shared_cache(
+    visitor_client, open_day, django_assert_num_queries
+):
     ticket = bought(visitor_client, general(open_day.date))
     visitor_client.get(qr_url(ticket))
 
-    with django_assert_max_num_queries(2):
+    with django_assert_num_queries(1):  # the account
         assert visitor_client.get(qr_url(ticket)).status_code == 200
+
+
+def test_without_the_shared_cache_a_drawn_image_is_one_query(
+    visitor_client, open_day, settings, django_assert_num_queries
+):
+    settings.MUSEUM_SHARED_READS_SECONDS = 0
+    ticket = bought(visitor_client, general(open_day.date))
+    visitor_client.get(qr_url(ticket))
+
+    with django_assert_num_queries(2):  # the account, the image with its buyer
+        assert visitor_client.get(qr_url(ticket)).status_code == 200
+
+
+def test_a_deleted_image_is_dropped_from_the_cache_again_when_the_deletion_commits(
+    visitor_client, open_day, django_capture_on_commit_callbacks
+):
+    ticket = bought(visitor_client, general(open_day.date))
+    drawn = visitor_client.get(qr_url(ticket))
+    key = services._drawn_image_key(ticket.pk)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        TicketImage.objects.filter(pk=ticket.pk).delete()
+        assert cache.get(key) is None
+        # A reader that still saw the row before the commit puts it back.
+        cache.set(key, (drawn["ETag"].strip('"'), drawn.content, ticket.buyer_id))
+
+    assert cache.get(key) is None
 
 
 def test_the_signing_key_verifies_a_token_offline(visitor_client, open_day):

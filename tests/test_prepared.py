@@ -9,9 +9,9 @@ from django.db import connections
 from django.utils import timezone
 
 from museum.authentication import load_account
-from museum.prepared import PreparedQuery
+from museum.prepared import PreparedQuery, PreparedUpdate, db_value
 from tests.factories import TicketFactory, UserFactory
-from tickets.models import TicketImage
+from tickets.models import Ticket, TicketImage
 from tickets.services import stored_ticket_image
 
 
@@ -66,3 +66,28 @@ def test_a_query_prepared_in_one_thread_runs_in_another():
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         assert pool.submit(in_another_thread).result() == user
+
+
+def test_a_prepared_update_changes_what_the_orm_update_would(db):
+    claim = PreparedUpdate(
+        lambda: (
+            Ticket.objects.filter(pk=uuid.UUID(int=0), checked_in_at__isnull=True),
+            {"checked_in_at": timezone.now(), "checked_in_by": 0},
+        )
+    )
+    ticket, other = TicketFactory(), TicketFactory()
+    at = timezone.now()
+    staff = UserFactory(is_staff=True)
+    at_field = Ticket._meta.get_field("checked_in_at")
+
+    def run():
+        return claim.run(db_value(at_field, at), staff.pk, db_value(Ticket._meta.pk, ticket.pk))
+
+    assert run() == 1
+    assert run() == 0  # no longer unclaimed
+    ticket.refresh_from_db()
+    other.refresh_from_db()
+    assert (ticket.checked_in_at, ticket.checked_in_by) == (at, staff)
+    assert other.checked_in_at is None
+    with pytest.raises(TypeError):
+        claim.run(staff.pk)

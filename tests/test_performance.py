@@ -4,10 +4,13 @@ The benchmark itself (`make bench`, docs/performance.md) is not part of the suit
 """
 
 import datetime as dt
+import subprocess
+import sys
 import uuid
 
 import pytest
 import redis
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -88,3 +91,16 @@ def test_the_benchmark_floor_is_not_served_unless_asked(anonymous_client, settin
     assert not settings.MUSEUM_BENCH_FLOOR
 
     assert anonymous_client.get("/bench/floor").status_code == 404
+
+
+def test_the_wsgi_entry_point_leaves_what_it_loaded_out_of_garbage_collection():
+    # In a fresh interpreter, as a server's worker imports it.
+    frozen = subprocess.run(
+        [sys.executable, "-c", "import gc, museum.wsgi; print(gc.get_freeze_count())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=settings.BASE_DIR,
+    )
+
+    assert int(frozen.stdout) > 50_000  # Django, DRF, the URLs and views: ~100,000

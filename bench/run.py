@@ -61,7 +61,7 @@ def parse_args(argv=None):
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=8, help="per endpoint and server")
-    parser.add_argument("--slices", type=int, default=2, help="turns the servers take")
+    parser.add_argument("--slices", type=int, default=4, help="turns the servers take")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument(

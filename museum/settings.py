@@ -253,8 +253,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
-# How long an answer every visitor shares (hours, events) is kept; writes replace it at once
-# (museum/shared_reads.py). 0 turns the cache off.
+# How long an answer every visitor shares (hours, events) or a drawn ticket image is kept in the
+# cache; writes replace it at once (museum/shared_reads.py, tickets/services.py). 0: not kept.
 MUSEUM_SHARED_READS_SECONDS = envint("MUSEUM_SHARED_READS_SECONDS", 600)
 
 # The benchmark's bare DRF view at /bench/floor (docs/performance.md); never on in production.

@@ -4,20 +4,27 @@ import base64
 import datetime as dt
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from hours.models import MuseumDay
-from tests.factories import PASSWORD, MuseumDayFactory, TicketFactory, UserFactory
+from tests.factories import (
+    PASSWORD,
+    MuseumDayFactory,
+    SpecialEventFactory,
+    TicketFactory,
+    UserFactory,
+)
 from tests.live_http import sign_in
 from tickets.models import Ticket
-from tickets.services import one_more_sold
+from tickets.services import UnknownEvent, buy_ticket, one_more_sold
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -106,3 +113,64 @@ def test_with_the_conditional_update_the_last_place_sells_once():
         return queryset.update(**values) == 1
 
     assert sorted(race_two_buyers(conditional_update)) == [False, True]
+
+
+def wait_until_a_connection_waits_for_a_lock() -> None:
+    """Poll PostgreSQL until a backend of this database is waiting on a lock (10 s at most)."""
+    deadline = time.monotonic() + 10
+    watcher = connections.create_connection("default")
+    try:
+        with watcher.cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                )
+                if cursor.fetchone()[0]:
+                    return
+                time.sleep(0.01)
+    finally:
+        watcher.close()
+    raise AssertionError("no connection came to wait for a lock")
+
+
+def test_a_purchase_waits_for_its_events_cancellation_and_then_sells_nothing():
+    day = timezone.localdate() + dt.timedelta(days=2)
+    event = SpecialEventFactory(dates=[day])
+    buyer = UserFactory(username="visitor")
+    # A cancellation in progress elsewhere: the event's row locked and changed, not committed.
+    canceller = connections.create_connection("default")
+    canceller.set_autocommit(False)
+    with canceller.cursor() as cursor:
+        cursor.execute(
+            "UPDATE events_specialevent SET cancelled_at = now() WHERE id = %s", [event.pk]
+        )
+    outcome = []
+
+    def buy():
+        try:
+            buy_ticket(
+                buyer=buyer,
+                ticket_type="event",
+                ticket_date=day,
+                email="a@example.com",
+                event_id=event.pk,
+            )
+            outcome.append("sold")
+        except UnknownEvent:
+            outcome.append("no such event")
+        finally:
+            connection.close()
+
+    purchase = threading.Thread(target=buy)
+    purchase.start()
+    try:
+        # Without the event's row lock the purchase would read the event as it was, not wait.
+        wait_until_a_connection_waits_for_a_lock()
+    finally:
+        canceller.commit()
+        canceller.close()
+        purchase.join(timeout=10)
+
+    assert outcome == ["no such event"]
+    assert not Ticket.objects.exists()

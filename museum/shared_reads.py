@@ -15,6 +15,7 @@ MUSEUM_SHARED_READS_SECONDS run out; 0 turns the cache off.
 import functools
 import hashlib
 import uuid
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
@@ -35,10 +36,16 @@ def _bump(section: str) -> None:
     cache.set(_version_key(section), uuid.uuid4().hex, timeout=None)
 
 
+def now_and_on_commit(change: Callable[[], None]) -> None:
+    """Make a cached copy stale now and again once the write's transaction commits: a reader in
+    between may have stored what it read of the rows as they were before the commit."""
+    change()
+    transaction.on_commit(change)
+
+
 def section_changed(section: str) -> None:
     """Call after any write to what the section's answers show."""
-    _bump(section)
-    transaction.on_commit(lambda: _bump(section))
+    now_and_on_commit(lambda: _bump(section))
 
 
 def watch(section: str, *models) -> None:

@@ -18,6 +18,7 @@ from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.errors import MuseumProblem
 from museum.prepared import PreparedQuery, PreparedUpdate, db_value
+from museum.shared_reads import now_and_on_commit
 from tickets import tokens
 from tickets.images import render_ticket_png
 from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
@@ -238,11 +239,9 @@ def _keep_drawn_image(image: TicketImage, *, buyer_id: int) -> tuple[str, bytes,
 
 
 def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
-    """Drop the cached copy of a deleted image, now and once the deletion commits: a reader in
-    between may have stored the row it could still see."""
+    """Drop the cached copy of a deleted image, as a shared answer's section is bumped."""
     key = _drawn_image_key(ticket_id)
-    cache.delete(key)
-    transaction.on_commit(lambda: cache.delete(key))
+    now_and_on_commit(lambda: cache.delete(key))
 
 
 def ticket_image(*, ticket: Ticket) -> TicketImage:

@@ -1,5 +1,5 @@
-"""The shared cache's request counter: Redis's, and the local one a single process uses without
-REDIS_URL. The counter across two gunicorn nodes is exercised in tests/test_two_nodes.py."""
+"""The shared cache's backends: Redis's, and the local one a single process uses without REDIS_URL.
+The counter across two gunicorn nodes is exercised in tests/test_two_nodes.py."""
 
 import uuid
 
@@ -27,7 +27,16 @@ def redis_cache():
     except redis.ConnectionError:
         pytest.skip("no Redis on 127.0.0.1:6379")
     yield redis_cache
-    redis_cache.delete_many(["k", "other"])
+    redis_cache.delete_many(["k", "other", "credential"])
+
+
+def test_the_redis_cache_keeps_one_client_for_every_call(redis_cache):
+    redis_cache.set("credential", {"user_id": 7})
+
+    assert redis_cache.get("credential") == {"user_id": 7}
+    assert redis_cache._cache.get_client(write=False) is redis_cache._cache.get_client(write=True)
+    redis_cache.delete("credential")
+    assert redis_cache.get("credential") is None
 
 
 @pytest.fixture(params=["local_cache", "redis_cache"])

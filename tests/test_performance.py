@@ -6,16 +6,13 @@ The benchmark itself (`make bench`, docs/performance.md) is not part of the suit
 import datetime as dt
 import subprocess
 import sys
-import uuid
 
 import pytest
-import redis
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
 from bench import data, plans
-from museum.cache import ReusedClientRedisCache
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tickets.models import TicketImage
 
@@ -69,22 +66,6 @@ def test_drawing_a_ticket_image_costs_a_few_queries(visitor_client, django_asser
 
     assert response.status_code == 200
     assert TicketImage.objects.count() == 1
-
-
-def test_the_redis_cache_keeps_one_client_for_every_call():
-    # A real Redis when there is one (the benchmark's database, under a key prefix of our own).
-    cache = ReusedClientRedisCache(
-        "redis://127.0.0.1:6379/14", {"KEY_PREFIX": f"test-{uuid.uuid4()}", "TIMEOUT": 60}
-    )
-    try:
-        cache.set("credential", {"user_id": 7})
-    except redis.ConnectionError:
-        pytest.skip("no Redis on 127.0.0.1:6379")
-
-    assert cache.get("credential") == {"user_id": 7}
-    assert cache._cache.get_client(write=False) is cache._cache.get_client(write=True)
-    cache.delete("credential")
-    assert cache.get("credential") is None
 
 
 def test_the_benchmark_floor_is_not_served_unless_asked(anonymous_client, settings):

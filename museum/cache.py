@@ -3,8 +3,7 @@
 Django's cache API counts with add() then incr(), and its Redis incr() asks whether the key
 exists first: three round trips on every request a rate limit counts. `count` does it in one.
 
-Django's Redis cache, keeping one redis-py client per connection pool.
-
+`ReusedClientRedisCache` is Django's Redis cache, keeping one redis-py client per connection pool.
 Django's RedisCacheClient builds a new `redis.Redis` for every cache call, and redis-py (8.x)
 fills a table of ~170 response callbacks each time it builds one: ~70 µs of CPU per call, several
 calls per API request (the remembered credential, the throttle's read and write). A client holds

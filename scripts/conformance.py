@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-CONTRACT = ROOT.parent / "shared" / "contract" / "museum-api-1.1.1.yaml"
+CONTRACT = ROOT / "contract" / "museum-api-1.1.1.yaml"
 STAFF, STAFF_PASSWORD = "conformance-staff", secrets.token_urlsafe(16)
 CHECKS = [
     "not_a_server_error",
@@ -47,7 +47,8 @@ def conformance_database(tmp: str) -> str:
     if not url.startswith("postgres"):
         return f"sqlite:///{tmp}/conformance.sqlite3"
     parts = urlsplit(url)
-    name = "museum_conformance"
+    # Named after DATABASE_URL's own, so runs against different databases never share one.
+    name = f"{parts.path.lstrip('/') or 'museum'}_conformance"
     admin = dict(os.environ, PGCONNECT_TIMEOUT="5")
     server = ["-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 5432)]
     user = ["-U", parts.username or "postgres"]

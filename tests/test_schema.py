@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "contract" / "museum-api-1.1.1.yaml"
+CONTRACT = Path(__file__).resolve().parents[1] / "contract" / "museum-api-1.1.1.yaml"
 METHODS = {"get", "put", "post", "patch", "delete", "head", "options"}
 # What a parameter's schema says that a client depends on.
 PARAMETER_KEYWORDS = ["type", "format", "minimum", "maximum", "default", "enum"]

@@ -10,10 +10,12 @@ export DEBUG ?= true
 
 .PHONY: install run test lint conformance bench flood lock clean
 
-$(BIN)/.installed: requirements.lock
+# Development and tests: the service's pins plus the test tools (requirements-dev.lock).
+# Production installs requirements.lock alone (README, "Production").
+$(BIN)/.installed: requirements.lock requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet -r requirements-dev.lock
 	touch $@
 
 install: $(BIN)/.installed
@@ -54,11 +56,14 @@ bench: install
 flood: install
 	$(BIN)/python -m bench.flood --write-docs
 
-# Regenerate the lockfile after changing dependencies in pyproject.toml.
+# Regenerate both lockfiles after changing dependencies in pyproject.toml: the service's own
+# (what production installs) and, pinned to the same versions, the one with the test tools.
 lock:
 	$(PYTHON) -m pip install --quiet uv
-	$(PYTHON) -m uv pip compile pyproject.toml --extra dev --python-version 3.11 \
+	$(PYTHON) -m uv pip compile pyproject.toml --python-version 3.11 \
 		--no-header -o requirements.lock
+	$(PYTHON) -m uv pip compile pyproject.toml --extra dev --python-version 3.11 \
+		--constraint requirements.lock --no-header -o requirements-dev.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

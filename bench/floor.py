@@ -1,8 +1,8 @@
 """The benchmark's floor: Django REST framework with nothing of the museum's in the request.
 
 No authentication, permission, throttle or database: what is left is the cost of the server, the
-middleware and DRF itself, which every API request pays too. museum/urls.py serves it at
-/bench/floor only when MUSEUM_BENCH_FLOOR is on, so a production deployment never exposes it.
+middleware and DRF itself, which every API request pays too. Only the benchmark's own URLconf
+(bench/urls.py) serves it, at /bench/floor, so a deployment of the service never exposes it.
 """
 
 from rest_framework.response import Response

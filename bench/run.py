@@ -34,7 +34,8 @@ REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
 
 # Production settings, as README's "Production" section has them, plus what loopback needs.
 SERVICE_ENV = {
-    "DJANGO_SETTINGS_MODULE": "museum.settings",
+    # Production's settings with the floor routed (bench/settings.py).
+    "DJANGO_SETTINGS_MODULE": "bench.settings",
     "DEBUG": "false",
     "SECRET_KEY": "bench-only-secret-key-4c1d2e9f8a7b6c5d4e3f2a1b0c9d8e7f",
     "ALLOWED_HOSTS": "127.0.0.1,testserver",
@@ -49,7 +50,6 @@ SERVICE_ENV = {
     # A remembered sign-in outlives the run (the default 300 s would expire mid-measurement and
     # make each account pay PBKDF2 again there; in production a client pays it once per 300 s).
     "MUSEUM_AUTH_CACHE_SECONDS": "3600",
-    "MUSEUM_BENCH_FLOOR": "true",
     # No mail server here. A purchase only queues its email; no outbox worker runs meanwhile.
     "EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend",
     "LOG_LEVEL": "WARNING",

@@ -257,9 +257,6 @@ LOGGING = {
 # cache; writes replace it at once (museum/shared_reads.py, tickets/services.py). 0: not kept.
 MUSEUM_SHARED_READS_SECONDS = envint("MUSEUM_SHARED_READS_SECONDS", 600)
 
-# The benchmark's bare DRF view at /bench/floor (docs/performance.md); never on in production.
-MUSEUM_BENCH_FLOOR = envbool("MUSEUM_BENCH_FLOOR")
-
 # Tickets
 try:
     MUSEUM_GENERAL_ADMISSION_PRICE = Decimal(

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
@@ -30,12 +29,6 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", RedirectView.as_view(pattern_name="api-docs", permanent=False)),
 ]
-
-if settings.MUSEUM_BENCH_FLOOR:
-    # `make bench` measures every endpoint against this bare DRF view (docs/performance.md).
-    from bench.floor import FloorView
-
-    urlpatterns.append(path("bench/floor", FloorView.as_view()))
 
 handler400 = "museum.errors.bad_request"
 handler404 = "museum.errors.not_found"

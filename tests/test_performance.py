@@ -68,10 +68,12 @@ def test_drawing_a_ticket_image_costs_a_few_queries(visitor_client, django_asser
     assert TicketImage.objects.count() == 1
 
 
-def test_the_benchmark_floor_is_not_served_unless_asked(anonymous_client, settings):
-    assert not settings.MUSEUM_BENCH_FLOOR
-
+def test_the_benchmark_floor_is_served_by_the_benchmark_urls_alone(anonymous_client, settings):
     assert anonymous_client.get("/bench/floor").status_code == 404
+
+    settings.ROOT_URLCONF = "bench.urls"
+    assert anonymous_client.get("/bench/floor").json() == {"status": "ok"}
+    assert anonymous_client.get("/healthz").status_code == 200
 
 
 def test_the_wsgi_entry_point_leaves_what_it_loaded_out_of_garbage_collection():

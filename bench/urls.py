@@ -1,0 +1,11 @@
+"""The service's URLs plus the benchmark's floor at /bench/floor (bench/floor.py)."""
+
+from django.urls import path
+
+from bench.floor import FloorView
+from museum.urls import handler400, handler404, handler500
+from museum.urls import urlpatterns as service_urlpatterns
+
+urlpatterns = [path("bench/floor", FloorView.as_view()), *service_urlpatterns]
+
+__all__ = ["handler400", "handler404", "handler500", "urlpatterns"]

@@ -1,5 +1,7 @@
 """Query parameters: validated strictly, and only the ones an operation takes."""
 
+import functools
+
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
@@ -36,12 +38,16 @@ class StrictQueryParameters:
         super().initial(request, *args, **kwargs)
         accepted = set()
         if getattr(self, "action", None) == "list":
-            # The declared names, read from the classes: an instance deep-copies its fields.
-            accepted = {
-                *self.list_query_serializer._declared_fields,
-                *PageQuerySerializer._declared_fields,
-            }
+            accepted = parameter_names(self.list_query_serializer) | parameter_names(
+                PageQuerySerializer
+            )
         if unknown := sorted(set(request.query_params) - accepted):
             raise ValidationError(
                 {name: ["Not a parameter of this operation."] for name in unknown}
             )
+
+
+@functools.cache
+def parameter_names(serializer_class: type[serializers.Serializer]) -> frozenset[str]:
+    # Once per class: each instance builds and deep-copies its fields.
+    return frozenset(serializer_class().fields)

@@ -6,15 +6,15 @@ import zipfile
 from pathlib import Path
 
 from scripts import conformance
-from tests import test_schema
+from tests import contract, test_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_contract_is_read_from_the_repository():
-    for contract in (conformance.CONTRACT, test_schema.CONTRACT):
-        assert contract.is_file()
-        assert contract.resolve().is_relative_to(ROOT)
+    for path in (conformance.CONTRACT, test_schema.CONTRACT, contract.CONTRACT):
+        assert path.is_file()
+        assert path.resolve().is_relative_to(ROOT)
     assert (ROOT / "contract" / "LICENSE-museum-api.txt").is_file()
 
 

@@ -6,13 +6,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import IsStaff
 from museum.query import StrictQueryParameters
+from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from tickets import services, tokens
 from tickets.models import Ticket
@@ -88,7 +89,12 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
 
 
 class PNGRenderer(BaseRenderer):
-    """Lets a client ask for image/png; problems on this view are still JSON."""
+    """Lets a client ask for image/png; problems on this view are still JSON.
+
+    The image itself goes out as an HttpResponse in its own type whatever the client accepted;
+    this renderer only ever renders a problem, which the exception handler types as
+    application/problem+json.
+    """
 
     media_type = "image/png"
     format = "png"
@@ -98,11 +104,11 @@ class PNGRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if isinstance(data, bytes):
             return data
-        return JSONRenderer().render(data)
+        return MuseumJSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
 class TicketCodeView(StrictQueryParameters, APIView):
-    renderer_classes = [JSONRenderer, PNGRenderer]
+    renderer_classes = [MuseumJSONRenderer, PNGRenderer]
 
     @extend_schema(
         operation_id="getTicketCode",

@@ -129,9 +129,9 @@ DATABASES = {
         env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'museum.sqlite3'}",
         conn_max_age=envint("DB_CONN_MAX_AGE", 60),
-        # No SELECT 1 before each request's first query: the account load replaces a dropped
-        # connection instead (museum/authentication.py, load_account).
-        conn_health_checks=False,
+        # A kept connection the database dropped (restart, failover, idle timeout) is replaced
+        # before a request's first query, whatever the entry point: API, admin, door, /healthz.
+        conn_health_checks=True,
     )
 }
 

@@ -13,7 +13,6 @@ import time
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import InterfaceError, OperationalError, connection
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
@@ -104,20 +103,8 @@ _ACCOUNT_BY_PK = PreparedQuery(lambda: get_user_model()._default_manager.filter(
 
 
 def load_account(pk: int):
-    """The account with this primary key, or None: one prepared query (museum/prepared.py).
-
-    It is the first query of nearly every request, so it also stands in for Django's
-    CONN_HEALTH_CHECKS (a SELECT 1 before each request's first query, ~12% of a request): a
-    kept-alive connection the database dropped (restart, failover, idle timeout) fails here, and
-    is replaced once.
-    """
-    try:
-        return _ACCOUNT_BY_PK.first(pk)
-    except (OperationalError, InterfaceError):
-        if connection.in_atomic_block:
-            raise
-        connection.close()
-        return _ACCOUNT_BY_PK.first(pk)
+    """The account with this primary key, or None: one prepared query (museum/prepared.py)."""
+    return _ACCOUNT_BY_PK.first(pk)
 
 
 class MuseumBasicAuthentication(BasicAuthentication):

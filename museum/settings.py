@@ -129,12 +129,15 @@ DATABASES = {
         env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'museum.sqlite3'}",
         conn_max_age=envint("DB_CONN_MAX_AGE", 60),
-        # No SELECT 1 before each request's first query: the account load replaces a dropped
-        # connection instead (museum/authentication.py, load_account).
-        conn_health_checks=False,
+        # A kept connection the database dropped (restart, failover, idle timeout) is replaced
+        # before a request's first query, whatever the entry point: API, admin, door, /healthz.
+        conn_health_checks=True,
     )
 }
 
+# Without REDIS_URL the cache is each process's own memory: fine for what cannot go stale across
+# processes (counts, credentials checked against the account row), never for whole answers.
+SHARED_CACHE = bool(os.environ.get("REDIS_URL"))
 CACHES = {
     "default": (
         {
@@ -142,7 +145,7 @@ CACHES = {
             "BACKEND": "museum.cache.ReusedClientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
         }
-        if os.environ.get("REDIS_URL")
+        if SHARED_CACHE
         else {"BACKEND": "museum.cache.CountingLocMemCache"}
     )
 }
@@ -255,7 +258,15 @@ LOGGING = {
 
 # How long an answer every visitor shares (hours, events) or a drawn ticket image is kept in the
 # cache; writes replace it at once (museum/shared_reads.py, tickets/services.py). 0: not kept.
-MUSEUM_SHARED_READS_SECONDS = envint("MUSEUM_SHARED_READS_SECONDS", 600)
+# A write replaces it only in the cache its own process sees, so it needs a cache every worker
+# shares: off without one, and a value asking for it anyway is refused rather than ignored.
+MUSEUM_SHARED_READS_SECONDS = envint("MUSEUM_SHARED_READS_SECONDS", 600 if SHARED_CACHE else 0)
+if MUSEUM_SHARED_READS_SECONDS > 0 and not SHARED_CACHE:
+    raise ImproperlyConfigured(
+        "MUSEUM_SHARED_READS_SECONDS needs REDIS_URL: without a cache every worker shares, a "
+        "write would not replace the answers other workers keep. Set REDIS_URL, or set "
+        "MUSEUM_SHARED_READS_SECONDS to 0."
+    )
 
 # Tickets
 try:

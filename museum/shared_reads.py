@@ -5,6 +5,9 @@ database round trips and a serializer pass; reading it back is one cache round t
 section ("hours", "events") has a version in the cache; an answer is stored with the version it
 was built under and used only while that version is current. Any write to a section bumps it
 (`section_changed`), on every node at once, since the version lives in the shared cache.
+That cache must be one every worker shares (REDIS_URL): in a per-process cache the bump would
+reach only the writer's own process. So without REDIS_URL, MUSEUM_SHARED_READS_SECONDS is 0 and
+the settings refuse any other value; the drawn ticket images (tickets/services.py) follow it.
 
 A write bumps the version right away and again once its transaction commits: a reader that
 built an answer from the rows as they were before the commit stored it under the first bump,

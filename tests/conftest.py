@@ -46,6 +46,13 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture
+def shared_reads(settings):
+    """Shared answers and drawn images kept in the cache, as with REDIS_URL (the settings refuse
+    them without it): a test is one process, so its own cache is the one every request sees."""
+    settings.MUSEUM_SHARED_READS_SECONDS = 600
+
+
 def basic_auth(username: str, password: str = PASSWORD) -> str:
     return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
 

@@ -5,12 +5,20 @@ The database is a throwaway cluster of this test's own, so the shared server is 
 
 import datetime as dt
 import os
+import re
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
 
 import psycopg
 import pytest
@@ -20,7 +28,13 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from tests.factories import PASSWORD
 from tests.live_http import Answer, call, sign_in
-from tests.servers import can_run_own_postgres, gunicorn_node, throwaway_postgres
+from tests.servers import (
+    SECRET_KEY,
+    can_run_own_postgres,
+    gunicorn_node,
+    throwaway_postgres,
+    wait_until,
+)
 
 pytestmark = [
     # Once per CI run (the PostgreSQL pass) is enough; its database is its own either way.
@@ -41,6 +55,7 @@ from django.core.management import call_command
 from hours.models import MuseumDay
 call_command("migrate", verbosity=0)
 User.objects.create(username="buyer", password={{password!r}})
+User.objects.create(username="staff", password={{password!r}}, is_staff=True, is_superuser=True)
 MuseumDay.objects.create(date="{DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
 """
 
@@ -171,3 +186,151 @@ def assert_nothing_half_done(database_url: str, load: Load) -> None:
     assert tickets == bought
     assert sold == emails == len(tickets)
     assert lost == 0  # each email went out, or is due for the outbox worker
+
+
+# Enough sequential requests to reach each worker, several times over.
+PROBES = 8
+# The outbox worker's rounds: far apart, so the restart falls between two of them and the first
+# round after it meets a connection the database dropped.
+OUTBOX_INTERVAL_SECONDS = 5
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # the redirect itself is the answer under test
+
+
+BROWSER = urllib.request.build_opener(NoRedirects)
+
+
+def fetch(url: str, *, cookies: str = "", form: dict | None = None) -> Answer:
+    """A browser's request (no credentials, no redirects followed), with its cookies."""
+    request = urllib.request.Request(
+        url,
+        data=None if form is None else urlencode(form).encode(),
+        headers={"Cookie": cookies} if cookies else {},
+    )
+    try:
+        with BROWSER.open(request, timeout=30) as response:
+            return Answer(response.status, response.headers, response.read())
+    except urllib.error.HTTPError as error:
+        return Answer(error.code, error.headers, error.read())
+
+
+def cookie(answer: Answer, name: str) -> str:
+    # The cookies are Secure (DEBUG is off), which a cookie jar would not send over plain HTTP.
+    jar = SimpleCookie()
+    for header in answer.headers.get_all("Set-Cookie") or []:
+        jar.load(header)
+    return jar[name].value
+
+
+def admin_session(url: str) -> str:
+    """The Cookie header of staff signed in through the admin's login form."""
+    page = fetch(f"{url}/admin/login/")
+    csrf = cookie(page, "csrftoken")
+    [token] = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode())
+    form = {"csrfmiddlewaretoken": token, "username": "staff", "password": PASSWORD}
+    signed_in = fetch(f"{url}/admin/login/?next=/admin/", cookies=f"csrftoken={csrf}", form=form)
+    assert signed_in.status == 302, signed_in.content
+    return f"sessionid={cookie(signed_in, 'sessionid')}"
+
+
+@contextmanager
+def outbox_worker(database_url: str, log: Path) -> Iterator[subprocess.Popen]:
+    """`manage.py send_outbox --loop`, as production runs it beside the web server."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "DEBUG": "false",
+        "SECRET_KEY": SECRET_KEY,
+        "DATABASE_URL": database_url,
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "LOG_LEVEL": "WARNING",
+    }
+    command = [sys.executable, "manage.py", "send_outbox", "--loop"]
+    command += ["--interval", str(OUTBOX_INTERVAL_SECONDS)]
+    with open(log, "ab") as output:
+        worker = subprocess.Popen(
+            command, cwd=settings.BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        yield worker
+    finally:
+        worker.terminate()
+        worker.wait(timeout=10)
+
+
+def email_sent(database_url: str, ticket_id: str) -> bool:
+    with psycopg.connect(database_url) as db:
+        [sent] = db.execute(
+            "SELECT sent_at IS NOT NULL FROM tickets_outboxemail WHERE ticket_id = %s",
+            [ticket_id],
+        ).fetchone()
+    return sent
+
+
+def test_after_a_restart_the_first_request_to_every_entry_point_answers(tmp_path, shared_cache):
+    with throwaway_postgres() as database:
+        prepare(database.url)
+        environment = {"DATABASE_URL": database.url, "REDIS_URL": shared_cache}
+        node = gunicorn_node(environment=environment, log=tmp_path / "gunicorn.log")
+        with node as url:
+            session = admin_session(url)
+            sign_in(url, username="buyer")
+
+            def buy() -> str:
+                body = {"ticketType": "general", "ticketDate": DAY.isoformat(), "email": "a@b.org"}
+                bought = call("POST", f"{url}/v1.1/tickets", username="buyer", body=body)
+                assert bought.status == 201, bought.content
+                return bought.json()["ticketId"]
+
+            def first_requests_after_a_restart(request) -> list[Answer]:
+                # Every worker holds connections from the requests before; a restart cuts them,
+                # and nothing reaches the service until these requests do.
+                for _ in range(2 * PROBES):
+                    request()
+                database.stop()
+                database.start()
+                return [request() for _ in range(PROBES)]
+
+            probes = {
+                "healthz": (lambda: fetch(f"{url}/healthz"), 200),
+                "API read": (
+                    lambda: call("GET", f"{url}/v1.1/museum-hours", username="buyer"),
+                    200,
+                ),
+                "admin login page": (lambda: fetch(f"{url}/admin/login/"), 200),
+                "admin, signed in": (lambda: fetch(f"{url}/admin/", cookies=session), 200),
+                "door": (lambda: fetch(f"{url}/door/"), 302),
+                "door, signed in": (lambda: fetch(f"{url}/door/", cookies=session), 200),
+            }
+            statuses = {
+                name: [answer.status for answer in first_requests_after_a_restart(request)]
+                for name, (request, _) in probes.items()
+            }
+
+            door = fetch(f"{url}/door/")
+
+            # The outbox worker, started now: its connection is live (it sent one email), then
+            # the database restarts while it waits for its next round, which must send what was
+            # bought since.
+            worker_log = tmp_path / "outbox.log"
+            with outbox_worker(database.url, worker_log) as worker:
+                before = buy()
+                wait_until(lambda: email_sent(database.url, before), what="the email before")
+                database.stop()
+                database.start()
+                after = buy()
+                wait_until(
+                    lambda: email_sent(database.url, after),
+                    what="the email bought after the restart",
+                    timeout=3 * OUTBOX_INTERVAL_SECONDS,
+                )
+                assert worker.poll() is None
+            skipped = worker_log.read_text().count("Outbox round skipped")
+
+        assert {**statuses, "outbox rounds skipped": skipped} == {
+            **{name: [status] * PROBES for name, (_, status) in probes.items()},
+            "outbox rounds skipped": 0,
+        }
+        assert door.headers["Location"] == "/admin/login/?next=/door/"

@@ -197,7 +197,8 @@ def test_a_connection_the_database_dropped_is_replaced_on_the_next_request(staff
     # Django's handler does this as every request starts; the test client leaves it out.
     close_old_connections()
 
-    # The account load, the request's first query, finds the connection dead and opens a new one.
+    # Django's health check (CONN_HEALTH_CHECKS), before the request's first query, finds the
+    # connection dead and opens a new one.
     assert client.get("/v1.1/special-events").status_code == 200
 
 

@@ -9,6 +9,9 @@ from hours.services import apply_weekly_pattern, close_days, parse_weekly_patter
 from museum import shared_reads
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 
+# Each test is one process, so its own cache stands in for the shared one.
+pytestmark = pytest.mark.usefixtures("shared_reads")
+
 HOURS = "/v1.1/museum-hours"
 EVENTS = "/v1.1/special-events"
 DAY = dt.date(2030, 1, 1)

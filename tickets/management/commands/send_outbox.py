@@ -2,7 +2,7 @@ import logging
 import time
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError, close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from tickets.services import send_due_emails
 
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         while True:
             try:
                 sent, not_sent = send_due_emails()
-            except DatabaseError as exc:
+            except (OperationalError, InterfaceError) as exc:
                 if not loop:
                     raise
                 # The worker waits out a database outage instead of dying on it.
@@ -40,6 +40,7 @@ class Command(BaseCommand):
             if not loop:
                 return
             time.sleep(interval)
-            # A worker outlives its database connections: as at the end of a request, close one
-            # that is too old or that the server dropped (CONN_HEALTH_CHECKS), and reconnect.
+            # A worker has no request cycle: as Django does when a request starts, drop a
+            # connection that failed or is too old, and have the next query check that a kept
+            # one still works (CONN_HEALTH_CHECKS), so a database restart costs no round.
             close_old_connections()

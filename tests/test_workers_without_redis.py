@@ -1,0 +1,115 @@
+"""Two gunicorn workers and no REDIS_URL, as `make run`'s users deploy next: each worker's cache
+is its own memory, and a write is still what the next read answers on every worker.
+
+Each read opens a new connection, so the two workers' accepts share the reads between them.
+"""
+
+import datetime as dt
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.db import connection
+
+from tests.factories import PASSWORD
+from tests.live_http import call
+from tests.servers import database_url, gunicorn_node
+
+# On PostgreSQL the nodes use the test database, emptied after each test.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+READS = 24
+DAY = dt.date.today() + dt.timedelta(days=3)
+
+SETUP = f"""
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from hours.models import MuseumDay
+call_command("migrate", verbosity=0)
+User.objects.create(username="staff", is_staff=True, password={{password!r}})
+User.objects.create(username="visitor", password={{password!r}})
+MuseumDay.objects.create(date="{DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
+"""
+
+
+@pytest.fixture
+def node_database(tmp_path):
+    """The database the node uses: the test database on PostgreSQL, a file of its own on SQLite
+    (the suite's is in memory), with two accounts and an open day."""
+    if connection.vendor == "postgresql":
+        url = database_url(connection.settings_dict)
+    else:
+        url = f"sqlite:///{tmp_path / 'museum.sqlite3'}"
+    password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
+    manage(url, "shell", "-c", SETUP.format(password=password))
+    return url
+
+
+def manage(database: str, *arguments: str) -> None:
+    """A manage.py command in a process of its own, as an operator runs one."""
+    subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=settings.BASE_DIR,
+        env={"PATH": os.environ["PATH"], "DEBUG": "true", "DATABASE_URL": database},
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def read_many(url: str) -> list:
+    answers = [call("GET", url, username="visitor") for _ in range(READS)]
+    assert {answer.status for answer in answers} == {200}
+    return [answer.json() for answer in answers]
+
+
+def test_an_edited_event_is_what_every_worker_answers_next(node_database, tmp_path):
+    with gunicorn_node(
+        environment={"DATABASE_URL": node_database}, log=tmp_path / "gunicorn.log"
+    ) as url:
+        body = {
+            "name": "Night at the museum",
+            "location": "Great Hall",
+            "eventDescription": "Torches.",
+            "dates": [DAY.isoformat()],
+            "price": 10,
+        }
+        created = call("POST", f"{url}/v1.1/special-events", username="staff", body=body)
+        assert created.status == 201, created.content
+        event = f"{url}/v1.1/special-events/{created.json()['eventId']}"
+        week = f"{url}/v1.1/special-events?startDate={DAY.isoformat()}"
+        # Every worker has read the event and the list before the change.
+        assert {answer["price"] for answer in read_many(event)} == {10}
+        assert {page[0]["price"] for page in read_many(week)} == {10}
+
+        patched = call("PATCH", event, username="staff", body={"price": 12.5})
+        assert patched.status == 200, patched.content
+
+        assert [answer["price"] for answer in read_many(event)] == [12.5] * READS
+        assert [page[0]["price"] for page in read_many(week)] == [12.5] * READS
+
+
+def test_changed_hours_are_what_every_worker_answers_next(node_database, tmp_path):
+    with gunicorn_node(
+        environment={"DATABASE_URL": node_database}, log=tmp_path / "gunicorn.log"
+    ) as url:
+        hours = f"{url}/v1.1/museum-hours?startDate={DAY.isoformat()}&limit=1"
+        assert {page[0]["timeOpen"] for page in read_many(hours)} == {"09:00"}
+
+        # An operator's command, a process of its own, as much as a write in another worker.
+        manage(
+            node_database,
+            "seed_hours",
+            "--start",
+            DAY.isoformat(),
+            "--days",
+            "1",
+            "--pattern",
+            "mon-sun 10:00-12:00",
+            "--overwrite-staff-edits",
+        )
+
+        assert [page[0]["timeOpen"] for page in read_many(hours)] == ["10:00"] * READS

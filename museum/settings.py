@@ -55,6 +55,9 @@ if not SECRET_KEY:
             "SECRET_KEY is not set. Set it (production) or set DEBUG=true for local work."
         )
     SECRET_KEY = "insecure-local-development-key-never-use-in-production"
+# Earlier secrets, newest first: sessions signed with them, and tickets signed with keys derived
+# from them (when MUSEUM_TICKET_SIGNING_KEYS is not set), still verify after a rotation.
+SECRET_KEY_FALLBACKS = envlist("SECRET_KEY_FALLBACKS", "")
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 

@@ -74,6 +74,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SILENCED_SYSTEM_CHECKS = ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
+# An admin or door session on a shared device ends within a working day (museum/checks.py).
+SESSION_COOKIE_AGE = 12 * 60 * 60
 
 # Every API body is a small JSON document; anything bigger is refused before it is read.
 MUSEUM_MAX_BODY_BYTES = envint("MUSEUM_MAX_BODY_BYTES", 65536)

@@ -10,10 +10,10 @@ class MuseumConfig(AppConfig):
         from museum import checks
 
         checks.register()
-        post_migrate.connect(sync_role_groups, sender=self, dispatch_uid="museum:role-groups")
+        post_migrate.connect(after_migrate, sender=self, dispatch_uid="museum:role-groups")
 
 
-def sync_role_groups(sender, using, verbosity=1, **kwargs):
+def after_migrate(sender, using, **kwargs):
     """After every migrate, each role's group exists with exactly the role's permissions.
 
     The roles are defined in code (museum/accounts.py), so a deployment gets them, and any change

@@ -1,26 +1,102 @@
-"""Staff and visitor accounts: one place that knows what makes an account staff."""
+"""Accounts and roles: the one place that knows what each role may do.
+
+A role is a group with a fixed set of Django permissions. `is_staff` only lets an account sign
+in to the admin (and, through its login, the door page); what it may do there, in the API and
+at the door is what its permissions say.
+"""
 
 from django.contrib.auth.models import Group, Permission, User
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 
 STAFF_GROUP = "Museum staff"
-# Staff run the programme, the opening hours and the tickets in the admin.
-STAFF_APPS = ["events", "hours", "tickets"]
+DOOR_GROUP = "Door staff"
+
+# Staff run the programme, the opening hours and the tickets: no user management, no deleting
+# confirmation emails (the outbox is the record of what was sent). Deleting museum days is
+# there because "Apply a weekly pattern" removes the days a pattern closes (a day with tickets
+# sold is protected by its tickets).
+STAFF_PERMISSIONS = [
+    *(f"events.{action}_specialevent" for action in ("view", "add", "change", "delete")),
+    *(f"events.{action}_eventdate" for action in ("view", "add", "change", "delete")),
+    *(f"hours.{action}_museumday" for action in ("view", "add", "change", "delete")),
+    "tickets.view_ticket",
+    "tickets.check_in_ticket",
+    "tickets.view_outboxemail",
+]
+# Temporary door staff check tickets in, and nothing else.
+DOOR_PERMISSIONS = ["tickets.check_in_ticket"]
+
+ROLES = {STAFF_GROUP: STAFF_PERMISSIONS, DOOR_GROUP: DOOR_PERMISSIONS}
 
 
-def staff_group() -> Group:
-    group, created = Group.objects.get_or_create(name=STAFF_GROUP)
-    if created:
-        group.permissions.set(Permission.objects.filter(content_type__app_label__in=STAFF_APPS))
+class UsernameTaken(ValidationError):
+    """Another account has this username, perhaps spelled in another case."""
+
+    def __init__(self, username: str):
+        super().__init__(
+            f"An account named {username!r} already exists (usernames are compared "
+            "without regard to case).",
+            code="username_taken",
+        )
+
+
+def permissions(names: list[str]) -> list[Permission]:
+    """The Permission rows for `app_label.codename` names; every name must exist."""
+    wanted = Q()
+    for name in names:
+        app_label, codename = name.split(".")
+        wanted |= Q(content_type__app_label=app_label, codename=codename)
+    found = list(Permission.objects.filter(wanted).select_related("content_type"))
+    missing = set(names) - {f"{p.content_type.app_label}.{p.codename}" for p in found}
+    if missing:
+        raise LookupError(f"Unknown permissions: {', '.join(sorted(missing))}")
+    return found
+
+
+def role_group(name: str) -> Group:
+    """The role's group, created if missing, with exactly the role's permissions."""
+    group, _ = Group.objects.get_or_create(name=name)
+    group.permissions.set(permissions(ROLES[name]))
     return group
 
 
+def staff_group() -> Group:
+    return role_group(STAFF_GROUP)
+
+
+def door_group() -> Group:
+    return role_group(DOOR_GROUP)
+
+
+def sync_role_groups() -> None:
+    """Create or update every role's group (run after each migrate)."""
+    for name in ROLES:
+        role_group(name)
+
+
+def check_username_free(username: str, *, exclude_pk: int | None = None) -> None:
+    # The database's unique index on LOWER(username) backs this up (museum migration 0002).
+    taken = User.objects.filter(username__iexact=username).exclude(pk=exclude_pk)
+    if taken.exists():
+        raise UsernameTaken(username)
+
+
 @transaction.atomic
-def create_account(*, username: str, password: str, email: str = "", staff: bool = False) -> User:
-    """A visitor reads and buys; a staff account also manages events and uses the admin."""
+def create_account(
+    *, username: str, password: str, email: str = "", staff: bool = False, door: bool = False
+) -> User:
+    """A visitor reads and buys; staff also run the programme; door staff only check tickets in.
+
+    Staff and door staff get `is_staff`, which lets them sign in to the admin and the door page.
+    """
+    if staff and door:
+        raise ValueError("An account is staff or door staff, not both.")
+    check_username_free(username)
     user = User.objects.create_user(username=username, password=password, email=email)
-    if staff:
+    if staff or door:
         user.is_staff = True
         user.save(update_fields=["is_staff"])
-        user.groups.add(staff_group())
+        user.groups.add(staff_group() if staff else door_group())
     return user

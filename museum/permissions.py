@@ -1,21 +1,26 @@
-"""Who may do what: visitors read and buy, staff manage the programme."""
+"""Who may do what in the API: every signed-in account reads; writes need Django permissions.
 
-from rest_framework.permissions import SAFE_METHODS, BasePermission, DjangoModelPermissions
+`is_staff` grants nothing here: it only opens the admin's login (museum/accounts.py, roles).
+"""
+
+from rest_framework.permissions import BasePermission, DjangoModelPermissions
 
 
 class StaffManagesOrReadOnly(DjangoModelPermissions):
-    """Any signed-in account reads; writes need `is_staff` or the model's add/change/delete perm."""
+    """Any signed-in account reads; a write needs the model's add, change or delete permission."""
+
+
+class HasPermission(BasePermission):
+    """A signed-in account holding one named Django permission, e.g. `tickets.check_in_ticket`."""
+
+    permission = ""
 
     def has_permission(self, request, view):
-        if not (request.user and request.user.is_authenticated):
-            return False
-        if request.method in SAFE_METHODS or request.user.is_staff:
-            return True
-        return super().has_permission(request, view)
+        user = request.user
+        return bool(user and user.is_authenticated and user.has_perm(self.permission))
 
 
-class IsStaff(BasePermission):
-    """Staff only: the door, the desk."""
+class MayCheckIn(HasPermission):
+    """The door: staff and door staff."""
 
-    def has_permission(self, request, view):
-        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+    permission = "tickets.check_in_ticket"

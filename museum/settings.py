@@ -55,6 +55,9 @@ if not SECRET_KEY:
             "SECRET_KEY is not set. Set it (production) or set DEBUG=true for local work."
         )
     SECRET_KEY = "insecure-local-development-key-never-use-in-production"
+# Earlier secrets, newest first: sessions signed with them, and tickets signed with keys derived
+# from them (when MUSEUM_TICKET_SIGNING_KEYS is not set), still verify after a rotation.
+SECRET_KEY_FALLBACKS = envlist("SECRET_KEY_FALLBACKS", "")
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 
@@ -71,6 +74,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SILENCED_SYSTEM_CHECKS = ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
+# An admin or door session on a shared device ends within a working day (museum/checks.py).
+SESSION_COOKIE_AGE = 12 * 60 * 60
 
 # Every API body is a small JSON document; anything bigger is refused before it is read.
 MUSEUM_MAX_BODY_BYTES = envint("MUSEUM_MAX_BODY_BYTES", 65536)

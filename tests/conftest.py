@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from museum import authentication, throttling
 from museum.accounts import create_account
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, UserFactory, door_member, staff_member
 
 # pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
 # tests open fifty at once, and on a busy machine the kernel dropped some of them (a
@@ -70,7 +70,18 @@ def visitor(db):
 
 @pytest.fixture
 def staff(db):
-    return UserFactory(username="staff", is_staff=True)
+    return staff_member(username="staff")
+
+
+@pytest.fixture
+def bare_staff(db):
+    """`is_staff` and no permission at all: may sign in to the admin, and nothing more."""
+    return UserFactory(username="bare", is_staff=True)
+
+
+@pytest.fixture
+def door_staff(db):
+    return door_member(username="door")
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
+from museum.accounts import door_group, staff_group
 from tickets.models import Ticket
 
 PASSWORD = "correct horse battery staple"
@@ -19,6 +20,20 @@ class UserFactory(factory.django.DjangoModelFactory):
     username = factory.Sequence(lambda n: f"visitor{n}")
     email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
     password = factory.django.Password(PASSWORD)
+
+
+def staff_member(**kwargs) -> User:
+    """A member of the Museum staff group, as `create_account --staff` makes."""
+    user = UserFactory(is_staff=True, **kwargs)
+    user.groups.add(staff_group())
+    return user
+
+
+def door_member(**kwargs) -> User:
+    """A member of the Door staff group, as `create_account --door` makes."""
+    user = UserFactory(is_staff=True, **kwargs)
+    user.groups.add(door_group())
+    return user
 
 
 class SpecialEventFactory(factory.django.DjangoModelFactory):

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.conftest import basic_auth
-from tests.factories import SpecialEventFactory, UserFactory
+from tests.factories import SpecialEventFactory, UserFactory, staff_member
 
 PROBLEM = "application/problem+json"
 EVENT = {
@@ -83,7 +83,7 @@ ROLE_MATRIX = {
 
 @pytest.mark.parametrize("role", ["visitor", "staff"])
 def test_visitors_read_and_staff_manage(db, role):
-    user = UserFactory(username=role, is_staff=role == "staff")
+    user = staff_member(username=role) if role == "staff" else UserFactory(username=role)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=basic_auth(user.username))
     event = SpecialEventFactory()

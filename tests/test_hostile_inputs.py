@@ -24,7 +24,13 @@ from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
 from tests.conftest import client_for
-from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
+from tests.factories import (
+    MuseumDayFactory,
+    SpecialEventFactory,
+    TicketFactory,
+    UserFactory,
+    staff_member,
+)
 from tests.qr import qr_text
 from tests.test_errors_and_auth import EVENT, assert_problem
 from tickets import tokens
@@ -69,7 +75,7 @@ class Write:
 @pytest.fixture
 def world(db):
     """An event, an open day in three days and today, and a ticket for today to scan."""
-    staff = UserFactory(username="staff", is_staff=True)
+    staff = staff_member(username="staff")
     visitor = UserFactory(username="visitor")
     event = SpecialEventFactory(name="Night at the museum", dates=[days_from_today(3)])
     MuseumDayFactory(date=days_from_today(3))

@@ -18,6 +18,7 @@ from django.db import connection
 from django.utils import timezone
 
 from hours.models import MuseumDay
+from museum.accounts import staff_group
 from tests.factories import PASSWORD, MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.live_http import call
 from tests.servers import database_url, gunicorn_node
@@ -141,7 +142,7 @@ def test_the_throttle_counts_requests_on_both_nodes(nodes, account):
 
 def test_an_event_edited_through_one_node_is_read_fresh_through_the_other(nodes, account):
     editor = account("editor")
-    User.objects.filter(username=editor).update(is_staff=True)
+    User.objects.get(username=editor).groups.add(staff_group())
     event = SpecialEventFactory(name="Night at the museum")
     path = f"/v1.1/special-events/{event.id}"
     # Read twice through the first node: the second answer comes from the shared cache.

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from museum.errors import MuseumProblem
+from museum.permissions import MayCheckIn
 from tickets import services
 from tickets.models import Ticket
 
@@ -68,8 +69,8 @@ def scan(*, code: str, by) -> Verdict:
 @login_required(login_url="admin:login")
 @require_http_methods(["GET", "POST"])
 def door(request):
-    if not request.user.is_staff:
-        raise PermissionDenied("The door page is for museum staff.")
+    if not request.user.has_perm(MayCheckIn.permission):
+        raise PermissionDenied("The door page is for staff who check tickets in.")
     verdict = None
     if request.method == "POST":
         form = ScanForm(request.POST)

@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import status
+from rest_framework.exceptions import NotFound
 
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
@@ -24,6 +25,8 @@ from tickets.images import render_ticket_png
 from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
 
 logger = logging.getLogger(__name__)
+
+VIEW_ANY_TICKET = "tickets.view_ticket"
 
 # Crockford's lowercase base32: no i, l, o or u, so a code read aloud is not misheard.
 CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -208,9 +211,23 @@ def stored_ticket_image(*, ticket_id: uuid.UUID, viewer) -> tuple[str, bytes] | 
             return None
         drawn = _keep_drawn_image(image, buyer_id=image.buyer_id)
     etag, png, buyer_id = drawn
-    if not viewer.is_staff and viewer.pk != buyer_id:
+    if not may_view_ticket(viewer=viewer, buyer_id=buyer_id):
         return None
     return etag, png
+
+
+def may_view_ticket(*, viewer, buyer_id: int) -> bool:
+    """Its buyer sees a ticket; so does an account that may view any ticket (staff)."""
+    # The buyer first: the common case then costs no permission query.
+    return viewer.pk == buyer_id or viewer.has_perm(VIEW_ANY_TICKET)
+
+
+def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
+    """The ticket with its event and image, if `viewer` may see it; else 404, as for no ticket."""
+    ticket = Ticket.objects.select_related("event", "image").filter(pk=ticket_id).first()
+    if ticket is None or not may_view_ticket(viewer=viewer, buyer_id=ticket.buyer_id):
+        raise NotFound()
+    return ticket
 
 
 _DRAWN_IMAGE = PreparedQuery(

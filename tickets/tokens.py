@@ -10,6 +10,7 @@ import base64
 import binascii
 import functools
 import hashlib
+import re
 import struct
 import uuid
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from django.utils.crypto import salted_hmac
 PREFIX = "MT1."
 _PAYLOAD = struct.Struct(">4s16sI")
 _SIGNATURE_LENGTH = 64
+_TOKEN_BYTES = _PAYLOAD.size + _SIGNATURE_LENGTH
 
 
 class InvalidTicketToken(ValueError):
@@ -51,16 +53,23 @@ def _b64encode(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+# Unpadded base64url of a token's bytes: 118 characters of the URL-safe alphabet.
+_CANONICAL_BODY = re.compile(rf"[A-Za-z0-9_-]{{{len(_b64encode(bytes(_TOKEN_BYTES)))}}}")
+
+
 @functools.lru_cache(maxsize=4)
-def _keys_for(seeds: tuple[str, ...], secret_key: str) -> tuple[SigningKey, ...]:
+def _keys_for(seeds: tuple[str, ...], secret_keys: tuple[str, ...]) -> tuple[SigningKey, ...]:
     if seeds:
         raw_seeds = [base64.urlsafe_b64decode(seed + "=" * (-len(seed) % 4)) for seed in seeds]
     else:
-        # Derived from SECRET_KEY, so every server sharing the configuration signs alike.
+        # For local work only (a deploy check demands explicit seeds): derived from SECRET_KEY,
+        # so every server sharing the configuration signs alike, and from SECRET_KEY_FALLBACKS,
+        # so rotating the secret does not void the tickets already issued.
         raw_seeds = [
             salted_hmac(
                 "museum.tickets.signing", "ed25519", secret=secret_key, algorithm="sha256"
             ).digest()
+            for secret_key in secret_keys
         ]
     keys = []
     for seed in raw_seeds:
@@ -76,7 +85,10 @@ def _keys_for(seeds: tuple[str, ...], secret_key: str) -> tuple[SigningKey, ...]
 
 def signing_keys() -> tuple[SigningKey, ...]:
     """The configured keys, newest first: the first signs, all of them verify."""
-    return _keys_for(tuple(settings.MUSEUM_TICKET_SIGNING_KEYS), settings.SECRET_KEY)
+    return _keys_for(
+        tuple(settings.MUSEUM_TICKET_SIGNING_KEYS),
+        (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS),
+    )
 
 
 def sign_ticket(*, ticket_id: uuid.UUID, ticket_date: date) -> str:
@@ -86,15 +98,23 @@ def sign_ticket(*, ticket_id: uuid.UUID, ticket_date: date) -> str:
 
 
 def verify_ticket_token(token: str) -> TicketClaim:
+    """The ticket a token names, if this museum signed exactly this text.
+
+    Only the canonical spelling is accepted (no padding, no `+/`, no other characters, unused
+    bits zero): a scanner that remembers the tokens it admitted by their text is not fooled by
+    another spelling of the same bytes.
+    """
     if not token.startswith(PREFIX):
         raise InvalidTicketToken("not a museum ticket")
     body = token[len(PREFIX) :]
+    if not _CANONICAL_BODY.fullmatch(body):
+        raise InvalidTicketToken("not unpadded base64url of a token's length")
     try:
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
     except (binascii.Error, ValueError):
         raise InvalidTicketToken("not base64url") from None
-    if len(raw) != _PAYLOAD.size + _SIGNATURE_LENGTH:
-        raise InvalidTicketToken("wrong length")
+    if _b64encode(raw) != body:
+        raise InvalidTicketToken("not the canonical spelling")
     payload, signature = raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
     key_id, ticket_bytes, ordinal = _PAYLOAD.unpack(payload)
     key = next((key for key in signing_keys() if key.key_id == key_id), None)

@@ -1,6 +1,4 @@
-from django.db.models import Q
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -11,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
-from museum.permissions import IsStaff
+from museum.permissions import MayCheckIn
 from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
@@ -70,7 +68,7 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         request=CheckInRequestSerializer,
         responses={200: CheckInResponseSerializer, **problems(400, 401, 403, 404, 409, 415)},
     )
-    @action(detail=False, methods=["post"], url_path="check-in", permission_classes=[IsStaff])
+    @action(detail=False, methods=["post"], url_path="check-in", permission_classes=[MayCheckIn])
     def check_in(self, request):
         serializer = CheckInRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -129,10 +127,7 @@ class TicketCodeView(StrictQueryParameters, APIView):
     def get(self, request, ticketId):
         stored = services.stored_ticket_image(ticket_id=ticketId, viewer=request.user)
         if stored is None:  # not drawn yet, or not this user's to see
-            mine = Q() if request.user.is_staff else Q(buyer=request.user)
-            ticket = get_object_or_404(
-                Ticket.objects.select_related("event", "image").filter(mine), pk=ticketId
-            )
+            ticket = services.viewable_ticket(ticket_id=ticketId, viewer=request.user)
             image = services.ticket_image(ticket=ticket)
             stored = image.etag, image.png
         etag, png = f'"{stored[0]}"', stored[1]

@@ -105,6 +105,28 @@ def test_a_visitor_may_not_create_events(visitor_client):
     assert not SpecialEvent.objects.exists()
 
 
+def test_is_staff_without_permissions_may_not_create_change_or_delete_events(bare_staff):
+    event = SpecialEventFactory(name="Kept")
+    client = client_for(bare_staff)
+
+    created = client.post(URL, NEW_EVENT, format="json")
+    changed = client.patch(event_url(event), {"name": "Changed"}, format="json")
+    deleted = client.delete(event_url(event))
+
+    assert (created.status_code, changed.status_code, deleted.status_code) == (403, 403, 403)
+    assert created["Content-Type"] == "application/problem+json"
+    event.refresh_from_db()
+    assert (event.name, event.cancelled_at) == ("Kept", None)
+    assert SpecialEvent.objects.count() == 1
+
+
+def test_door_staff_may_not_create_events(door_staff):
+    response = client_for(door_staff).post(URL, NEW_EVENT, format="json")
+
+    assert response.status_code == 403
+    assert not SpecialEvent.objects.exists()
+
+
 def test_an_account_with_the_add_permission_may_create_events(db):
     planner = UserFactory(username="planner")
     planner.user_permissions.add(Permission.objects.get(codename="add_specialevent"))

@@ -21,6 +21,7 @@ from tests.factories import (
     SpecialEventFactory,
     TicketFactory,
     UserFactory,
+    staff_member,
 )
 from tests.live_http import sign_in
 from tickets.models import Ticket
@@ -63,7 +64,7 @@ def test_fifty_parallel_buyers_get_exactly_ten_places(live_server):
 
 
 def test_two_scanners_at_once_admit_a_ticket_once(live_server):
-    UserFactory(username="staff", is_staff=True)
+    staff_member(username="staff")
     buyer = UserFactory(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate())
     ticket = TicketFactory(buyer=buyer, date=day.date)

@@ -6,8 +6,15 @@ from django.test import Client
 from django.utils import timezone
 
 from events.services import cancel_event
+from museum.accounts import create_account
 from tests.conftest import client_for
-from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
+from tests.factories import (
+    PASSWORD,
+    MuseumDayFactory,
+    SpecialEventFactory,
+    TicketFactory,
+    UserFactory,
+)
 from tickets import services, tokens
 from tickets.models import Ticket
 
@@ -187,6 +194,32 @@ def test_a_visitor_is_forbidden_and_admits_no_one(client, open_today):
     assert scanned.status_code == 403
     ticket.refresh_from_db()
     assert ticket.checked_in_at is None
+
+
+def test_is_staff_without_the_check_in_permission_is_forbidden(client, bare_staff, open_today):
+    ticket = buy()
+    client.force_login(bare_staff)
+
+    shown = client.get(DOOR)
+    scanned = client.post(DOOR, {"code": qr_token(ticket)})
+
+    assert shown.status_code == 403
+    assert scanned.status_code == 403
+    ticket.refresh_from_db()
+    assert ticket.checked_in_at is None
+
+
+def test_door_staff_sign_in_and_admit_at_the_door(client, open_today):
+    ticket = buy()
+    create_account(username="temp", password=PASSWORD, door=True)
+
+    signed_in = client.post("/admin/login/?next=/door/", {"username": "temp", "password": PASSWORD})
+    page = scan(client, qr_token(ticket))
+
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/door/"
+    assert verdict(page) == "admit"
+    ticket.refresh_from_db()
+    assert ticket.checked_in_by.username == "temp"
 
 
 def test_anonymous_people_are_sent_to_the_admin_login(client, open_today):

@@ -6,32 +6,45 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from museum.accounts import create_account
+from museum.accounts import check_username_free, create_account
 
 
 class Command(BaseCommand):
-    help = "Create a visitor account, or a staff account with --staff. Asks for the password."
+    help = (
+        "Create a visitor account, a staff account with --staff, or a door-only account with "
+        "--door. Asks for the password."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("username")
         parser.add_argument("--email", default="")
-        parser.add_argument("--staff", action="store_true", help="May manage events and hours.")
+        role = parser.add_mutually_exclusive_group()
+        role.add_argument(
+            "--staff", action="store_true", help="Runs events, opening hours and tickets."
+        )
+        role.add_argument(
+            "--door", action="store_true", help="Checks tickets in at the door; nothing else."
+        )
         parser.add_argument(
             "--password-stdin",
             action="store_true",
             help="Read the password from standard input instead of asking (for scripts).",
         )
 
-    def handle(self, *args, username, email, staff, password_stdin, **options):
-        if User.objects.filter(username=username).exists():
-            raise CommandError(f"An account named {username!r} already exists.")
+    def handle(self, *args, username, email, staff, door, password_stdin, **options):
+        try:
+            check_username_free(username)
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from None
         password = sys.stdin.readline().rstrip("\n") if password_stdin else self._ask_password()
         try:
             validate_password(password, User(username=username, email=email))
+            create_account(
+                username=username, password=password, email=email, staff=staff, door=door
+            )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from None
-        create_account(username=username, password=password, email=email, staff=staff)
-        role = "staff" if staff else "visitor"
+        role = "staff" if staff else "door staff" if door else "visitor"
         self.stdout.write(self.style.SUCCESS(f"Created {role} account {username!r}."))
 
     def _ask_password(self) -> str:

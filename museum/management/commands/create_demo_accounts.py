@@ -16,7 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         for username, password, staff in DEMO_ACCOUNTS:
             role = "staff" if staff else "visitor"
-            if User.objects.filter(username=username).exists():
+            if User.objects.filter(username__iexact=username).exists():
                 self.stdout.write(f"Demo {role} account {username!r} exists; left as it is.")
                 continue
             create_account(username=username, password=password, staff=staff)

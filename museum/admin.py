@@ -1,0 +1,29 @@
+from django import forms
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm
+from django.contrib.auth.models import User
+
+from museum.accounts import check_username_free
+
+
+class MuseumUserChangeForm(UserChangeForm):
+    """Renaming an account may not take another's name spelled in another case."""
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        try:
+            check_username_free(username, exclude_pk=self.instance.pk)
+        except forms.ValidationError as exc:
+            raise forms.ValidationError(exc.messages, code="username_taken") from None
+        return username
+
+
+# Django's UserCreationForm already refuses a name that differs only in case; its change form
+# does not.
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class MuseumUserAdmin(UserAdmin):
+    form = MuseumUserChangeForm

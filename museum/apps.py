@@ -1,0 +1,30 @@
+from django.apps import AppConfig, apps
+from django.db.models.signals import post_migrate
+
+
+class MuseumConfig(AppConfig):
+    name = "museum"
+    verbose_name = "Museum"
+
+    def ready(self):
+        from museum import checks
+
+        checks.register()
+        post_migrate.connect(after_migrate, sender=self, dispatch_uid="museum:role-groups")
+
+
+def after_migrate(sender, using, **kwargs):
+    """After every migrate, each role's group exists with exactly the role's permissions.
+
+    The roles are defined in code (museum/accounts.py), so a deployment gets them, and any change
+    to them, by migrating; a museum that wants other rights makes a group of its own.
+    """
+    from django.contrib.auth.management import create_permissions
+
+    from museum.accounts import ROLES, sync_role_groups
+
+    # post_migrate reaches this app before the apps whose permissions the roles name.
+    labels = {name.split(".")[0] for names in ROLES.values() for name in names}
+    for label in sorted(labels):
+        create_permissions(apps.get_app_config(label), verbosity=0, using=using)
+    sync_role_groups()

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from tests.conftest import staff_member
 from tests.contract import CONTRACT
 from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
 
@@ -236,7 +237,7 @@ def assert_problem(answer: Answer, status: int) -> None:
 
 @pytest.fixture
 def accounts(transactional_db):
-    UserFactory(username="staff", is_staff=True)
+    staff_member(username="staff")
     UserFactory(username="visitor")
 
 

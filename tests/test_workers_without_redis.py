@@ -28,8 +28,11 @@ SETUP = f"""
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from hours.models import MuseumDay
+from museum.accounts import staff_group
 call_command("migrate", verbosity=0)
-User.objects.create(username="staff", is_staff=True, password={{password!r}})
+User.objects.create(username="staff", is_staff=True, password={{password!r}}).groups.add(
+    staff_group()
+)
 User.objects.create(username="visitor", password={{password!r}})
 MuseumDay.objects.create(date="{DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
 """

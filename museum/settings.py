@@ -203,6 +203,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "user": envrate("MUSEUM_THROTTLE_USER_RATE", "600/min"),
         "anon": envrate("MUSEUM_THROTTLE_ANON_RATE", "60/min"),
+        # POST /tickets (museum.throttling.PurchaseRateThrottle), on top of "user": a visitor
+        # buys a few tickets, a class's organiser thirty, and no account mails more than that.
+        "purchase": envrate("MUSEUM_THROTTLE_PURCHASE_RATE", "30/min"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.

@@ -47,6 +47,9 @@ SERVICE_ENV = {
     # 1000/s a worker takes shares of 10 requests (museum/throttling.py), close to the 6 of
     # production's 600/min, so the counting costs about what it would there.
     "MUSEUM_THROTTLE_USER_RATE": "1000/s",
+    # Purchases have their own limit too (30/min by default would refuse most of them here). At
+    # 30/min each purchase counts in the cache, one round trip; at 1000/s, one in ten does.
+    "MUSEUM_THROTTLE_PURCHASE_RATE": "1000/s",
     # A remembered sign-in outlives the run (the default 300 s would expire mid-measurement and
     # make each account pay PBKDF2 again there; in production a client pays it once per 300 s).
     "MUSEUM_AUTH_CACHE_SECONDS": "3600",

@@ -15,6 +15,7 @@ DESCRIPTIONS = {
     409: "Conflict with the museum's rules.",
     415: "Unsupported media type: send application/json.",
     422: "Unprocessable: the Idempotency-Key was used for another request.",
+    429: "Too many requests: wait for Retry-After seconds.",
 }
 
 

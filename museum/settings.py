@@ -211,6 +211,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "user": envrate("MUSEUM_THROTTLE_USER_RATE", "600/min"),
         "anon": envrate("MUSEUM_THROTTLE_ANON_RATE", "60/min"),
+        # POST /tickets (museum.throttling.PurchaseRateThrottle), on top of "user": a visitor
+        # buys a few tickets, a class's organiser thirty, and no account mails more than that.
+        "purchase": envrate("MUSEUM_THROTTLE_PURCHASE_RATE", "30/min"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.
@@ -284,6 +287,13 @@ except InvalidOperation:
     ) from None
 # Ed25519 seeds (32 bytes, base64url), newest first; empty: one key derived from SECRET_KEY.
 MUSEUM_TICKET_SIGNING_KEYS = envlist("MUSEUM_TICKET_SIGNING_KEYS", "")
+# Days after a ticket's date that its buyer's email and phone are kept; then
+# `manage.py anonymise_tickets` (daily) replaces them. A month answers a question or complaint
+# about a visit, or about an event called off, and outlasts the outbox's day of retries; the
+# admission itself (date, type, event, price, code, check-in) stays on record.
+MUSEUM_PERSONAL_DATA_RETENTION_DAYS = envint("MUSEUM_PERSONAL_DATA_RETENTION_DAYS", 30)
+if MUSEUM_PERSONAL_DATA_RETENTION_DAYS < 0:
+    raise ImproperlyConfigured("MUSEUM_PERSONAL_DATA_RETENTION_DAYS must be 0 or more")
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")

@@ -125,8 +125,9 @@ def test_a_database_restart_under_load_is_503s_then_recovery_with_nothing_half_d
         environment = {
             "DATABASE_URL": database.url,
             "REDIS_URL": shared_cache,
-            # Each buyer thread's requests would otherwise soon meet the per-account limit.
+            # Each buyer thread's requests would otherwise soon meet the per-account limits.
             "MUSEUM_THROTTLE_USER_RATE": "100000/min",
+            "MUSEUM_THROTTLE_PURCHASE_RATE": "100000/min",
         }
         with gunicorn_node(environment=environment, log=tmp_path / "gunicorn.log") as url:
             load = Load(url)

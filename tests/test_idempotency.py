@@ -154,7 +154,7 @@ def test_a_conflict_is_not_kept_so_a_retry_can_succeed(visitor_client):
 def test_a_request_the_throttle_refused_leaves_the_key_free(visitor_client, open_day, settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"user": "1/min", "anon": "60/min"},
+        "DEFAULT_THROTTLE_RATES": {"user": "1/min", "anon": "60/min", "purchase": "30/min"},
     }
     body = general_ticket(open_day.date)
     assert send(visitor_client, TICKETS, body, None).status_code == 201

@@ -1,5 +1,6 @@
 import re
 
+from django.core.validators import EmailValidator
 from rest_framework import serializers
 
 from museum.fields import StrictCharField, StrictDateField, StrictUUIDField
@@ -22,6 +23,16 @@ class BuyMuseumTicketsRequestSerializer(serializers.Serializer):
     phone = StrictCharField(
         required=False, max_length=25, help_text="Optional, e.g. +1 (234) 567-8910."
     )
+
+    def validate_email(self, value):
+        # Django's EmailValidator also takes an IP literal (ada@[127.0.0.1], ada@[::1]) and
+        # ada@localhost: a purchase would have the mail server deliver to a host its buyer chose,
+        # the mail server itself or one on its internal network included. Domain names only.
+        if not EmailValidator.domain_regex.match(value.rpartition("@")[2]):
+            raise serializers.ValidationError(
+                "Enter an email address at a domain name, not an IP address or localhost."
+            )
+        return value
 
     def validate_phone(self, value):
         digits = sum(char.isdigit() for char in value)

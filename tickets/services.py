@@ -2,6 +2,7 @@
 
 import hashlib
 import logging
+import re
 import secrets
 import uuid
 from datetime import date, timedelta
@@ -335,12 +336,26 @@ def send_outbox_email(*, email_id: int) -> bool:
     return email.sent_at is not None
 
 
-def _postpone(email: OutboxEmail, exc: Exception) -> None:
-    # The class and message of a mail error name no secret, but make sure of the password.
+# An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP
+# account is often an address too). Generous on purpose: a quoted local part, any non-space run
+# around an @, a domain literal; better a word too many scrubbed than an address kept.
+EMAIL_ADDRESS = re.compile(
+    r"""(?:"[^"]*"|[^\s'"<>()\[\]{},;:]+)"""  # the local part: quoted, or a run of the rest
+    r"""@(?:\[[^\]\s]*\]|[^\s'"<>()\[\]{},;:]+)"""  # the domain: a literal, or a run
+)
+
+
+def describe_mail_error(exc: Exception) -> str:
+    """The class and message of a mail error, for the log and the outbox row: without the
+    SMTP password or any email address, which the log and the row would otherwise keep."""
     error = f"{type(exc).__name__}: {exc}"
     if settings.EMAIL_HOST_PASSWORD:
         error = error.replace(settings.EMAIL_HOST_PASSWORD, "********")
-    email.last_error = error[:500]
+    return EMAIL_ADDRESS.sub("<address>", error)
+
+
+def _postpone(email: OutboxEmail, exc: Exception) -> None:
+    email.last_error = describe_mail_error(exc)[:500]
     if email.attempts >= OUTBOX_MAX_ATTEMPTS:
         email.next_attempt_at = None
         logger.error("Confirmation of ticket %s given up: %s", email.ticket_id, email.last_error)
@@ -365,6 +380,42 @@ def send_due_emails(*, limit: int = 100) -> tuple[int, int]:
     )
     outcomes = [send_outbox_email(email_id=pk) for pk in due]
     return outcomes.count(True), outcomes.count(False)
+
+
+# What an anonymised ticket keeps instead of its buyer's address: a valid address at a domain
+# reserved never to exist (RFC 2606), so the row still passes the field's validation.
+ANONYMISED_EMAIL = "anonymised@anonymised.invalid"
+NEVER_SENT_NOTE = "Not sent; the address was removed with the buyer's personal data."
+
+
+def anonymise_old_tickets(*, batch_size: int = 1000) -> int:
+    """Replace the buyer's email and phone on tickets past the retention period; how many.
+
+    Kept: the admission (date, type, event, price, confirmation code, check-in and by whom) and
+    the buyer's account. Idempotent: an anonymised ticket no longer matches. A batch is a few
+    statements, whatever its size, so the daily run stays short however many tickets are due.
+    """
+    days = settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS
+    cutoff = timezone.localdate() - timedelta(days=days)
+    due = (
+        Ticket.objects.filter(date__lt=cutoff)
+        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone=""))
+        .order_by()
+        .values_list("pk", flat=True)
+    )
+    anonymised = 0
+    while batch := list(due[:batch_size]):
+        with transaction.atomic():
+            # A sent email keeps no error. One still unsent is dropped: its address is going. The
+            # row lock this takes waits for a worker sending it, so the worker never reads the
+            # placeholder as an address.
+            OutboxEmail.objects.filter(ticket_id__in=batch, sent_at__isnull=True).update(
+                next_attempt_at=None, last_error=NEVER_SENT_NOTE
+            )
+            anonymised += Ticket.objects.filter(pk__in=batch).update(
+                email=ANONYMISED_EMAIL, phone=""
+            )
+    return anonymised
 
 
 def cancel_tickets(*, event: SpecialEvent) -> int:

@@ -13,6 +13,7 @@ from museum.permissions import MayCheckIn
 from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
+from museum.throttling import PurchaseRateThrottle
 from tickets import services, tokens
 from tickets.models import Ticket
 from tickets.serializers import (
@@ -45,7 +46,7 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         responses={
             201: BuyMuseumTicketsResponseSerializer,
-            **problems(400, 401, 404, 409, 415, 422),
+            **problems(400, 401, 404, 409, 415, 422, 429),
         },
     )
     @idempotent
@@ -56,6 +57,12 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         return Response(
             BuyMuseumTicketsResponseSerializer(ticket).data, status=status.HTTP_201_CREATED
         )
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.action == "create":
+            throttles.append(PurchaseRateThrottle())
+        return throttles
 
     @extend_schema(
         operation_id="checkInTicket",

@@ -22,3 +22,17 @@ def test_development_runs_the_versions_production_runs():
     runtime, development = pins("requirements.lock"), pins("requirements-dev.lock")
     assert TEST_TOOLS <= development.keys()
     assert {name: development.get(name) for name in runtime} == runtime
+
+
+def test_the_pre_commit_hooks_run_the_pinned_tools_of_make_lint():
+    config = (ROOT / ".pre-commit-config.yaml").read_text()
+    # Local hooks only: a commit never fetches a hook repository, and each runs .venv's pin.
+    assert re.findall(r"^\s+- repo: (\S+)$", config, flags=re.MULTILINE) == ["local"]
+    entries = re.findall(r"^\s+entry: (.+)$", config, flags=re.MULTILINE)
+    assert [entry.split(".venv/bin/")[1].split()[0] for entry in entries] == [
+        "ruff",
+        "ruff",
+        "python",
+        "python",
+    ]
+    assert any("makemigrations --check" in entry for entry in entries)

@@ -344,15 +344,22 @@ def _judge(figures: list[dict]) -> None:
         f["misses"] = misses
 
 
+def written(endpoint: Endpoint) -> Path:
+    if endpoint.path is None:
+        raise RuntimeError(f"{endpoint.key}: its requests were never written to a file")
+    return endpoint.path
+
+
 class Fresh:
     """Hands out the requests meant to be sent once, a new stretch for every run."""
 
     def __init__(self, work: Path):
-        self.work, self.used = work, {}
+        self.work = work
+        self.used: dict[str, int] = {}
 
     def path(self, endpoint: Endpoint, requests_expected: int) -> Path:
         if not endpoint.again:
-            return endpoint.path
+            return written(endpoint)
         start = self.used.get(endpoint.key, 0)
         stretch = endpoint.lines[start : start + max(requests_expected, 200)]
         path = self.work / f"requests-{endpoint.key}-now.tsv"
@@ -372,7 +379,7 @@ def _measure(
     """Each endpoint on every server in turn, in slices, so that load from elsewhere on the
     machine falls on all servers alike; before each slice of an API endpoint, the same server's
     floor for FLOOR_BESIDE_SECONDS, the reference for that endpoint's ratio."""
-    tallies = {name: [] for name in running}
+    tallies: dict[str, list[Tally]] = {name: [] for name in running}
     fresh = Fresh(args.work)
     slice_seconds = max(1, round(args.seconds / args.slices))  # wrk takes whole seconds
     for endpoint in chosen:
@@ -383,7 +390,7 @@ def _measure(
                 _drain(address)
                 tally = tallies[name][-1]
                 if endpoint.key not in FLOORS:
-                    tally.add_floor(_wrk(args, floor.path, FLOOR_BESIDE_SECONDS, address))
+                    tally.add_floor(_wrk(args, written(floor), FLOOR_BESIDE_SECONDS, address))
                 before = sum(servers.worker_memory(process.pid).values())
                 path = fresh.path(endpoint, requests_expected=int(3000 * slice_seconds))
                 raw = _wrk(args, path, slice_seconds, address)

@@ -54,6 +54,8 @@ def _reads() -> list[tuple[str, str, str, dict, str]]:
         .first()
     )
     drawn = Ticket.objects.filter(email=data.DRAWN_EMAIL, image__isnull=False).first()
+    if drawn is None:
+        raise RuntimeError("no drawn ticket image in the benchmark's data (python -m bench.data)")
     owner = get_user_model().objects.get(pk=drawn.buyer_id).username
     door = list(Ticket.objects.filter(email=data.DOOR_EMAIL, date=today, checked_in_at=None)[:2])
     token = tokens.sign_ticket(ticket_id=door[0].pk, ticket_date=door[0].date)
@@ -102,7 +104,7 @@ def explain_reads() -> list[Plan]:
                         HTTP_AUTHORIZATION=authorization(username),
                     )
             if response.status_code != 200:
-                raise AssertionError(f"{read}: {response.status_code} {response.content[:200]}")
+                raise AssertionError(f"{read}: {response.status_code} {response.content[:200]!r}")
             statements = [
                 query["sql"]
                 for query in sent.captured_queries

@@ -78,7 +78,9 @@ def sync_role_groups() -> None:
 
 def check_username_free(username: str, *, exclude_pk: int | None = None) -> None:
     # The database's unique index on LOWER(username) backs this up (museum migration 0002).
-    taken = User.objects.filter(username__iexact=username).exclude(pk=exclude_pk)
+    taken = User.objects.filter(username__iexact=username)
+    if exclude_pk is not None:
+        taken = taken.exclude(pk=exclude_pk)
     if taken.exists():
         raise UsernameTaken(username)
 

@@ -6,7 +6,9 @@ members (e.g. `reason`).
 """
 
 import logging
+from collections.abc import Iterable
 from http import HTTPStatus
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -27,7 +29,7 @@ API_PATH_PREFIX = "/v1.1/"
 OUTAGE_RETRY_AFTER_SECONDS = 5
 # What a lost database or cache raises. Authentication and throttling read the cache on every
 # request: without it they cannot check cheaply or limit guessing, so the answer is a 503 too.
-OUTAGES = {
+OUTAGES: dict[str, tuple[type[Exception], ...]] = {
     "database": (OperationalError, InterfaceError),
     "cache": (CacheConnectionError, CacheTimeoutError),
 }
@@ -61,6 +63,7 @@ def problem_body(*, status: int, code: str, detail: str, title: str | None = Non
 
 def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
     """Turn DRF's nested error detail into {"field": [...], "dates.0": [...]}."""
+    items: Iterable[tuple[str, Any]]
     if isinstance(detail, dict):
         items = detail.items()
     elif isinstance(detail, list) and not all(isinstance(item, str) for item in detail):

@@ -5,7 +5,10 @@ import json
 from decimal import Decimal
 
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser, get_encoding
+
+# get_encoding is DRF's documented charset check (it refuses bytes-to-bytes codecs); its stubs
+# predate it.
+from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.utils.json import strict_constant
 
 

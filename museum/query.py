@@ -4,6 +4,7 @@ import functools
 
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
+from rest_framework.views import APIView
 
 from museum.fields import QueryIntegerField
 
@@ -25,7 +26,7 @@ def validated_query(serializer_class: type[serializers.Serializer], request) -> 
     return serializer.validated_data
 
 
-class StrictQueryParameters:
+class StrictQueryParameters(APIView):
     """View mixin: a query parameter the operation does not take is a 400 (Stripe does the same).
 
     So a typo such as `?start_date=` is not silently read as "no filter". Lists take their
@@ -36,7 +37,7 @@ class StrictQueryParameters:
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        accepted = set()
+        accepted: frozenset[str] = frozenset()
         if getattr(self, "action", None) == "list":
             accepted = parameter_names(self.list_query_serializer) | parameter_names(
                 PageQuerySerializer

@@ -27,7 +27,8 @@ class ErrorSerializer(serializers.Serializer):
     status = serializers.IntegerField()
     detail = serializers.CharField(help_text="What was wrong, for a person.")
     code = serializers.CharField(help_text="Machine-readable problem code.")
-    errors = serializers.DictField(
+    # Named like Serializer.errors, which it hides: this serializer only describes the schema.
+    errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="For validation problems: messages per field.",

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import (
     SpectacularJSONAPIView,
@@ -10,7 +10,7 @@ from drf_spectacular.views import (
 from museum.health import healthz
 from tickets.door import door
 
-api_patterns = [
+api_patterns: list[URLPattern | URLResolver] = [
     path("", include("hours.urls")),
     path("", include("events.urls")),
     path("", include("tickets.urls")),

@@ -1,4 +1,4 @@
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.contrib.auth.models import User
@@ -103,9 +103,9 @@ class Command(BaseCommand):
             return []
         today = timezone.localdate()
         late_opening, workshop = events[0], events[1]
-        purchases = [
+        purchases: list[tuple[TicketType, SpecialEvent | None, date]] = [
             (TicketType.EVENT, late_opening, today),
-            (TicketType.EVENT, workshop, workshop.dates.first().date),
+            (TicketType.EVENT, workshop, workshop.dates.values_list("date", flat=True)[0]),
         ]
         open_days = MuseumDay.objects.filter(date__gte=today, is_closed=False)[:2]
         if not open_days:

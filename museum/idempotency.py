@@ -9,8 +9,8 @@ Field": the key is the client's, scoped to its account.
 - While a request with the key is still running, the key is a 409 (`idempotency_key_in_use`)
   with `Retry-After`.
 - 409, 429 and 5xx answers are not kept: the conflict or the outage may be gone on a retry, so the
-  key stays free. Every other answer is kept for KEY_LIFETIME; `manage.py purge_idempotency_keys`
-  deletes older keys.
+  key stays free. Every other answer is kept for KEY_LIFETIME; the hourly task
+  `purge_idempotency_keys` (museum/tasks.py) deletes older keys.
 
 Across workers and nodes the database decides. The key's row is created and committed first (the
 unique constraint makes it one row), then the request runs in a transaction that holds the row's

@@ -185,11 +185,23 @@ MUSEUM_NAME = os.environ.get("MUSEUM_NAME", "The Museum")
 # Authentication cost and brute-force limits (README, "Accounts and roles").
 MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)
 MUSEUM_AUTH_FAILURE_WINDOW_SECONDS = envint("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS", 300)
-MUSEUM_AUTH_FAILURES_PER_USERNAME = envint("MUSEUM_AUTH_FAILURES_PER_USERNAME", 10)
+# A username from one address locks out that address for it; the username alone, from everywhere,
+# only at a higher ceiling, so that a stranger cannot lock an account out for its owner.
+MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS = envint(
+    "MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS", 10
+)
+MUSEUM_AUTH_FAILURES_PER_USERNAME = envint("MUSEUM_AUTH_FAILURES_PER_USERNAME", 100)
 MUSEUM_AUTH_FAILURES_PER_ADDRESS = envint("MUSEUM_AUTH_FAILURES_PER_ADDRESS", 30)
 if MUSEUM_AUTH_FAILURE_WINDOW_SECONDS < 1:
     raise ImproperlyConfigured("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS must be at least 1")
-if min(MUSEUM_AUTH_FAILURES_PER_USERNAME, MUSEUM_AUTH_FAILURES_PER_ADDRESS) < 1:
+if (
+    min(
+        MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS,
+        MUSEUM_AUTH_FAILURES_PER_USERNAME,
+        MUSEUM_AUTH_FAILURES_PER_ADDRESS,
+    )
+    < 1
+):
     raise ImproperlyConfigured("MUSEUM_AUTH_FAILURES_PER_* must be at least 1")
 
 REST_FRAMEWORK = {

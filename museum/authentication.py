@@ -17,6 +17,7 @@ import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
@@ -157,11 +158,12 @@ class MuseumBasicAuthentication(BasicAuthentication):
             user = recall_verified_user(authorization=authorization, username=userid)
             if user is not None:
                 return (user, None)
-            try:
-                user, _ = super().authenticate_credentials(userid, password, request)
-            except exceptions.AuthenticationFailed:
+            # ModelBackend itself, not django.contrib.auth.authenticate(): django-axes, which
+            # guards the admin login through the latter, has no part in the API's limits.
+            user = ModelBackend().authenticate(request, username=userid, password=password)
+            if user is None:
                 record_failed_sign_in(username=userid, address=address)
-                raise
+                raise exceptions.AuthenticationFailed("Invalid username/password.")
         remember_verified_credential(authorization=authorization, user=user, address=address)
         return (user, None)
 

@@ -1,5 +1,6 @@
 """Settings for the museum service, read from the environment (see README, "Configuration")."""
 
+import datetime as dt
 import os
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -96,6 +97,7 @@ INSTALLED_APPS = [
     "events",
     "hours",
     "tickets",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -108,7 +110,28 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out admin sign-in into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# django-axes guards the admin login (which the door page uses): it refuses a locked-out
+# username+address before the password is checked, and records attempts and lockouts in the admin.
+# The API verifies Basic credentials with ModelBackend itself (museum/authentication.py), under
+# its own limits, so nothing here counts or refuses API requests.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("MUSEUM_ADMIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MUSEUM_ADMIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# The address as the API's limits see it, so MUSEUM_NUM_PROXIES means the same to both.
+AXES_CLIENT_IP_CALLABLE = "museum.throttling.client_address"
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= dt.timedelta(0):
+    raise ImproperlyConfigured(
+        "MUSEUM_ADMIN_FAILURE_LIMIT and MUSEUM_ADMIN_COOLOFF_MINUTES must be at least 1"
+    )
 
 ROOT_URLCONF = "museum.urls"
 

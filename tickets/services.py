@@ -144,19 +144,24 @@ _LOCKED_ACTIVE_EVENT = PreparedQuery(
 )
 
 
-def _take_event_place(*, event_id: uuid.UUID, ticket_date: date) -> SpecialEvent:
+def _take_event_place(*, event_id: uuid.UUID, ticket_date: date) -> tuple[SpecialEvent, int]:
+    """The event, and the key of the date's row that now counts the ticket."""
     event = _LOCKED_ACTIVE_EVENT.first(db_value(SpecialEvent._meta.pk, event_id))
     if event is None:
         raise UnknownEvent()
+    # Under the event's lock no edit adds or removes its dates, so the row found stays.
+    slot = EventDate.objects.filter(event=event, date=ticket_date).values_list("pk", flat=True)
+    slot_id = slot.first()
+    if slot_id is None:
+        raise EventNotOnDate()
     taken = _TAKE_EVENT_PLACE.run(
         1,
         db_value(EventDate._meta.get_field("date"), ticket_date),
         db_value(SpecialEvent._meta.pk, event.pk),
     )
     if not taken:
-        on_date = EventDate.objects.filter(event=event, date=ticket_date).exists()
-        raise SoldOut() if on_date else EventNotOnDate()
-    return event
+        raise SoldOut()
+    return event, slot_id
 
 
 def _take_general_place(*, ticket_date: date) -> None:
@@ -178,16 +183,19 @@ def buy_ticket(
         raise DateInPast()
     with transaction.atomic():
         if ticket_type == TicketType.EVENT:
-            event = _take_event_place(event_id=event_id, ticket_date=ticket_date)
-            price = event.price
+            event, event_date_id = _take_event_place(event_id=event_id, ticket_date=ticket_date)
+            price, museum_day_id = event.price, None
         else:
             _take_general_place(ticket_date=ticket_date)
             event, price = None, settings.MUSEUM_GENERAL_ADMISSION_PRICE
+            museum_day_id, event_date_id = ticket_date, None  # a museum day's key is its date
         ticket = Ticket.objects.create(
             buyer=buyer,
             ticket_type=ticket_type,
             date=ticket_date,
             event=event,
+            museum_day_id=museum_day_id,
+            event_date_id=event_date_id,
             email=email,
             phone=phone,
             price=price,

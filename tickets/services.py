@@ -21,6 +21,7 @@ from hours.models import MuseumDay
 from museum.errors import MuseumProblem
 from museum.prepared import PreparedQuery, PreparedUpdate, db_value
 from museum.shared_reads import now_and_on_commit
+from museum.text import one_line
 from tickets import tokens
 from tickets.images import render_ticket_png
 from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
@@ -288,7 +289,9 @@ def ticket_image(*, ticket: Ticket) -> TicketImage:
 
 def send_confirmation(*, ticket_id: uuid.UUID) -> None:
     ticket = Ticket.objects.select_related("event", "image").get(pk=ticket_id)
-    what = ticket.event.name if ticket.is_event_ticket else "general entry"
+    # One line: a line break stored in a name (before names refused them) would make the
+    # subject a header injection, which Django refuses on every attempt.
+    what = one_line(ticket.event.name) if ticket.is_event_ticket else "general entry"
     message = EmailMessage(
         subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",
         body=(

@@ -71,11 +71,17 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
             f"Tickets are sold for {', '.join(sold)}; those dates cannot be removed.",
             dates=sold,
         )
+    leaving = EventDate.objects.filter(pk__in=[slot.pk for slot in removed])
     try:
-        EventDate.objects.filter(pk__in=[slot.pk for slot in removed]).delete()
-    except ProtectedError as error:
+        leaving.delete()
+    except ProtectedError:
         # Tickets point at the date's row: the database keeps it even where sold says 0.
-        held = sorted({ticket.date.isoformat() for ticket in error.protected_objects})
+        held = sorted(
+            {
+                day.isoformat()
+                for day in leaving.filter(tickets__isnull=False).values_list("date", flat=True)
+            }
+        )
         raise DatesHaveTickets(
             f"Tickets are sold for {', '.join(held)}; those dates cannot be removed.", dates=held
         ) from None

@@ -11,7 +11,7 @@ from events.models import EventDate
 from hours.models import MuseumDay
 from tickets.models import Ticket
 
-BEFORE = ("tickets", "0003_ticket_check_in_permission")
+BEFORE = ("tickets", "0004_outboxemail_task_result_id")
 DAY, LOST_DAY, EVENT_DAY = dt.date(2030, 1, 7), dt.date(2030, 1, 8), dt.date(2030, 1, 9)
 
 

@@ -47,7 +47,7 @@ def fill(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tickets", "0004_ticket_counting_row_fields"),
+        ("tickets", "0005_ticket_counting_row_fields"),
     ]
 
     operations = [migrations.RunPython(fill, migrations.RunPython.noop)]

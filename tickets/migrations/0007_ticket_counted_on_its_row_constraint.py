@@ -6,7 +6,7 @@ class Migration(migrations.Migration):
     # checks from that migration's updates cannot be altered in the same transaction.
 
     dependencies = [
-        ("tickets", "0005_fill_ticket_counting_rows"),
+        ("tickets", "0006_fill_ticket_counting_rows"),
     ]
 
     operations = [

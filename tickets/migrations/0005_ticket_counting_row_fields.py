@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('events', '0003_indexes_for_reads'),
         ('hours', '0002_museumday_capacity_museumday_sold_and_more'),
-        ('tickets', '0003_ticket_check_in_permission'),
+        ('tickets', '0004_outboxemail_task_result_id'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -5,7 +5,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, ProtectedError
 from django.utils import timezone
 from rest_framework import status
 
@@ -71,7 +71,20 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
             f"Tickets are sold for {', '.join(sold)}; those dates cannot be removed.",
             dates=sold,
         )
-    EventDate.objects.filter(pk__in=[slot.pk for slot in removed]).delete()
+    leaving = EventDate.objects.filter(pk__in=[slot.pk for slot in removed])
+    try:
+        leaving.delete()
+    except ProtectedError:
+        # Tickets point at the date's row: the database keeps it even where sold says 0.
+        held = sorted(
+            {
+                day.isoformat()
+                for day in leaving.filter(tickets__isnull=False).values_list("date", flat=True)
+            }
+        )
+        raise DatesHaveTickets(
+            f"Tickets are sold for {', '.join(held)}; those dates cannot be removed.", dates=held
+        ) from None
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=event.capacity) for day in wanted - current.keys()
     )

@@ -6,6 +6,7 @@ import qrcode
 from django.conf import settings
 from PIL import Image, ImageDraw, ImageFont
 
+from museum.text import one_line
 from tickets.models import Ticket
 
 WIDTH = 640
@@ -25,9 +26,11 @@ def _fitted(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> str:
 
 def _lines(ticket: Ticket) -> list[tuple[str, int]]:
     what = ticket.event.name if ticket.is_event_ticket else "General entry"
+    # Each is drawn as one line: a name stored with a line break (before names refused them)
+    # would make Pillow refuse to measure it.
     return [
-        (settings.MUSEUM_NAME, 34),
-        (what, 28),
+        (one_line(settings.MUSEUM_NAME), 34),
+        (one_line(what), 28),
         (f"{ticket.date:%A %d %B %Y}", 26),
         (ticket.confirmation_code, 26),
     ]

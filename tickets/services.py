@@ -21,6 +21,7 @@ from hours.models import MuseumDay
 from museum.errors import MuseumProblem
 from museum.prepared import PreparedQuery, PreparedUpdate, db_value
 from museum.shared_reads import now_and_on_commit
+from museum.text import one_line
 from tickets import tokens
 from tickets.images import render_ticket_png
 from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
@@ -145,19 +146,24 @@ _LOCKED_ACTIVE_EVENT = PreparedQuery(
 )
 
 
-def _take_event_place(*, event_id: uuid.UUID, ticket_date: date) -> SpecialEvent:
+def _take_event_place(*, event_id: uuid.UUID, ticket_date: date) -> tuple[SpecialEvent, int]:
+    """The event, and the key of the date's row that now counts the ticket."""
     event = _LOCKED_ACTIVE_EVENT.first(db_value(SpecialEvent._meta.pk, event_id))
     if event is None:
         raise UnknownEvent()
+    # Under the event's lock no edit adds or removes its dates, so the row found stays.
+    slot = EventDate.objects.filter(event=event, date=ticket_date).values_list("pk", flat=True)
+    slot_id = slot.first()
+    if slot_id is None:
+        raise EventNotOnDate()
     taken = _TAKE_EVENT_PLACE.run(
         1,
         db_value(EventDate._meta.get_field("date"), ticket_date),
         db_value(SpecialEvent._meta.pk, event.pk),
     )
     if not taken:
-        on_date = EventDate.objects.filter(event=event, date=ticket_date).exists()
-        raise SoldOut() if on_date else EventNotOnDate()
-    return event
+        raise SoldOut()
+    return event, slot_id
 
 
 def _take_general_place(*, ticket_date: date) -> None:
@@ -179,16 +185,19 @@ def buy_ticket(
         raise DateInPast()
     with transaction.atomic():
         if ticket_type == TicketType.EVENT:
-            event = _take_event_place(event_id=event_id, ticket_date=ticket_date)
-            price = event.price
+            event, event_date_id = _take_event_place(event_id=event_id, ticket_date=ticket_date)
+            price, museum_day_id = event.price, None
         else:
             _take_general_place(ticket_date=ticket_date)
             event, price = None, settings.MUSEUM_GENERAL_ADMISSION_PRICE
+            museum_day_id, event_date_id = ticket_date, None  # a museum day's key is its date
         ticket = Ticket.objects.create(
             buyer=buyer,
             ticket_type=ticket_type,
             date=ticket_date,
             event=event,
+            museum_day_id=museum_day_id,
+            event_date_id=event_date_id,
             email=email,
             phone=phone,
             price=price,
@@ -281,7 +290,9 @@ def ticket_image(*, ticket: Ticket) -> TicketImage:
 
 def send_confirmation(*, ticket_id: uuid.UUID) -> None:
     ticket = Ticket.objects.select_related("event", "image").get(pk=ticket_id)
-    what = ticket.event.name if ticket.is_event_ticket else "general entry"
+    # One line: a line break stored in a name (before names refused them) would make the
+    # subject a header injection, which Django refuses on every attempt.
+    what = one_line(ticket.event.name) if ticket.is_event_ticket else "general entry"
     message = EmailMessage(
         subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",
         body=(

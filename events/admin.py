@@ -1,8 +1,11 @@
+from contextlib import suppress
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.forms.models import BaseInlineFormSet
+from django.http import Http404
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
@@ -133,7 +136,9 @@ class SpecialEventAdmin(admin.ModelAdmin):
         events = queryset.active()
         if request.POST.get("post") == "yes":
             for event in events:
-                cancel_event(event=event)
+                # An event cancelled meanwhile (another tab, the API) is a 404 to the service.
+                with suppress(Http404):
+                    cancel_event(event_id=event.pk)
             self.message_user(request, f"Cancelled {len(events)} event(s).", messages.SUCCESS)
             return None
         return admin_page(

@@ -16,6 +16,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views import defaults
+from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as CacheConnectionError
 from redis.exceptions import TimeoutError as CacheTimeoutError
 from rest_framework import exceptions, status
@@ -31,7 +32,8 @@ OUTAGE_RETRY_AFTER_SECONDS = 5
 # request: without it they cannot check cheaply or limit guessing, so the answer is a 503 too.
 OUTAGES: dict[str, tuple[type[Exception], ...]] = {
     "database": (OperationalError, InterfaceError),
-    "cache": (CacheConnectionError, CacheTimeoutError),
+    # django-redis wraps redis-py's errors; its raw client (the counters) raises them as they are.
+    "cache": (ConnectionInterrupted, CacheConnectionError, CacheTimeoutError),
 }
 
 logger = logging.getLogger(__name__)

@@ -3,6 +3,9 @@
 Body: `type` (a URN naming the problem), `title`, `status`, `detail`, `code` (machine-readable),
 and for validation errors `errors`, a map from field to messages. Domain exceptions add their own
 members (e.g. `reason`).
+
+Ours: the contract fixes this body; drf-standardized-errors answers in a shape of its own, and
+drf-problems (RFC 7807) is unmaintained since 2022. It is one DRF exception handler.
 """
 
 import logging

@@ -4,6 +4,9 @@ The request throttles are DRF's, run after authentication. Failed sign-ins canno
 each wrong password costs the hasher's full ~300 ms of CPU, so `refuse_if_locked_out` answers from
 the cache before the hasher runs (MuseumBasicAuthentication calls it). All counters live in
 Django's default cache, which every worker shares when REDIS_URL is set.
+
+Ours, on DRF's throttle classes: the request rates count exactly with one atomic cache round trip
+(RateThrottle says why not DRF's own counting).
 """
 
 import logging

@@ -27,19 +27,23 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     dropped there when its row is deleted (`forget_drawn_image`).
     """
     drawn = _drawn_image(ticket_id)
-    ticket = None
-    if drawn is None:
-        ticket = Ticket.objects.select_related("event").filter(pk=ticket_id).first()
-        if ticket is None:
-            raise NotFound()
-    buyer_id = ticket.buyer_id if ticket is not None else drawn.buyer_id
+    if drawn is not None:
+        _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
+        return drawn
+    ticket = Ticket.objects.select_related("event").filter(pk=ticket_id).first()
+    if ticket is None:
+        raise NotFound()
+    _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
+    image = services.ticket_image(ticket=ticket)
+    drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
+    _keep(ticket_id, drawn)
+    return drawn
+
+
+def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
+    # A ticket the viewer may not see is answered as if it did not exist.
     if not services.may_view_ticket(viewer=viewer, buyer_id=buyer_id):
         raise NotFound()
-    if ticket is not None:
-        image = services.ticket_image(ticket=ticket)
-        drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=buyer_id)
-        _keep(ticket_id, drawn)
-    return drawn
 
 
 def _drawn_image(ticket_id: uuid.UUID) -> DrawnImage | None:
@@ -75,4 +79,8 @@ def _keep(ticket_id: uuid.UUID, drawn: DrawnImage) -> None:
 def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
     """Drop the cached copy of a deleted image, as a shared answer's section is bumped."""
     key = drawn_image_key(ticket_id)
-    now_and_on_commit(lambda: cache.delete(key))
+
+    def drop() -> None:
+        cache.delete(key)
+
+    now_and_on_commit(drop)

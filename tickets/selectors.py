@@ -30,7 +30,8 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if drawn is not None:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
-    ticket = Ticket.objects.select_related("event").filter(pk=ticket_id).first()
+    # With its image, so that drawing it does not look for the image again.
+    ticket = Ticket.objects.select_related("event", "image").filter(pk=ticket_id).first()
     if ticket is None:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)

@@ -1,6 +1,9 @@
+from contextlib import suppress
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Exists, OuterRef
+from django.http import Http404
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
@@ -124,7 +127,7 @@ class SpecialEventAdmin(admin.ModelAdmin):
             if date_form.cleaned_data.get("date") and not date_form.cleaned_data.get("DELETE")
         }
         if change:
-            update_event(event=form.instance, dates=dates, **fields)
+            update_event(event_id=form.instance.pk, dates=dates, **fields)
         else:
             form.instance.pk = create_event(dates=dates, **fields).pk
         form.instance.refresh_from_db()
@@ -165,7 +168,9 @@ class SpecialEventAdmin(admin.ModelAdmin):
         events = queryset.active()
         if request.POST.get("post") == "yes":
             for event in events:
-                cancel_event(event=event)
+                # An event cancelled meanwhile (another tab, the API) is a 404 to the service.
+                with suppress(Http404):
+                    cancel_event(event_id=event.pk)
             self.message_user(request, f"Cancelled {len(events)} event(s).", messages.SUCCESS)
             return None
         return admin_page(

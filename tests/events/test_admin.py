@@ -207,7 +207,7 @@ def test_a_date_a_ticket_points_at_is_kept_even_when_its_count_says_none(db):
     TicketFactory(ticket_type="event", event=event, date=days_from_today(2))  # sold stays 0
 
     with pytest.raises(DatesHaveTickets) as refused:
-        update_event(event=event, dates=[days_from_today(3)])
+        update_event(event_id=event.pk, dates=[days_from_today(3)])
 
     assert refused.value.extra["dates"] == [days_from_today(2).isoformat()]
     assert event.dates.count() == 2

@@ -175,7 +175,11 @@ def forget_accounts_on_change(sender, instance, **kwargs) -> None:
     """post_save and post_delete of the user model: the account kept with its remembered
     credentials is stale, on every node sharing the cache."""
     key = account_version_key(instance.pk)
-    now_and_on_commit(lambda: cache.delete(key))
+
+    def forget() -> None:
+        cache.delete(key)
+
+    now_and_on_commit(forget)
 
 
 def _forget(key: str) -> None:

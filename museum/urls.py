@@ -14,6 +14,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("hours.urls")),
     path("", include("events.urls")),
     path("", include("tickets.urls")),
+    path("", include("orders.urls")),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-json"),
     path("openapi.yaml", SpectacularYAMLAPIView.as_view(), name="openapi-yaml"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-json"), name="api-docs"),

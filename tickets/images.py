@@ -25,10 +25,15 @@ def _fitted(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> str:
 
 def _lines(ticket: Ticket) -> list[tuple[str, int]]:
     what = ticket.event.name if ticket.is_event_ticket else "General entry"
+    if ticket.category_id is not None:
+        what = f"{what} · {ticket.category.name}"
+    when = f"{ticket.date:%A %d %B %Y}"
+    if ticket.slot_id is not None:
+        when = f"{when}, entry from {ticket.slot.entry_time:%H:%M}"
     return [
         (settings.MUSEUM_NAME, 34),
         (what, 28),
-        (f"{ticket.date:%A %d %B %Y}", 26),
+        (when, 26),
         (ticket.confirmation_code, 26),
     ]
 

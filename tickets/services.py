@@ -16,14 +16,13 @@ from django.utils import timezone
 from rest_framework import status
 from rest_framework.exceptions import NotFound
 
-from events.models import EventDate, SpecialEvent
-from hours.models import MuseumDay
+from events.models import SpecialEvent
 from museum.errors import MuseumProblem
 from museum.prepared import PreparedQuery, PreparedUpdate, db_value
 from museum.shared_reads import now_and_on_commit
 from tickets import tokens
 from tickets.images import render_ticket_png
-from tickets.models import OutboxEmail, Ticket, TicketImage, TicketType
+from tickets.models import OutboxEmail, Ticket, TicketImage
 
 logger = logging.getLogger(__name__)
 
@@ -129,42 +128,6 @@ def one_more_sold(slot: QuerySet) -> tuple[QuerySet, dict]:
     return slot.filter(has_room), {"sold": F("sold") + 1}
 
 
-# The purchase's statements, prepared (museum/prepared.py): building them took the ORM longer
-# than the database took to run them. Each update's first parameter is the increment, 1.
-_TAKE_DAY_PLACE = PreparedUpdate(
-    lambda: one_more_sold(MuseumDay.objects.filter(date=date.min, is_closed=False))
-)
-_TAKE_EVENT_PLACE = PreparedUpdate(
-    lambda: one_more_sold(EventDate.objects.filter(date=date.min, event_id=uuid.UUID(int=0)))
-)
-# The event row lock orders a purchase against a PATCH or DELETE of the same event, so a
-# ticket is never sold for a date being removed or an event being cancelled.
-_LOCKED_ACTIVE_EVENT = PreparedQuery(
-    lambda: SpecialEvent.objects.active().select_for_update().filter(pk=uuid.UUID(int=0))
-)
-
-
-def _take_event_place(*, event_id: uuid.UUID, ticket_date: date) -> SpecialEvent:
-    event = _LOCKED_ACTIVE_EVENT.first(db_value(SpecialEvent._meta.pk, event_id))
-    if event is None:
-        raise UnknownEvent()
-    taken = _TAKE_EVENT_PLACE.run(
-        1,
-        db_value(EventDate._meta.get_field("date"), ticket_date),
-        db_value(SpecialEvent._meta.pk, event.pk),
-    )
-    if not taken:
-        on_date = EventDate.objects.filter(event=event, date=ticket_date).exists()
-        raise SoldOut() if on_date else EventNotOnDate()
-    return event
-
-
-def _take_general_place(*, ticket_date: date) -> None:
-    if not _TAKE_DAY_PLACE.run(1, db_value(MuseumDay._meta.get_field("date"), ticket_date)):
-        open_day = MuseumDay.objects.filter(date=ticket_date, is_closed=False).exists()
-        raise SoldOut() if open_day else MuseumClosed()
-
-
 def buy_ticket(
     *,
     buyer,
@@ -174,27 +137,19 @@ def buy_ticket(
     event_id: uuid.UUID | None = None,
     phone: str = "",
 ) -> Ticket:
-    if ticket_date < timezone.localdate():
-        raise DateInPast()
-    with transaction.atomic():
-        if ticket_type == TicketType.EVENT:
-            event = _take_event_place(event_id=event_id, ticket_date=ticket_date)
-            price = event.price
-        else:
-            _take_general_place(ticket_date=ticket_date)
-            event, price = None, settings.MUSEUM_GENERAL_ADMISSION_PRICE
-        ticket = Ticket.objects.create(
-            buyer=buyer,
-            ticket_type=ticket_type,
-            date=ticket_date,
-            event=event,
-            email=email,
-            phone=phone,
-            price=price,
-            confirmation_code=new_confirmation_code(ticket_type),
-        )
-        queue_confirmation(ticket=ticket)
-    return ticket
+    """The contract's purchase: an order of one ticket (orders.services), mailed as a ticket."""
+    # Imported here: orders builds on this module's tickets, codes and problems.
+    from orders.services import sell_single_ticket
+
+    order = sell_single_ticket(
+        buyer=buyer,
+        ticket_type=ticket_type,
+        ticket_date=ticket_date,
+        email=email,
+        event_id=event_id,
+        phone=phone,
+    )
+    return order.sold_tickets[0]
 
 
 def stored_ticket_image(*, ticket_id: uuid.UUID, viewer) -> tuple[str, bytes] | None:
@@ -225,7 +180,11 @@ def may_view_ticket(*, viewer, buyer_id: int) -> bool:
 
 def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
     """The ticket with its event and image, if `viewer` may see it; else 404, as for no ticket."""
-    ticket = Ticket.objects.select_related("event", "image").filter(pk=ticket_id).first()
+    ticket = (
+        Ticket.objects.select_related("event", "image", "category", "slot")
+        .filter(pk=ticket_id)
+        .first()
+    )
     if ticket is None or not may_view_ticket(viewer=viewer, buyer_id=ticket.buyer_id):
         raise NotFound()
     return ticket
@@ -279,7 +238,7 @@ def ticket_image(*, ticket: Ticket) -> TicketImage:
 
 
 def send_confirmation(*, ticket_id: uuid.UUID) -> None:
-    ticket = Ticket.objects.select_related("event", "image").get(pk=ticket_id)
+    ticket = Ticket.objects.select_related("event", "image", "category", "slot").get(pk=ticket_id)
     what = ticket.event.name if ticket.is_event_ticket else "general entry"
     message = EmailMessage(
         subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",

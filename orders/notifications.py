@@ -1,0 +1,51 @@
+"""What an order sends: one confirmation email, with every ticket in one print-at-home PDF."""
+
+import logging
+import uuid
+from io import BytesIO
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from PIL import Image
+
+from orders.models import Order
+from tickets.services import describe_mail_error, ticket_image
+
+logger = logging.getLogger(__name__)
+
+
+def tickets_pdf(*, order: Order) -> bytes:
+    """The order's tickets, one a page, as a PDF: each page is the ticket's image."""
+    tickets = order.tickets.select_related("event", "image", "category", "slot").order_by(
+        "confirmation_code"
+    )
+    pages = [Image.open(BytesIO(bytes(ticket_image(ticket=t).png))) for t in tickets]
+    out = BytesIO()
+    first, *rest = pages
+    first.save(out, format="PDF", save_all=True, append_images=rest, resolution=150)
+    return out.getvalue()
+
+
+def send_order_confirmation(*, order_id: uuid.UUID) -> None:
+    """Mail the order's confirmation with its PDF; a failing mail server is logged."""
+    order = Order.objects.select_related("event", "slot").get(pk=order_id)
+    what = order.event.name if order.event_id else "general entry"
+    when = f"{order.date:%A %d %B %Y}"
+    if order.slot_id:
+        when += f", entry from {order.slot.entry_time:%H:%M}"
+    count = order.tickets.count()
+    message = EmailMessage(
+        subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {order.date}",
+        body=(
+            f"Thank you for your order.\n\nOrder: {order.confirmation_code}\n"
+            f"Date: {when}\nTickets: {count}, {what}\n"
+            f"Total: {order.total} {settings.MUSEUM_CURRENCY}\n\n"
+            "Print the attached tickets or show them on your phone at the door."
+        ),
+        to=[order.email],
+    )
+    message.attach(f"{order.confirmation_code}.pdf", tickets_pdf(order=order), "application/pdf")
+    try:
+        message.send()
+    except Exception as exc:  # any mail failure: the order stands, staff see it in the log
+        logger.error("Confirmation of order %s not sent: %s", order.pk, describe_mail_error(exc))

@@ -5,7 +5,7 @@ import logging
 import re
 import secrets
 import uuid
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.core.cache import cache
@@ -102,6 +102,20 @@ class WrongDay(TicketRefused):
     default_code = "wrong_day"
     title = "Ticket for another day"
     default_detail = "The ticket is for another day."
+
+
+class NotPaid(TicketRefused):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "not_paid"
+    title = "Ticket not paid"
+    default_detail = "The ticket's order is held, not confirmed: it is not paid yet."
+
+
+class TooEarly(TicketRefused):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "too_early"
+    title = "Too early"
+    default_detail = "The ticket is for a later entry time."
 
 
 class AlreadyCheckedIn(TicketRefused):
@@ -410,17 +424,22 @@ def _ticket_for_code(code: str) -> Ticket:
     return ticket
 
 
+# What the door needs beside the ticket, in the same query: the event's name, whether its order
+# is paid, its entry slot and visitor category.
+DOOR_FACTS = {
+    "event_name": F("event__name"),
+    "order_status": F("order__status"),
+    "entry_time": F("slot__entry_time"),
+    "category_name": F("category__name"),
+    "check_at_door": F("category__check_at_door"),
+}
 # A ticket with its event's name, in one prepared query (museum/prepared.py): the door's lookup
 # is most of a check-in, and the ORM took longer to build it than the database to answer.
 _TICKET_BY_CODE = PreparedQuery(
-    lambda: Ticket.objects.filter(confirmation_code="").annotate(event_name=F("event__name"))
+    lambda: Ticket.objects.filter(confirmation_code="").annotate(**DOOR_FACTS)
 )
 _TICKET_BY_ID_AND_DATE = PreparedQuery(
-    lambda: (
-        Ticket.objects.filter(pk=uuid.UUID(int=0))
-        .filter(date=date.min)
-        .annotate(event_name=F("event__name"))
-    )
+    lambda: Ticket.objects.filter(pk=uuid.UUID(int=0)).filter(date=date.min).annotate(**DOOR_FACTS)
 )
 
 
@@ -443,7 +462,21 @@ def check_in(*, code: str, by) -> Ticket:
         raise TicketCancelled(ticket=ticket)
     if ticket.date != timezone.localdate():
         raise WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat())
+    # A held order's status only moves on to confirmed (admit) or expired or cancelled, which
+    # set cancelled_at and so fail the claim below.
+    if ticket.order_status == "held":
+        raise NotPaid(ticket=ticket)
     now = timezone.now()
+    if ticket.entry_time is not None:
+        allowance = timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES)
+        entry = timezone.make_aware(datetime.combine(ticket.date, ticket.entry_time))
+        if now < entry - allowance:
+            raise TooEarly(
+                f"Entry from {ticket.entry_time:%H:%M}; the door opens to it "
+                f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
+                ticket=ticket,
+                entryTime=f"{ticket.entry_time:%H:%M}",
+            )
     claimed = _CLAIM.run(
         db_value(Ticket._meta.get_field("checked_in_at"), now),
         by.pk,

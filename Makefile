@@ -26,8 +26,9 @@ run: install
 	$(MANAGE) create_demo_accounts
 	$(MANAGE) create_demo_data
 	@echo "Serving the Museum API at http://127.0.0.1:8000/v1.1/ (docs: /v1.1/docs/, admin: /admin/, door: /door/)"
-	@# The outbox worker beside the server prints each confirmation email (console backend).
-	$(MANAGE) send_outbox --loop --interval 2 & trap 'kill $$!' EXIT; \
+	@# The task worker beside the server sends each confirmation email (the console backend prints
+	@# it) and runs the periodic jobs. --no-reload: its reloader would outlive the trap's kill.
+	$(MANAGE) db_worker --no-reload & trap 'kill $$!' EXIT; \
 		$(MANAGE) runserver 127.0.0.1:8000
 
 lint: install

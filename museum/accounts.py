@@ -14,7 +14,7 @@ STAFF_GROUP = "Museum staff"
 DOOR_GROUP = "Door staff"
 
 # Staff run the programme, the opening hours and the tickets: no user management, no deleting
-# confirmation emails (the outbox is the record of what was sent). Deleting museum days is
+# confirmation emails (the record of what was sent). Deleting museum days is
 # there because "Apply a weekly pattern" removes the days a pattern closes (a day with tickets
 # sold is protected by its tickets).
 STAFF_PERMISSIONS = [
@@ -31,6 +31,8 @@ STAFF_PERMISSIONS = [
     "orders.view_refund",
     *(f"orders.{action}_visitorcategory" for action in ("view", "add", "change")),
     *(f"hours.{action}_entryslot" for action in ("view", "add", "change")),
+    # The background tasks (confirmation emails, periodic jobs) and how they ended.
+    "django_tasks_database.view_dbtaskresult",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["tickets.check_in_ticket"]

@@ -11,6 +11,9 @@ class MuseumConfig(AppConfig):
 
         checks.register()
         post_migrate.connect(after_migrate, sender=self, dispatch_uid="museum:role-groups")
+        post_migrate.connect(
+            schedule_after_migrate, sender=self, dispatch_uid="museum:periodic-tasks"
+        )
 
 
 def after_migrate(sender, using, **kwargs):
@@ -28,3 +31,18 @@ def after_migrate(sender, using, **kwargs):
     for label in sorted(labels):
         create_permissions(apps.get_app_config(label), verbosity=0, using=using)
     sync_role_groups()
+
+
+def schedule_after_migrate(sender, using, **kwargs):
+    """After every migrate, each periodic task has its next run waiting (museum/periodic.py)."""
+    from museum.periodic import schedule_periodic_tasks
+
+    # `apps` is the migrated state (flush sends none): not after migrating back to before the
+    # tables the schedule needs.
+    migrated = kwargs.get("apps", apps)
+    try:
+        migrated.get_model("museum", "PeriodicTask")
+        migrated.get_model("django_tasks_database", "DBTaskResult")
+    except LookupError:
+        return
+    schedule_periodic_tasks()

@@ -9,8 +9,8 @@ Field": the key is the client's, scoped to its account.
 - While a request with the key is still running, the key is a 409 (`idempotency_key_in_use`)
   with `Retry-After`.
 - 409, 429 and 5xx answers are not kept: the conflict or the outage may be gone on a retry, so the
-  key stays free. Every other answer is kept for KEY_LIFETIME; `manage.py purge_idempotency_keys`
-  deletes older keys.
+  key stays free. Every other answer is kept for KEY_LIFETIME; the hourly task
+  `purge_idempotency_keys` (museum/tasks.py) deletes older keys.
 
 Across workers and nodes the database decides. The key's row is created and committed first (the
 unique constraint makes it one row), then the request runs in a transaction that holds the row's
@@ -42,9 +42,6 @@ KEY_LIFETIME = timedelta(hours=24)
 KEY_SHAPE = re.compile(r"[\x20-\x7e]{1,255}")
 REPLAYED_HEADER = "Idempotent-Replayed"
 IN_USE_RETRY_AFTER_SECONDS = 1
-
-# Tests move the clock instead of waiting a day.
-clock = timezone.now
 
 IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
     "Idempotency-Key",
@@ -102,7 +99,8 @@ def idempotent(view_method):
         }
         # Committed on its own, so that a parallel request finds this row and its lock.
         IdempotencyKey.objects.bulk_create(
-            [IdempotencyKey(user=request.user, key=key, created_at=clock())], ignore_conflicts=True
+            [IdempotencyKey(user=request.user, key=key, created_at=timezone.now())],
+            ignore_conflicts=True,
         )
         with transaction.atomic():
             record = (
@@ -114,7 +112,10 @@ def idempotent(view_method):
                 # Locked: a request with this key is running. (Or, rarely, the purge deleted
                 # the expired row in between; a retry is the right answer to both.)
                 raise IdempotencyKeyInUse()
-            if record.response_status is not None and record.created_at > clock() - KEY_LIFETIME:
+            if (
+                record.response_status is not None
+                and record.created_at > timezone.now() - KEY_LIFETIME
+            ):
                 return _replay(record, fingerprint)
             response = _respond(view, view_method, request, *args, **kwargs)
             if is_kept(response.status_code):
@@ -139,7 +140,7 @@ def _respond(view, view_method, request, *args, **kwargs):
 def _keep(record: IdempotencyKey, fingerprint: dict, response) -> None:
     for name, value in fingerprint.items():
         setattr(record, name, value)
-    record.created_at = clock()
+    record.created_at = timezone.now()
     record.response_status = response.status_code
     record.response_content_type = response.content_type or MuseumJSONRenderer.media_type
     record.response_body = MuseumJSONRenderer().render(response.data).decode()
@@ -160,5 +161,7 @@ def _replay(record: IdempotencyKey, fingerprint: dict) -> HttpResponse:
 
 def purge_expired_keys() -> int:
     """Delete keys older than KEY_LIFETIME; returns how many."""
-    deleted, _ = IdempotencyKey.objects.filter(created_at__lte=clock() - KEY_LIFETIME).delete()
+    deleted, _ = IdempotencyKey.objects.filter(
+        created_at__lte=timezone.now() - KEY_LIFETIME
+    ).delete()
     return deleted

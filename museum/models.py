@@ -26,3 +26,14 @@ class IdempotencyKey(models.Model):
 
     def __str__(self):
         return self.key
+
+
+class PeriodicTask(models.Model):
+    """A task the worker runs every so often, and its next run, waiting in the task queue."""
+
+    path = models.CharField(max_length=200, unique=True)  # the task's module path
+    next_run_id = models.CharField(max_length=64)  # the waiting run's TaskResult id
+    next_run_at = models.DateTimeField()
+
+    def __str__(self):
+        return self.path

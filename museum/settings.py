@@ -96,6 +96,8 @@ INSTALLED_APPS = [
     "events",
     "hours",
     "tickets",
+    "django_tasks",
+    "django_tasks_db",
     "orders",
 ]
 
@@ -140,6 +142,10 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+
+# Background work (confirmation emails, periodic jobs) is a task in the same database, enqueued in
+# the transaction that calls for it; `manage.py db_worker` runs it (museum/periodic.py).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 # Without REDIS_URL the cache is each process's own memory: fine for what cannot go stale across
 # processes (counts, credentials checked against the account row), never for whole answers.
@@ -288,9 +294,9 @@ except InvalidOperation:
     ) from None
 # Ed25519 seeds (32 bytes, base64url), newest first; empty: one key derived from SECRET_KEY.
 MUSEUM_TICKET_SIGNING_KEYS = envlist("MUSEUM_TICKET_SIGNING_KEYS", "")
-# Days after a ticket's date that its buyer's email and phone are kept; then
-# `manage.py anonymise_tickets` (daily) replaces them. A month answers a question or complaint
-# about a visit, or about an event called off, and outlasts the outbox's day of retries; the
+# Days after a ticket's date that its buyer's email and phone are kept; then the worker's hourly
+# `anonymise_tickets` task replaces them. A month answers a question or complaint about a visit,
+# or about an event called off, and outlasts the confirmation email's day of retries; the
 # admission itself (date, type, event, price, code, check-in) stays on record.
 MUSEUM_PERSONAL_DATA_RETENTION_DAYS = envint("MUSEUM_PERSONAL_DATA_RETENTION_DAYS", 30)
 if MUSEUM_PERSONAL_DATA_RETENTION_DAYS < 0:

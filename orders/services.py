@@ -37,8 +37,8 @@ from tickets.services import (
     SoldOut,
     UnknownEvent,
     new_confirmation_code,
-    queue_confirmation,
 )
+from tickets.tasks import queue_confirmation
 
 VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"

@@ -1,7 +1,10 @@
 import base64
+import signal
+from io import StringIO
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from rest_framework.test import APIClient
@@ -24,6 +27,23 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("postgres_only"):
             item.add_marker(skip)
+
+
+def run_task_worker() -> str:
+    """`manage.py db_worker --batch`: run every task that is due, as the worker does, then return
+    its output. The worker sets its own SIGINT/SIGTERM handlers; the test run gets its back.
+    Tests that call it are `django_db(transaction=True)`: between tasks the worker closes a
+    connection left in a transaction, as Django does between requests."""
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    out = StringIO()
+    try:
+        call_command(
+            "db_worker", batch=True, reload=False, startup_delay=False, interval=0, stdout=out
+        )
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    return out.getvalue()
 
 
 @pytest.fixture(autouse=True)

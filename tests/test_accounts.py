@@ -111,6 +111,14 @@ def test_museum_staff_run_the_programme_but_manage_no_users_and_delete_no_emails
     assert not {p for p in granted if p.startswith(("auth.", "museum."))}
     assert "tickets.delete_outboxemail" not in granted
     assert "tickets.delete_ticket" not in granted
+    assert "django_tasks_database.view_dbtaskresult" in granted  # the background tasks
+
+
+def test_museum_staff_see_the_background_tasks_in_the_admin(desk_client):
+    tasks = desk_client.get("/admin/django_tasks_database/dbtaskresult/")
+
+    assert tasks.status_code == 200
+    assert b"anonymise_tickets" in tasks.content  # its next run, waiting since migrate
 
 
 def test_museum_staff_in_the_admin_cannot_delete_emails_or_touch_accounts(desk_client):

@@ -186,18 +186,20 @@ def test_the_longest_key_and_every_printable_character_are_accepted(visitor_clie
         assert response.status_code == 201, response.content
 
 
-def test_a_key_is_forgotten_after_a_day_and_purged(visitor_client, open_day, monkeypatch):
+def test_a_key_is_forgotten_after_a_day_and_purged(visitor_client, open_day):
     body = general_ticket(open_day.date)
     send(visitor_client, TICKETS, body, "yesterday")
     send(visitor_client, TICKETS, body, "today-1")
-    tomorrow = timezone.now() + dt.timedelta(hours=24, minutes=1)
-    monkeypatch.setattr(idempotency, "clock", lambda: tomorrow)
+    # The key was used a day and a minute ago (the day's ticket is still on sale).
+    a_day_ago = timezone.now() - idempotency.KEY_LIFETIME - dt.timedelta(minutes=1)
+    IdempotencyKey.objects.filter(key="yesterday").update(created_at=a_day_ago)
 
     # Past its lifetime the key is new again: the request is done, and kept from now on.
     again = send(visitor_client, TICKETS, body, "yesterday")
     assert again.status_code == 201 and "Idempotent-Replayed" not in again
     assert Ticket.objects.count() == 3
 
+    IdempotencyKey.objects.filter(key="today-1").update(created_at=a_day_ago)
     call_command("purge_idempotency_keys", stdout=StringIO())
     assert set(IdempotencyKey.objects.values_list("key", flat=True)) == {"yesterday"}
 

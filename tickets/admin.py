@@ -107,13 +107,14 @@ class TicketAdmin(admin.ModelAdmin):
 
 @admin.register(OutboxEmail)
 class ConfirmationEmailAdmin(admin.ModelAdmin):
-    """Staff see which confirmation emails are still waiting, and why; the outbox worker sends."""
+    """Staff see which confirmation emails are still waiting, and why; the task worker sends them
+    (each attempt is also a task result, under Django Tasks DB)."""
 
     list_display = ["ticket", "created_at", "attempts", "sent_at", "next_attempt_at", "last_error"]
     list_filter = [("sent_at", admin.EmptyFieldListFilter)]
     list_select_related = ["ticket"]
     search_fields = ["ticket__confirmation_code", "ticket__email"]
-    readonly_fields = list_display
+    readonly_fields = [*list_display, "task_result_id"]
 
     def has_add_permission(self, request):
         return False

@@ -88,7 +88,10 @@ class TicketImage(models.Model):
 
 
 class OutboxEmail(models.Model):
-    """A ticket's confirmation email: written with the purchase, retried until it is sent."""
+    """A ticket's confirmation email: written with the purchase, retried until it is sent.
+
+    The record of its attempts for staff; the attempts themselves are tasks (tickets/tasks.py).
+    """
 
     ticket = models.OneToOneField(
         Ticket, on_delete=models.CASCADE, related_name="confirmation_email"
@@ -99,6 +102,9 @@ class OutboxEmail(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)
+    # The TaskResult id of the attempt enqueued last: lets the worker tell a waiting attempt from
+    # one lost with a worker that died mid-run (tickets/tasks.py).
+    task_result_id = models.CharField(max_length=64, blank=True)
 
     class Meta:
         verbose_name = "confirmation email"

@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.core.cache import cache
 from django.core.mail import EmailMessage
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import status
@@ -268,47 +268,6 @@ def send_confirmation(*, ticket_id: uuid.UUID) -> None:
     message.send()
 
 
-# The outbox: a confirmation is a row written in the purchase's transaction, so a failing mail
-# server delays the email instead of losing it. `manage.py send_outbox --loop` sends it within
-# seconds and retries failures, waiting longer after each. Not in the request: drawing the
-# ticket image for the attachment costs ~20 ms, several times the rest of a purchase.
-OUTBOX_FIRST_RETRY = timedelta(minutes=1)
-OUTBOX_LONGEST_WAIT = timedelta(hours=1)
-OUTBOX_MAX_ATTEMPTS = 30  # about a day of tries
-
-# Tests move the clock instead of waiting for a retry.
-clock = timezone.now
-
-
-def queue_confirmation(*, ticket: Ticket) -> OutboxEmail:
-    return OutboxEmail.objects.create(ticket=ticket, next_attempt_at=clock())
-
-
-def send_outbox_email(*, email_id: int) -> bool:
-    """Send one due confirmation unless another worker holds it; True when it went out."""
-    with transaction.atomic():
-        # The row lock stays until the outcome is written: two workers never send one email.
-        email = (
-            OutboxEmail.objects.select_for_update(skip_locked=True)
-            .filter(pk=email_id, sent_at__isnull=True, next_attempt_at__lte=clock())
-            .first()
-        )
-        if email is None:
-            return False
-        email.attempts += 1
-        try:
-            send_confirmation(ticket_id=email.ticket_id)
-        except DatabaseError:
-            raise  # not the mail's fault, and nothing can be written now: the email stays due
-        # Whatever the mail backend raises (refused, timed out, TLS, authentication) means "later".
-        except Exception as exc:
-            _postpone(email, exc)
-        else:
-            email.sent_at, email.next_attempt_at, email.last_error = clock(), None, ""
-        email.save(update_fields=["attempts", "sent_at", "next_attempt_at", "last_error"])
-    return email.sent_at is not None
-
-
 # An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP
 # account is often an address too). Generous on purpose: a quoted local part, any non-space run
 # around an @, a domain literal; better a word too many scrubbed than an address kept.
@@ -319,40 +278,12 @@ EMAIL_ADDRESS = re.compile(
 
 
 def describe_mail_error(exc: Exception) -> str:
-    """The class and message of a mail error, for the log and the outbox row: without the
-    SMTP password or any email address, which the log and the row would otherwise keep."""
+    """The class and message of a mail error, for the log, the email's row and its task result:
+    without the SMTP password or any email address, which they would otherwise keep."""
     error = f"{type(exc).__name__}: {exc}"
     if settings.EMAIL_HOST_PASSWORD:
         error = error.replace(settings.EMAIL_HOST_PASSWORD, "********")
     return EMAIL_ADDRESS.sub("<address>", error)
-
-
-def _postpone(email: OutboxEmail, exc: Exception) -> None:
-    email.last_error = describe_mail_error(exc)[:500]
-    if email.attempts >= OUTBOX_MAX_ATTEMPTS:
-        email.next_attempt_at = None
-        logger.error("Confirmation of ticket %s given up: %s", email.ticket_id, email.last_error)
-        return
-    wait = min(OUTBOX_FIRST_RETRY * 2 ** (email.attempts - 1), OUTBOX_LONGEST_WAIT)
-    email.next_attempt_at = clock() + wait
-    logger.warning(
-        "Confirmation of ticket %s not sent (attempt %d, next in %s): %s",
-        email.ticket_id,
-        email.attempts,
-        wait,
-        email.last_error,
-    )
-
-
-def send_due_emails(*, limit: int = 100) -> tuple[int, int]:
-    """Try the confirmations whose time has come, oldest first; (sent, not sent)."""
-    due = (
-        OutboxEmail.objects.filter(next_attempt_at__lte=clock())
-        .order_by("next_attempt_at")
-        .values_list("pk", flat=True)[:limit]
-    )
-    outcomes = [send_outbox_email(email_id=pk) for pk in due]
-    return outcomes.count(True), outcomes.count(False)
 
 
 # What an anonymised ticket keeps instead of its buyer's address: a valid address at a domain

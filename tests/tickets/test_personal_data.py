@@ -9,10 +9,12 @@ import pytest
 from aiosmtpd.controller import Controller
 from django.core.management import call_command
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
+from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
 from tests.servers import free_port
-from tickets import services
+from tickets import services, tasks
 from tickets.models import OutboxEmail, Ticket
 
 BUYER = "ada.lovelace@example.com"
@@ -99,7 +101,7 @@ def test_an_unsent_email_of_an_anonymised_ticket_loses_its_error_and_is_never_se
     assert pending.next_attempt_at is None and pending.sent_at is None
     sent.refresh_from_db()
     assert sent.last_error == "" and sent.sent_at is not None
-    assert services.send_due_emails() == (0, 0)
+    assert tasks.attempt_confirmation(ticket_id=pending.ticket_id).startswith("nothing to do")
 
 
 def test_many_tickets_are_anonymised_a_batch_at_a_time_not_a_row_at_a_time(
@@ -132,19 +134,20 @@ def refusing_smtp_server(settings):
     controller.stop()
 
 
-def test_a_refused_recipient_is_logged_and_kept_without_the_address(
-    db, refusing_smtp_server, caplog
-):
+@pytest.mark.django_db(transaction=True)  # the task worker commits
+def test_a_refused_recipient_is_logged_and_kept_without_the_address(refusing_smtp_server, caplog):
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=3))
     ticket = TicketFactory(date=day.date, email=BUYER)
-    services.queue_confirmation(ticket=ticket)
-    caplog.set_level(logging.WARNING, logger="tickets.services")
+    tasks.queue_confirmation(ticket=ticket)
+    caplog.set_level(logging.WARNING, logger="tickets.tasks")
 
-    assert services.send_due_emails() == (0, 1)
+    run_task_worker()
 
     email = OutboxEmail.objects.get(ticket=ticket)
-    [record] = [r for r in caplog.records if r.name == "tickets.services"]
-    for text in (record.getMessage(), email.last_error):
+    assert email.attempts == 1 and email.sent_at is None
+    [failed_attempt] = DBTaskResult.objects.filter(status="FAILED")
+    [record] = [r for r in caplog.records if r.name == "tickets.tasks"]
+    for text in (record.getMessage(), email.last_error, failed_attempt.traceback):
         # The mail server's words, the class and the reason, arrive; the address does not.
         assert text.count("SMTPRecipientsRefused") == 1 and "Recipient address rejected" in text
         assert "ada.lovelace" not in text and "example.com" not in text

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('hours', '0003_entry_slots'),
         ('orders', '0001_initial'),
-        ('tickets', '0003_ticket_check_in_permission'),
+        ('tickets', '0004_outboxemail_task_result_id'),
     ]
 
     operations = [

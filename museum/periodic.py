@@ -1,0 +1,65 @@
+"""Periodic tasks: background jobs the task worker runs every so often, with no cron.
+
+django-tasks (Django's tasks API, with its database backend) runs a task once, when it is due
+(`run_after`), and has no schedule of its own. So each periodic task keeps its next run waiting in
+the queue: `migrate` enqueues the first (museum/apps.py), and every run of any periodic task
+starts by calling `schedule_periodic_tasks()`, which enqueues its own next run, before its work,
+so a run that fails still leaves the next one waiting.
+
+One `PeriodicTask` row per task records its waiting run. It is read and replaced under its row
+lock, and a new run is enqueued only when the recorded one is no longer waiting (`READY`): two
+runs at once, or a `migrate` during a run, still leave one next run. A worker killed before its run
+scheduled the next one leaves a run that never finishes; then the next run of any other periodic
+task, or the next `migrate`, enqueues one again. The jobs are idempotent, so a run too many does
+nothing wrong.
+"""
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+from django_tasks import TaskResultStatus
+from django_tasks.base import Task
+from django_tasks.exceptions import TaskResultDoesNotExist
+
+from museum.models import PeriodicTask
+
+# Module paths, so that the apps' task modules may import this one.
+PERIODIC_TASKS = {
+    # A confirmation whose attempt was lost with its worker is tried again.
+    "tickets.tasks.resend_lost_confirmations": timedelta(minutes=10),
+    # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed.
+    "tickets.tasks.anonymise_tickets": timedelta(hours=1),
+    "museum.tasks.purge_idempotency_keys": timedelta(hours=1),
+    "museum.tasks.prune_task_results": timedelta(days=1),
+}
+
+
+def schedule_periodic_tasks() -> list[str]:
+    """Enqueue the next run of each periodic task that has none waiting; the paths enqueued."""
+    return [
+        path
+        for path, every in PERIODIC_TASKS.items()
+        if _schedule_next_run(import_string(path), every=every)
+    ]
+
+
+def _schedule_next_run(task: Task, *, every: timedelta) -> bool:
+    with transaction.atomic():
+        recorded = PeriodicTask.objects.select_for_update().filter(path=task.module_path).first()
+        if recorded is not None and _is_waiting(task, recorded.next_run_id):
+            return False
+        run_at = timezone.now() + every
+        result = task.using(run_after=run_at).enqueue()
+        PeriodicTask.objects.update_or_create(
+            path=task.module_path, defaults={"next_run_id": result.id, "next_run_at": run_at}
+        )
+    return True
+
+
+def _is_waiting(task: Task, result_id: str) -> bool:
+    try:
+        return task.get_result(result_id).status == TaskResultStatus.READY
+    except TaskResultDoesNotExist:  # pruned, or never there
+        return False

@@ -358,11 +358,11 @@ def _record_order(
 
 
 def mail_confirmation(*, order: Order) -> None:
-    """Send the order's one confirmation email once the sale is committed."""
-    from orders.notifications import send_order_confirmation
+    """Enqueue the order's one confirmation email, in the caller's transaction."""
+    # Imported here: the task module runs this module's services.
+    from orders.tasks import send_order_confirmation_email
 
-    order_id = order.pk
-    transaction.on_commit(lambda: send_order_confirmation(order_id=order_id))
+    send_order_confirmation_email.enqueue(order_id=str(order.pk))
 
 
 # Who sees and who changes an order.

@@ -35,6 +35,7 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('confirmed_at', models.DateTimeField(blank=True, null=True)),
                 ('cancelled_at', models.DateTimeField(blank=True, null=True)),
+                ('confirmation_sent_at', models.DateTimeField(blank=True, editable=False, null=True)),
                 ('buyer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='orders', to=settings.AUTH_USER_MODEL)),
                 ('event', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='orders', to='events.specialevent')),
                 ('slot', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='orders', to='hours.entryslot')),

@@ -1,10 +1,14 @@
 import datetime as dt
+import importlib
 
 import pytest
 from django.utils import timezone
 
 from hours.models import EntrySlot
+from orders.models import VisitorCategory
 from tests.factories import MuseumDayFactory
+
+DEFAULTS = importlib.import_module("orders.migrations.0002_default_visitor_categories").DEFAULTS
 
 
 def later(days: int = 3) -> dt.date:
@@ -19,6 +23,22 @@ def order_body(day: dt.date, *lines: tuple[str, int], **extra) -> dict:
         "lines": [{"category": code, "quantity": n} for code, n in lines or [("adult", 1)]],
         **extra,
     }
+
+
+@pytest.fixture(autouse=True)
+def visitor_categories(db):
+    """The categories the data migration makes: a transactional test's flush removed them."""
+    for ordering, (code, name, price, percent, check) in enumerate(DEFAULTS):
+        VisitorCategory.objects.get_or_create(
+            category=code,
+            defaults={
+                "name": name,
+                "general_price": price,
+                "event_price_percent": percent,
+                "check_at_door": check,
+                "ordering": ordering,
+            },
+        )
 
 
 @pytest.fixture

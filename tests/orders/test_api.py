@@ -104,19 +104,6 @@ def test_event_prices_are_each_categorys_share_of_the_events(visitor_client):
     assert answer.json()["eventId"] == str(event.pk)
 
 
-def test_the_order_is_mailed_once_with_every_ticket_in_a_pdf(
-    visitor_client, open_day, django_capture_on_commit_callbacks
-):
-    with django_capture_on_commit_callbacks(execute=True):
-        answer = place(visitor_client, order_body(open_day.date, ("adult", 2), ("child", 1)))
-
-    assert answer.status_code == 201
-    assert len(mail.outbox) == 1
-    (name, content, kind), *_ = mail.outbox[0].attachments
-    assert kind == "application/pdf" and name == f"{answer.json()['confirmationCode']}.pdf"
-    assert pdf_pages(content) == 3
-
-
 @pytest.mark.parametrize(
     ("change", "field"),
     [

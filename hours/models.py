@@ -49,7 +49,8 @@ class MuseumDay(models.Model):
 class EntrySlot(models.Model):
     """A timed-entry slot of an open day: visitors booked for it enter from its time on."""
 
-    day = models.ForeignKey(MuseumDay, on_delete=models.PROTECT, related_name="slots")
+    # A day removed by a weekly pattern takes its empty slots along; a slot's tickets protect it.
+    day = models.ForeignKey(MuseumDay, on_delete=models.CASCADE, related_name="slots")
     entry_time = models.TimeField("entry time")
     capacity = models.PositiveIntegerField(
         null=True, blank=True, help_text="Tickets for the slot; empty means unlimited."

@@ -3,11 +3,11 @@
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.db import transaction
 
-from hours.models import MuseumDay
+from hours.models import EntrySlot, MuseumDay
 from museum.shared_reads import section_changed
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -37,12 +37,14 @@ class SeedSummary:
     removed: int = 0
     unchanged: int = 0
     kept_staff_edits: int = 0
+    slots: int = 0
 
     def __str__(self):
-        return (
+        text = (
             f"{self.created} created, {self.updated} updated, {self.removed} removed, "
             f"{self.unchanged} unchanged, {self.kept_staff_edits} staff edits kept"
         )
+        return f"{text}, {self.slots} entry slots added" if self.slots else text
 
 
 def parse_weekly_pattern(text: str) -> WeeklyPattern:
@@ -78,10 +80,14 @@ def apply_weekly_pattern(
     capacity: int | None = None,
     overwrite_staff_edits: bool = False,
     on_progress: Callable[[int], None] | None = None,
+    slot_minutes: int | None = None,
+    slot_capacity: int | None = None,
 ) -> SeedSummary:
     """Make the days in [start, start + days) follow the pattern, leaving staff edits alone.
 
-    `capacity` (general-entry tickets a day) applies to the days this creates.
+    `capacity` (general-entry tickets a day) applies to the days this creates. With
+    `slot_minutes`, each open day in the range that has no entry slots yet gets one every
+    `slot_minutes` from opening until closing, of `slot_capacity` places (None: unlimited).
     """
     end = start + timedelta(days=days)
     existing = {day.date: day for day in MuseumDay.objects.filter(date__gte=start, date__lt=end)}
@@ -123,12 +129,37 @@ def apply_weekly_pattern(
     )
     MuseumDay.objects.filter(date__in=to_remove).delete()
     section_changed("hours")  # bulk writes send no signals
+    if slot_minutes:
+        summary.slots = add_entry_slots(
+            start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
+        )
     summary.created, summary.updated, summary.removed = (
         len(to_create),
         len(to_update),
         len(to_remove),
     )
     return summary
+
+
+def add_entry_slots(*, start: date, end: date, minutes: int, capacity: int | None) -> int:
+    """Split each open day in [start, end) that has no slots into entry slots; how many made.
+
+    Days that already have slots keep them as they are: they may have tickets sold.
+    """
+    step = timedelta(minutes=minutes)
+    days = MuseumDay.objects.filter(
+        date__gte=start, date__lt=end, is_closed=False, slots__isnull=True
+    )
+    slots = []
+    for day in days:
+        entry = datetime.combine(day.date, day.opens_at)
+        closes = datetime.combine(day.date, day.closes_at)
+        while entry < closes:
+            slots.append(EntrySlot(day=day, entry_time=entry.time(), capacity=capacity))
+            entry += step
+    EntrySlot.objects.bulk_create(slots, batch_size=500)
+    section_changed("slots")
+    return len(slots)
 
 
 def close_days(*, dates: Iterable[date], note: str) -> int:

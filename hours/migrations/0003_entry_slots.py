@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
                 ('entry_time', models.TimeField(verbose_name='entry time')),
                 ('capacity', models.PositiveIntegerField(blank=True, help_text='Tickets for the slot; empty means unlimited.', null=True)),
                 ('sold', models.PositiveIntegerField(default=0, editable=False)),
-                ('day', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='slots', to='hours.museumday')),
+                ('day', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='slots', to='hours.museumday')),
             ],
             options={
                 'verbose_name': 'entry slot',

@@ -6,6 +6,7 @@ The order is its own app: it sells general entry (hours) and event dates (events
 
 import uuid
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -14,6 +15,9 @@ from django.db.models import Q
 
 from events.models import SpecialEvent
 from hours.models import EntrySlot
+
+if TYPE_CHECKING:
+    from tickets.models import Ticket
 
 
 class VisitorCategory(models.Model):
@@ -93,6 +97,9 @@ class Order(models.Model):
     confirmed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
     confirmation_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    # The tickets just sold, kept by the sale so its answer needs no query for them.
+    sold_tickets: list["Ticket"]
 
     class Meta:
         ordering = ["-created_at"]

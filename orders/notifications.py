@@ -24,9 +24,9 @@ def tickets_pdf(*, order: Order) -> bytes:
 
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's confirmation with its tickets' PDF (orders.tasks retries a failure)."""
-    what = order.event.name if order.event_id else "general entry"
+    what = order.event.name if order.event else "general entry"
     when = f"{order.date:%A %d %B %Y}"
-    if order.slot_id:
+    if order.slot:
         when += f", entry from {order.slot.entry_time:%H:%M}"
     count = order.tickets.count()
     message = EmailMessage(

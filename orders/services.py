@@ -225,7 +225,7 @@ def _take_earliest_slot(*, ticket_date: date) -> tuple[EntrySlot | None, None]:
             try:
                 with transaction.atomic():
                     _count_places(ticket_date=ticket_date, event=None, slot=slot, n=1)
-            except SoldOut as sold_out:
+            except SoldOutOn as sold_out:
                 if sold_out.scope != "slot":
                     raise
                 continue  # taken meanwhile: the next one
@@ -290,13 +290,21 @@ def _count_places(
         section_changed("slots")
 
 
-def _sold_out(*, available: int, scope: str) -> SoldOut:
-    problem = SoldOut(
+class SoldOutOn(SoldOut):
+    """Sold out, knowing which row was full (`scope`: slot, day or event_date), which the
+    earliest-slot search needs and the answer does not show."""
+
+    def __init__(self, detail=None, *, scope: str, **extra):
+        super().__init__(detail, **extra)
+        self.scope = scope
+
+
+def _sold_out(*, available: int, scope: str) -> SoldOutOn:
+    return SoldOutOn(
         f"Not enough places left: {available} available." if available else None,
+        scope=scope,
         available=available,
     )
-    problem.scope = scope  # which row was full; not part of the answer
-    return problem
 
 
 def _left(row: QuerySet) -> int:
@@ -403,7 +411,7 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
     with transaction.atomic():
         order = _order_to_change(order_id=order_id, by=by)
         now = timezone.now()
-        ran_out = order.status == OrderStatus.HELD and order.hold_expires_at <= now
+        ran_out = order.status == OrderStatus.HELD and (order.hold_expires_at or now) <= now
         if ran_out:
             _release_hold(order=order, now=now)  # kept: the refusal below comes after the commit
         elif order.status == OrderStatus.EXPIRED:
@@ -478,7 +486,7 @@ def _give_back(*, order: Order, n: int) -> None:
 
 def visit_starts_at(*, order: Order) -> datetime:
     """When the visit begins: the slot's entry time, else the start of the ticket's day."""
-    starts = order.slot.entry_time if order.slot_id else time.min
+    starts = order.slot.entry_time if order.slot else time.min
     return timezone.make_aware(datetime.combine(order.date, starts))
 
 

@@ -1,17 +1,23 @@
 """HTTP Basic authentication for every operation under /v1.1.
 
 Django's password hasher costs ~300 ms of CPU per check, on purpose, and Basic auth sends the
-password with every request. So a credential that passed the hasher is remembered for
-MUSEUM_AUTH_CACHE_SECONDS in the shared cache, bound to the account's current password hash,
-username and active flag: later requests skip the hasher, while a password change, a
+password with every request. So a credential that passed the hasher is remembered in the shared
+cache for MUSEUM_AUTH_CACHE_SECONDS after its last use, bound to the account's current password
+hash, username and active flag: later requests skip the hasher, while a password change, a
 deactivation or a deletion takes effect on the next request. Each worker keeps a copy of the
 entries it has read, so a returning client costs one query for its account and no cache trip.
+
+The failed sign-in lockout comes first: a locked-out client gets the same 429 for a right
+password as for a wrong one. While only the username is locked (guesses from everywhere), a
+remembered credential still passes from the address where the hasher verified it, so the owner
+keeps working and nobody else learns anything.
 """
 
 import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
@@ -22,11 +28,8 @@ from museum.throttling import (
     client_address,
     one_password_check_at_a_time,
     record_failed_sign_in,
-    refuse_if_locked_out,
+    sign_in_lockout,
 )
-
-# Tests move the clock instead of waiting for a remembered credential to expire.
-clock = time.time
 
 # This process's copies of the shared cache's entries, in front of it: a request whose header
 # this worker has seen needs no cache round trip. Safe to keep because the account is loaded on
@@ -44,32 +47,53 @@ def verified_credential_key(authorization: bytes) -> str:
     return f"museum:verified-credential:{_hmac('credential', authorization)}"
 
 
-def remember_verified_credential(*, authorization: bytes, user) -> None:
-    seconds = settings.MUSEUM_AUTH_CACHE_SECONDS
-    if seconds <= 0:
-        return
+def remember_verified_credential(*, authorization: bytes, user, address: str) -> None:
     remembered = {
         "user_id": user.pk,
         "password": _hmac("password", user.password),
-        # Carried in the entry so that this process's copy expires with the shared one.
-        "expires_at": clock() + seconds,
+        # Where the hasher verified it: the one place it still passes while its username is locked.
+        "verified_at": _hmac("address", address),
     }
-    key = verified_credential_key(authorization)
+    _store(verified_credential_key(authorization), remembered)
+
+
+def _store(key: str, remembered: dict) -> None:
+    seconds = settings.MUSEUM_AUTH_CACHE_SECONDS
+    if seconds <= 0:
+        return
+    # Carried in the entry so that this process's copy expires with the shared one.
+    remembered = {**remembered, "expires_at": time.time() + seconds}
     cache.set(key, remembered, timeout=seconds)
     _remember_here(key, remembered)
 
 
-def recall_verified_user(*, authorization: bytes, username: str):
-    """The account this exact header was verified for, if it still may sign in with it."""
-    key = verified_credential_key(authorization)
+def _recall(key: str) -> dict | None:
+    now = time.time()
     remembered = remembered_here.get(key)
-    if remembered is None:
+    if remembered is None or now >= remembered["expires_at"]:
+        # Another worker may have kept the shared entry fresh meanwhile.
         remembered = cache.get(key)
-        if remembered is None:
+        if remembered is None or now >= remembered["expires_at"]:
+            remembered_here.pop(key, None)
             return None
         _remember_here(key, remembered)
-    if clock() >= remembered["expires_at"]:  # expired: no need to load the account
-        _forget(key)
+    if remembered["expires_at"] - now < settings.MUSEUM_AUTH_CACHE_SECONDS / 2:
+        # Kept fresh while in use (one write per half lifetime): a busy client's credential
+        # never expires under its parallel requests, each of which would then need the hasher.
+        _store(key, remembered)
+    return remembered
+
+
+def recall_verified_user(*, authorization: bytes, username: str, verified_at: str | None = None):
+    """The account this exact header was verified for, if it still may sign in with it (and,
+    given `verified_at`, only if the hasher verified it from that address)."""
+    key = verified_credential_key(authorization)
+    remembered = _recall(key)
+    if remembered is None:
+        return None
+    if verified_at is not None and not constant_time_compare(
+        _hmac("address", verified_at), remembered["verified_at"]
+    ):
         return None
     # Loading the account on every request is what binds the remembered credential to it: a
     # changed password hash, a deactivation or a deletion is seen at once, on every node.
@@ -116,19 +140,43 @@ class MuseumBasicAuthentication(BasicAuthentication):
         if "\x00" in userid or "\x00" in password:
             raise exceptions.AuthenticationFailed("Invalid username/password.")
         authorization = get_authorization_header(request)
+        address = client_address(request)
+        # Before anything that depends on the password: a locked-out client must get the same
+        # answer for a right one as for a wrong one. And before the hasher: DRF's throttles run
+        # only after authentication, and a client sending wrong passwords as fast as it can
+        # would otherwise keep every CPU hashing.
+        lockout = sign_in_lockout(username=userid, address=address)
+        if lockout is not None:
+            return self._during_lockout(lockout, authorization, userid, address)
         user = recall_verified_user(authorization=authorization, username=userid)
         if user is not None:
-            # Proven and free to check, so accepted even while its username is locked out.
             return (user, None)
-        # Before the hasher: DRF's throttles run only after authentication, and a client sending
-        # wrong passwords as fast as it can would otherwise keep every CPU hashing.
-        address = client_address(request)
-        refuse_if_locked_out(username=userid, address=address)
-        with one_password_check_at_a_time(address=address):
-            try:
-                user, _ = super().authenticate_credentials(userid, password, request)
-            except exceptions.AuthenticationFailed:
+        with one_password_check_at_a_time(
+            address=address, credential=verified_credential_key(authorization)
+        ):
+            # The check this request waited for may have been this same credential's.
+            user = recall_verified_user(authorization=authorization, username=userid)
+            if user is not None:
+                return (user, None)
+            # ModelBackend itself, not django.contrib.auth.authenticate(): django-axes, which
+            # guards the admin login through the latter, has no part in the API's limits.
+            user = ModelBackend().authenticate(request, username=userid, password=password)
+            if user is None:
                 record_failed_sign_in(username=userid, address=address)
-                raise
-        remember_verified_credential(authorization=authorization, user=user)
+                raise exceptions.AuthenticationFailed("Invalid username/password.")
+        remember_verified_credential(authorization=authorization, user=user, address=address)
         return (user, None)
+
+    @staticmethod
+    def _during_lockout(lockout, authorization: bytes, username: str, address: str):
+        if not lockout.locks_address:
+            # Only the username is locked: its owner keeps working from where it signed in.
+            user = recall_verified_user(
+                authorization=authorization, username=username, verified_at=address
+            )
+            if user is not None:
+                return (user, None)
+            # Counted, so that a guesser sharing the owner's address gets no more tries at
+            # telling 429 from 200 than it would get at telling 401 from 200.
+            record_failed_sign_in(username=username, address=address)
+        raise lockout.refusal()

@@ -1,11 +1,13 @@
 """Settings for the museum service, read from the environment (see README, "Configuration")."""
 
+import datetime as dt
 import os
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -99,6 +101,8 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "orders",
+    "axes",
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -111,7 +115,43 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out admin sign-in into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp) on every answer: the admin's and the door's pages load
+# scripts and styles from our own static files only, and no other site may frame them. The API
+# docs (Swagger UI, inline script and styles) are exempt in museum/urls.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "img-src": [SELF, "data:"],  # the admin shows each ticket's image inline
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# django-axes guards the admin login (which the door page uses): it refuses a locked-out
+# username+address before the password is checked, and records attempts and lockouts in the admin.
+# The API verifies Basic credentials with ModelBackend itself (museum/authentication.py), under
+# its own limits, so nothing here counts or refuses API requests.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("MUSEUM_ADMIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MUSEUM_ADMIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# The address as the API's limits see it, so MUSEUM_NUM_PROXIES means the same to both.
+AXES_CLIENT_IP_CALLABLE = "museum.throttling.client_address"
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= dt.timedelta(0):
+    raise ImproperlyConfigured(
+        "MUSEUM_ADMIN_FAILURE_LIMIT and MUSEUM_ADMIN_COOLOFF_MINUTES must be at least 1"
+    )
 
 ROOT_URLCONF = "museum.urls"
 
@@ -192,11 +232,23 @@ MUSEUM_NAME = os.environ.get("MUSEUM_NAME", "The Museum")
 # Authentication cost and brute-force limits (README, "Accounts and roles").
 MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)
 MUSEUM_AUTH_FAILURE_WINDOW_SECONDS = envint("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS", 300)
-MUSEUM_AUTH_FAILURES_PER_USERNAME = envint("MUSEUM_AUTH_FAILURES_PER_USERNAME", 10)
+# A username from one address locks out that address for it; the username alone, from everywhere,
+# only at a higher ceiling, so that a stranger cannot lock an account out for its owner.
+MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS = envint(
+    "MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS", 10
+)
+MUSEUM_AUTH_FAILURES_PER_USERNAME = envint("MUSEUM_AUTH_FAILURES_PER_USERNAME", 100)
 MUSEUM_AUTH_FAILURES_PER_ADDRESS = envint("MUSEUM_AUTH_FAILURES_PER_ADDRESS", 30)
 if MUSEUM_AUTH_FAILURE_WINDOW_SECONDS < 1:
     raise ImproperlyConfigured("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS must be at least 1")
-if min(MUSEUM_AUTH_FAILURES_PER_USERNAME, MUSEUM_AUTH_FAILURES_PER_ADDRESS) < 1:
+if (
+    min(
+        MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS,
+        MUSEUM_AUTH_FAILURES_PER_USERNAME,
+        MUSEUM_AUTH_FAILURES_PER_ADDRESS,
+    )
+    < 1
+):
     raise ImproperlyConfigured("MUSEUM_AUTH_FAILURES_PER_* must be at least 1")
 
 REST_FRAMEWORK = {

@@ -1,11 +1,12 @@
 """Rate limits: requests per account and per address, and failed sign-ins.
 
 The request throttles are DRF's, run after authentication. Failed sign-ins cannot wait for them:
-each wrong password costs the hasher's full ~300 ms of CPU, so `refuse_if_locked_out` answers from
-the cache before the hasher runs (MuseumBasicAuthentication calls it). All counters live in
+each wrong password costs the hasher's full ~300 ms of CPU, so `sign_in_lockout` answers from the
+cache before the hasher runs (MuseumBasicAuthentication calls it). All counters live in
 Django's default cache, which every worker shares when REDIS_URL is set.
 """
 
+import json
 import logging
 import math
 import threading
@@ -21,9 +22,6 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 security_log = logging.getLogger("museum.security")
-
-# Tests move the clock to the next window instead of sleeping.
-clock = time.time
 
 
 def client_address(request) -> str:
@@ -76,7 +74,7 @@ class _Share:
 
     left: int  # requests this worker may still admit from it
     untaken: int  # the window's requests no worker had taken when this share was
-    closes_at: float  # when the window closes, by `clock`
+    closes_at: float  # when the window closes, by time.time()
 
 
 # This process's shares, by counter key. Bounded: a share is only worth keeping while its
@@ -100,7 +98,7 @@ def share_size(limit: int) -> int:
 def take_request(key: str, *, limit: int, seconds: int) -> tuple[bool, int, float]:
     """One request against `limit` per window of `seconds` for `key`:
     (admitted, requests left to the client, seconds until the window closes)."""
-    now = clock()
+    now = time.time()
     with _shares_lock:
         share = shares.get(key)
         if share is not None and share.left > 0 and now < share.closes_at:
@@ -155,80 +153,127 @@ class PurchaseRateThrottle(AccountRateThrottle):
 # Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
 # lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
 # is exact, and cache.count counts atomically across workers.
+#
+# Three counters: a username from one address (the tight limit, so a stranger's guesses lock out
+# only the stranger), an address whatever the usernames, and a username from everywhere (a higher
+# ceiling, for guesses spread over many addresses).
 
 
-def _failure_counters(*, username: str, address: str) -> list[tuple[str, str, int]]:
-    """(what is limited, cache key, allowed failures) for the current window."""
-    window = int(clock() // settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS)
-    counters = [
-        ("username", username, settings.MUSEUM_AUTH_FAILURES_PER_USERNAME),
-        ("address", address, settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS),
-    ]
-    return [
-        # Hashed: a username can be any text a client sends, of any length.
-        (kind, f"museum:auth-failures:{kind}:{_digest(kind, value)}:{window}", limit)
-        for kind, value, limit in counters
-    ]
+@dataclass(frozen=True)
+class _FailureCounter:
+    kind: str  # what is limited, for the log
+    key: str
+    limit: int
+    locks_address: bool  # whether reaching it locks out the address that reached it
 
 
-def _digest(kind: str, value: str) -> str:
-    return salted_hmac(f"museum.auth-failures.{kind}", value, algorithm="sha256").hexdigest()
+@dataclass(frozen=True)
+class Lockout:
+    """The failed sign-ins a request is refused for, and until when."""
 
+    locks_address: bool  # False when only the username is locked, from everywhere
+    seconds_left: int
 
-def _seconds_left_in_window() -> int:
-    window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
-    return math.ceil(window_seconds - clock() % window_seconds)
-
-
-def refuse_if_locked_out(*, username: str, address: str) -> None:
-    """Raise Throttled (429) once the username or the address used up its failed sign-ins."""
-    counters = _failure_counters(username=username, address=address)
-    failures = cache.get_many([key for _, key, _ in counters])
-    if any(failures.get(key, 0) >= limit for _, key, limit in counters):
-        raise Throttled(
-            wait=_seconds_left_in_window(),
+    def refusal(self) -> Throttled:
+        return Throttled(
+            wait=self.seconds_left,
             detail="Too many failed sign-ins for this account or from this address.",
             code="too_many_failed_sign_ins",
         )
 
 
+def _failure_counters(*, username: str, address: str) -> list[_FailureCounter]:
+    window = int(time.time() // settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS)
+    counters = [
+        (
+            "username and address",
+            [username, address],
+            settings.MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS,
+            True,
+        ),
+        ("address", [address], settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS, True),
+        ("username", [username], settings.MUSEUM_AUTH_FAILURES_PER_USERNAME, False),
+    ]
+    return [
+        # Hashed: a username can be any text a client sends, of any length.
+        _FailureCounter(
+            kind,
+            f"museum:auth-failures:{kind.replace(' ', '-')}:{_digest(kind, values)}:{window}",
+            limit,
+            locks_address,
+        )
+        for kind, values, limit, locks_address in counters
+    ]
+
+
+def _digest(kind: str, values: list[str]) -> str:
+    # JSON keeps ["a b", "c"] and ["a", "b c"] apart, whatever the username holds.
+    value = json.dumps(values)
+    return salted_hmac(f"museum.auth-failures.{kind}", value, algorithm="sha256").hexdigest()
+
+
+def _seconds_left_in_window() -> int:
+    window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
+    return math.ceil(window_seconds - time.time() % window_seconds)
+
+
+def sign_in_lockout(*, username: str, address: str) -> Lockout | None:
+    """The lockout this username from this address is under, if any: read before the hasher."""
+    counters = _failure_counters(username=username, address=address)
+    failures = cache.get_many([counter.key for counter in counters])
+    reached = [counter for counter in counters if failures.get(counter.key, 0) >= counter.limit]
+    if not reached:
+        return None
+    return Lockout(
+        locks_address=any(counter.locks_address for counter in reached),
+        seconds_left=_seconds_left_in_window(),
+    )
+
+
 def record_failed_sign_in(*, username: str, address: str) -> None:
     window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
-    for kind, key, limit in _failure_counters(username=username, address=address):
+    for counter in _failure_counters(username=username, address=address):
         # A counter outlives its window (it expires a window after its first failure).
-        failures, _ = cache.count(key, window_seconds)
-        if failures == limit:
+        failures, _ = cache.count(counter.key, window_seconds)
+        if failures == counter.limit:
             # %r: the username is whatever the client sent, line breaks included.
             security_log.warning(
-                "Sign-in locked for %d s: %d failed sign-ins for %s %r (last from %s)",
+                "Sign-in locked for %d s: %d failed sign-ins for %s %r from %s",
                 _seconds_left_in_window(),
                 failures,
-                kind,
-                username if kind == "username" else address,
+                counter.kind,
+                address if counter.kind == "address" else username,
                 address,
             )
 
 
 # Longer than one password check takes; frees the slot if a worker dies in the middle of one.
 CHECKING_SLOT_SECONDS = 5
+# How often a request waiting for the same credential's check looks whether it is over.
+CHECKING_POLL_SECONDS = 0.02
 
 
 @contextmanager
-def one_password_check_at_a_time(*, address: str):
-    """Run the body only while no other password check from this address runs; else 429.
+def one_password_check_at_a_time(*, address: str, credential: str):
+    """Run the body only while no other password check from this address runs.
 
     Until an address has spent its failed sign-ins, each wrong password costs the hasher's full
     CPU: a client sending them in parallel would keep every worker hashing for seconds. One check
-    at a time per address leaves the other workers to everyone else. A credential verified before
-    never gets here (the remembered credential is checked first).
+    at a time per address leaves the other workers to everyone else. A request carrying the same
+    credential (an HMAC of its header) as the check under way waits for it, so a client's
+    parallel first requests all pass once one has verified it; another credential gets a 429.
     """
-    key = f"museum:auth-checking:{_digest('address', address)}"
-    if not cache.add(key, 1, timeout=CHECKING_SLOT_SECONDS):
-        raise Throttled(
-            wait=1,
-            detail="Another sign-in from this address is being checked; retry in a second.",
-            code="sign_in_in_progress",
-        )
+    key = f"museum:auth-checking:{_digest('address', [address])}"
+    deadline = time.monotonic() + CHECKING_SLOT_SECONDS
+    while not cache.add(key, credential, timeout=CHECKING_SLOT_SECONDS):
+        holder = cache.get(key)
+        if (holder is not None and holder != credential) or time.monotonic() > deadline:
+            raise Throttled(
+                wait=1,
+                detail="Another sign-in from this address is being checked; retry in a second.",
+                code="sign_in_in_progress",
+            )
+        time.sleep(CHECKING_POLL_SECONDS)
     try:
         yield
     finally:

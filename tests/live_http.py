@@ -57,7 +57,7 @@ def sign_in(server_url: str, *, username: str, password: str = PASSWORD) -> None
     """A client's first request: its password is checked once, then remembered.
 
     A burst that follows then measures the rule under test rather than the sign-in, which takes
-    one password check at a time per address (the others get 429 sign_in_in_progress).
+    one password check at a time per address.
     """
     answer = call("GET", f"{server_url}/v1.1/museum-hours", username=username, password=password)
     assert answer.status == 200, answer.status

@@ -14,6 +14,7 @@ from tests.conftest import basic_auth
 from tests.factories import PASSWORD, UserFactory
 
 HOURS = "/v1.1/museum-hours"
+START = 1_800_000_000  # a fixed moment, moved by the tests that are about time
 
 
 @contextmanager
@@ -177,19 +178,33 @@ def test_a_verified_credential_is_remembered_for_the_configured_time(
 
 
 def test_once_the_remembered_credential_expires_the_hasher_runs_again(
-    visitor, settings, monkeypatch
+    visitor, settings, time_machine
 ):
     settings.MUSEUM_AUTH_CACHE_SECONDS = 60
+    time_machine.move_to(START, tick=False)
     client = signed_in_client()
     client.get(HOURS)
 
-    # The worker's own copy expires with the shared entry, whatever is left in the cache.
-    now = authentication.clock()
-    monkeypatch.setattr(authentication, "clock", lambda: now + 60)
+    time_machine.move_to(START + 60, tick=False)
 
     with counting_hashes() as hashes:
         assert client.get(HOURS).status_code == 200
     assert hashes.count == 1
+
+
+def test_a_credential_in_use_is_kept_fresh_and_never_expires(visitor, settings, time_machine):
+    settings.MUSEUM_AUTH_CACHE_SECONDS = 60
+    time_machine.move_to(START, tick=False)
+    client = signed_in_client()
+    client.get(HOURS)
+
+    with counting_hashes() as hashes:
+        for seconds in range(25, 600, 25):  # used at least once per half its lifetime
+            time_machine.move_to(START + seconds, tick=False)
+            assert client.get(HOURS).status_code == 200
+            # Every worker sees it fresh: the shared entry is, not only this worker's copy.
+            authentication.remembered_here.clear()
+    assert hashes.count == 0
 
 
 def test_a_credential_evicted_from_the_shared_cache_is_still_known_to_the_worker(visitor):

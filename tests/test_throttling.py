@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from museum import throttling
+from museum import authentication, throttling
 from tests.conftest import basic_auth
 from tests.factories import PASSWORD, UserFactory
 from tests.test_authentication import counting_hashes
@@ -19,12 +19,20 @@ WINDOW = 300
 START = 1_000_000 * WINDOW + 10
 
 
+LIMITS = [
+    "MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS",
+    "MUSEUM_AUTH_FAILURES_PER_USERNAME",
+    "MUSEUM_AUTH_FAILURES_PER_ADDRESS",
+]
+
+
 @pytest.fixture(autouse=True)
-def failure_limits(settings, monkeypatch):
+def failure_limits(settings, time_machine):
     settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS = WINDOW
-    settings.MUSEUM_AUTH_FAILURES_PER_USERNAME = 3
+    settings.MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS = 3
+    settings.MUSEUM_AUTH_FAILURES_PER_USERNAME = 8
     settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS = 5
-    monkeypatch.setattr(throttling, "clock", lambda: START)
+    time_machine.move_to(START, tick=False)
 
 
 def sign_in(username="visitor", password=PASSWORD, address="10.0.0.1", **headers):
@@ -61,13 +69,86 @@ def test_after_the_allowed_failures_the_next_attempt_is_429_without_hashing(visi
     assert hashes.count == 0
 
 
-def test_the_username_limit_leaves_other_usernames_alone(visitor):
+def test_the_username_and_address_limit_leaves_other_usernames_and_addresses_alone(visitor):
     UserFactory(username="ada")
     fail_to_sign_in(3, username="visitor", address="10.0.0.1")
 
     assert sign_in("ada", address="10.0.0.1").status_code == 200
     assert sign_in("ada", "wrong password", address="10.0.0.1").status_code == 401
-    assert sign_in("visitor", address="10.0.0.2").status_code == 429
+    assert_too_many_requests(sign_in("visitor", address="10.0.0.1"))
+    assert sign_in("visitor", address="10.0.0.2").status_code == 200
+
+
+def test_a_strangers_wrong_passwords_leave_the_owner_free_elsewhere(visitor, settings):
+    from museum import settings as shipped
+
+    for name in LIMITS:
+        setattr(settings, name, getattr(shipped, name))
+    fail_to_sign_in(10, address="10.6.6.6")
+    assert_too_many_requests(sign_in(address="10.6.6.6"))
+
+    assert sign_in(address="10.0.0.1").status_code == 200
+
+
+def test_a_locked_out_address_gets_the_same_429_for_the_right_password(visitor):
+    # The owner signed in from the guesser's address a moment ago: its credential is remembered.
+    assert sign_in(address="10.0.0.1").status_code == 200
+    assert sign_in(address="10.0.0.2").status_code == 200
+    fail_to_sign_in(3, address="10.0.0.1")
+
+    wrong = sign_in(password="wrong password", address="10.0.0.1")
+    right = sign_in(address="10.0.0.1")
+
+    assert_too_many_requests(wrong)
+    assert (right.status_code, right.json(), right["Retry-After"]) == (
+        wrong.status_code,
+        wrong.json(),
+        wrong["Retry-After"],
+    )
+    # The owner elsewhere keeps working.
+    assert sign_in(address="10.0.0.2").status_code == 200
+
+
+def spread_failures(times, username="visitor"):
+    """Wrong passwords from as many addresses, each below its own limits."""
+    for number in range(times):
+        fail_to_sign_in(1, username=username, address=f"192.0.2.{number}")
+
+
+def test_guesses_from_everywhere_lock_the_username_at_its_higher_ceiling(visitor):
+    spread_failures(7)
+    assert sign_in(address="10.0.0.9").status_code == 200
+
+    spread_failures(1)
+
+    assert_too_many_requests(sign_in(address="10.0.0.10"))
+
+
+def test_while_the_username_is_locked_a_remembered_credential_passes_only_where_it_was_verified(
+    visitor,
+):
+    assert sign_in(address="10.0.0.1").status_code == 200  # the owner, verified from 10.0.0.1
+    spread_failures(8)
+
+    with counting_hashes() as hashes:
+        assert sign_in(address="10.0.0.1").status_code == 200
+        # The same header elsewhere is a guess like any other.
+        elsewhere = sign_in(address="10.0.0.2")
+        wrong = sign_in(password="wrong password", address="10.0.0.2")
+    assert hashes.count == 0
+    assert_too_many_requests(elsewhere)
+    assert elsewhere.json() == wrong.json()
+
+
+def test_refusals_while_the_username_is_locked_count_against_the_address(visitor):
+    assert sign_in(address="10.0.0.1").status_code == 200
+    spread_failures(8)
+
+    # A guesser sharing the owner's address: each refused guess counts as a failure from there.
+    for _ in range(3):
+        assert_too_many_requests(sign_in(password="a guess", address="10.0.0.1"))
+
+    assert_too_many_requests(sign_in(address="10.0.0.1"))
 
 
 def test_the_address_limit_counts_every_username_from_that_address(visitor):
@@ -110,11 +191,11 @@ def test_successful_sign_ins_do_not_count(visitor, settings):
     assert_too_many_requests(sign_in())
 
 
-def test_the_lockout_ends_with_its_window(visitor, monkeypatch):
+def test_the_lockout_ends_with_its_window(visitor, time_machine):
     fail_to_sign_in(3)
     assert_too_many_requests(sign_in())
 
-    monkeypatch.setattr(throttling, "clock", lambda: START + WINDOW - 10)
+    time_machine.move_to(START + WINDOW - 10, tick=False)
 
     assert sign_in().status_code == 200
 
@@ -127,7 +208,7 @@ def test_a_lockout_is_logged_once_without_the_password(visitor, caplog):
 
     [record] = [r for r in caplog.records if r.name == "museum.security"]
     message = record.getMessage()
-    assert "'visitor'" in message and "10.0.0.1" in message
+    assert "username and address 'visitor' from 10.0.0.1" in message
     assert "wrong password" not in message
     assert basic_auth("visitor", "wrong password").removeprefix("Basic ") not in message
 
@@ -138,18 +219,7 @@ def test_an_address_lockout_is_logged(db, caplog):
         fail_to_sign_in(1, username=username)
 
     [record] = [r for r in caplog.records if r.name == "museum.security"]
-    assert "address '10.0.0.1'" in record.getMessage()
-
-
-def test_a_remembered_credential_still_works_while_its_username_is_locked(visitor):
-    assert sign_in(address="10.0.0.1").status_code == 200
-
-    fail_to_sign_in(3, address="10.6.6.6")  # a stranger guessing visitor's password
-    assert_too_many_requests(sign_in(password="another guess", address="10.6.6.6"))
-
-    with counting_hashes() as hashes:
-        assert sign_in(address="10.0.0.1").status_code == 200
-    assert hashes.count == 0
+    assert "for address '10.0.0.1'" in record.getMessage()
 
 
 @pytest.fixture
@@ -205,13 +275,14 @@ def test_a_worker_takes_a_share_of_a_large_limit_at_a_time(visitor):
     assert cache.get(account_counter(visitor)) == 12  # two shares taken: the 1st and 7th request
 
 
-def test_a_share_is_not_used_after_its_window_closes(visitor, monkeypatch):
+def test_a_share_is_not_used_after_its_window_closes(visitor, time_machine):
     assert sign_in().status_code == 200
-    monkeypatch.setattr(throttling, "clock", lambda: START + 61)
+    time_machine.move_to(START + 61, tick=False)
 
     assert sign_in().status_code == 200
     # The first share had five requests left, but its window was over: a new share was taken.
-    assert cache.get(account_counter(visitor)) == 12
+    [share] = throttling.shares.values()
+    assert share.closes_at > START + 61
 
 
 def test_workers_sharing_a_client_never_admit_more_than_its_limit(db, monkeypatch):
@@ -229,8 +300,14 @@ def test_workers_sharing_a_client_never_admit_more_than_its_limit(db, monkeypatc
     assert limit - (size - 1) <= admitted <= limit  # at most one worker's unused share is lost
 
 
+def checking(header: str, address="10.0.0.1"):
+    """A password check of `header` under way from `address`, as another worker runs it."""
+    credential = authentication.verified_credential_key(header.encode())
+    return throttling.one_password_check_at_a_time(address=address, credential=credential)
+
+
 def test_while_a_password_check_runs_another_from_that_address_is_429_without_hashing(visitor):
-    with throttling.one_password_check_at_a_time(address="10.0.0.1"), counting_hashes() as hashes:
+    with checking(basic_auth("visitor", "a guess")), counting_hashes() as hashes:
         response = sign_in(address="10.0.0.1")
         elsewhere = sign_in(address="10.0.0.2")
 
@@ -240,8 +317,29 @@ def test_while_a_password_check_runs_another_from_that_address_is_429_without_ha
     assert sign_in(address="10.0.0.1").status_code == 200  # the slot is free again
 
 
+def test_a_request_waits_for_the_check_of_its_own_credential_and_uses_its_result(
+    visitor, monkeypatch
+):
+    other_worker = checking(basic_auth("visitor"))
+    other_worker.__enter__()
+
+    def other_worker_finishes(seconds):
+        # What the other worker's request does when its hash is done.
+        authentication.remember_verified_credential(
+            authorization=basic_auth("visitor").encode(), user=visitor, address="10.0.0.1"
+        )
+        other_worker.__exit__(None, None, None)
+
+    monkeypatch.setattr(throttling.time, "sleep", other_worker_finishes)
+    with counting_hashes() as hashes:
+        response = sign_in(address="10.0.0.1")
+
+    assert response.status_code == 200
+    assert hashes.count == 0
+
+
 def test_a_remembered_credential_needs_no_checking_slot(visitor):
     assert sign_in().status_code == 200
 
-    with throttling.one_password_check_at_a_time(address="10.0.0.1"):
+    with checking(basic_auth("visitor", "a guess")):
         assert sign_in().status_code == 200

@@ -48,7 +48,16 @@ def page(browser, live_server, request):
     context = browser.new_context(base_url=live_server.url, viewport=PHONE)
     context.set_default_timeout(10_000)
     page = context.new_page()
+    # Chromium reports each script, style or image a Content-Security-Policy blocked.
+    refused = []
+    page.on(
+        "console",
+        lambda message: (
+            refused.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     yield page
+    assert refused == [], "the page broke its Content-Security-Policy"
     report = getattr(request.node, "report_call", None)
     if report is None or report.failed:
         ARTIFACTS.mkdir(exist_ok=True)

@@ -75,6 +75,10 @@ def test_a_fresh_ticket_is_admitted_once_at_the_door(page):
     page.keyboard.press("Enter")
 
     expect(page.locator("#verdict .word")).to_have_text("ADMIT")
+    # The page's own style sheet and script load under its Content-Security-Policy.
+    expect(page.locator("#verdict")).to_have_css("background-color", "rgb(11, 122, 53)")
+    page.locator("#verdict .word").click()
+    expect(page.locator("#code")).to_be_focused()
     expect(page.locator("#verdict")).to_contain_text(ticket.confirmation_code)
     expect(page.locator("#admitted-today")).to_have_text("1")
     expect(scanner_input).to_be_focused()

@@ -1,0 +1,36 @@
+"""The admin and the door pages carry a Content-Security-Policy that allows our own files only."""
+
+from tests.factories import staff_member
+
+POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"  # noqa: E501
+
+
+def directives(response) -> set[str]:
+    return {part.strip() for part in response["Content-Security-Policy"].split(";")}
+
+
+def test_the_admin_login_and_the_door_carry_the_policy(client, db):
+    login = client.get("/admin/login/?next=/door/")
+    client.force_login(staff_member(username="desk"))
+    door = client.get("/door/")
+    admin = client.get("/admin/")
+
+    for page in (login, door, admin):
+        assert page.status_code == 200
+        assert directives(page) == set(POLICY.split("; "))
+
+
+def test_the_door_page_has_no_inline_script_or_style(client, db):
+    client.force_login(staff_member(username="desk"))
+
+    html = client.get("/door/").content.decode()
+
+    assert "<script>" not in html and "<style>" not in html and "style=" not in html
+    assert '<script src="/static/tickets/door.js">' in html
+
+
+def test_the_api_docs_keep_their_inline_script(client, db):
+    docs = client.get("/v1.1/docs/")
+
+    assert docs.status_code == 200
+    assert "Content-Security-Policy" not in docs

@@ -1,0 +1,8 @@
+// Taps elsewhere on the page must not leave the scanner typing into nothing.
+(function () {
+  var input = document.getElementById("code");
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest("a, button, input")) input.focus();
+  });
+  window.addEventListener("pageshow", function () { input.value = ""; input.focus(); });
+})();

@@ -15,9 +15,11 @@ from hours.models import EntrySlot, MuseumDay
 from hours.services import (
     DEFAULT_PATTERN,
     MAX_DAYS,
+    CapacityBelowSold,
     apply_weekly_pattern,
     close_days,
     parse_weekly_pattern,
+    set_slot_capacity,
 )
 from museum.admin_pages import admin_page
 
@@ -175,6 +177,16 @@ class EntrySlotAdmin(SlotCounts, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return ["day", "entry_time"] if obj else []
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        # Through the service, as a sale may have landed since the form was checked.
+        try:
+            set_slot_capacity(slot_id=obj.pk, capacity=obj.capacity)
+        except CapacityBelowSold as refusal:
+            self.message_user(request, str(refusal), messages.ERROR)
 
     def has_delete_permission(self, request, obj=None):
         return False

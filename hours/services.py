@@ -162,6 +162,24 @@ def add_entry_slots(*, start: date, end: date, minutes: int, capacity: int | Non
     return len(slots)
 
 
+class CapacityBelowSold(ValueError):
+    """A slot's new capacity would be below the places already sold or held."""
+
+
+def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
+    """Change a slot's capacity unless it would fall below its places sold or held.
+
+    One conditional UPDATE, which a purchase's own on the row queues behind or ahead of: a
+    sale landing meanwhile is never lost and never oversells.
+    """
+    slot = EntrySlot.objects.filter(pk=slot_id)
+    fits = slot if capacity is None else slot.filter(sold__lte=capacity)
+    if not fits.update(capacity=capacity):
+        sold = slot.values_list("sold", flat=True).get()
+        raise CapacityBelowSold(f"{sold} places of this slot are sold or held already.")
+    section_changed("slots")  # update() sends no signals
+
+
 def close_days(*, dates: Iterable[date], note: str) -> int:
     """Close the given museum days all day, saying why; seeding leaves them closed."""
     # The hours stay on the row, so reopening the day in the admin is unticking one box.

@@ -2,9 +2,11 @@
 
 import datetime as dt
 
+import pytest
 from django.contrib.auth.models import Permission
 
 from hours.models import EntrySlot
+from hours.services import CapacityBelowSold, set_slot_capacity
 from orders.models import Order, Refund
 from orders.services import place_order
 from tests.factories import MuseumDayFactory, UserFactory
@@ -103,3 +105,25 @@ def test_a_slots_capacity_cannot_go_below_its_sold_places(desk_client):
     assert answer.status_code == 200 and "3 places of this slot" in answer.content.decode()
     slot.refresh_from_db()
     assert slot.capacity == 40
+
+
+def test_a_slots_capacity_changes_through_the_service_which_refuses_a_sold_place(db):
+    day = MuseumDayFactory(date=later())
+    slot = EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=40)
+    an_order(day.date, ("adult", 3), entry_time=slot.entry_time)
+
+    set_slot_capacity(slot_id=slot.pk, capacity=3)
+    with pytest.raises(CapacityBelowSold):
+        set_slot_capacity(slot_id=slot.pk, capacity=2)
+
+    slot.refresh_from_db()
+    assert slot.capacity == 3
+
+
+def test_staff_change_a_slots_capacity_in_the_admin(desk_client):
+    slot = EntrySlot.objects.create(day=MuseumDayFactory(date=later()), entry_time=dt.time(10))
+
+    desk_client.post(f"/admin/hours/entryslot/{slot.pk}/change/", {"capacity": "25"})
+
+    slot.refresh_from_db()
+    assert slot.capacity == 25

@@ -168,6 +168,8 @@ TICKET_FIELDS = [
     "ticket_type",
     "date",
     "event",
+    "museum_day",
+    "event_date",
     "email",
     "phone",
     "price",
@@ -189,11 +191,29 @@ def load_tickets(
     days = list(MuseumDay.objects.filter(is_closed=False).values_list("date", flat=True))
     future_days = [day for day in days if day > today]
     general = Decimal("15.00")
+    # The row that counts each event ticket (a general ticket's day is its date).
+    slots = {
+        (str(event_id).replace("-", ""), day): pk
+        for event_id, day, pk in EventDate.objects.values_list("event_id", "date", "pk")
+    }
 
     def ticket(n: int, day: dt.date, email: str, event_id=None, price=general) -> tuple:
         kind = TicketType.EVENT if event_id else TicketType.GENERAL
         buyer = visitors[n % len(visitors)].pk
-        return (_uuid(rng), buyer, kind, day, event_id, email, "", price, _code(kind, n), now)
+        counted = (None, slots[event_id, day]) if event_id else (day, None)
+        return (
+            _uuid(rng),
+            buyer,
+            kind,
+            day,
+            event_id,
+            *counted,
+            email,
+            "",
+            price,
+            _code(kind, n),
+            now,
+        )
 
     tickets = [ticket(n, today, DOOR_EMAIL) for n in range(volume.door_tickets)]
     for email, count in (

@@ -1,17 +1,28 @@
+from contextlib import suppress
+
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
-from django.forms.models import BaseInlineFormSet
+from django.http import Http404
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
-from events.services import cancel_event, most_sold_on_one_date
+from events.services import (
+    CapacityBelowSold,
+    DatesHaveTickets,
+    cancel_event,
+    create_event,
+    update_event,
+)
 from museum.admin_pages import admin_page
+from museum.errors import MuseumProblem
 from tickets.models import Ticket
 
 
 class SpecialEventForm(forms.ModelForm):
+    # The service's refusal of this very submission, when the admin shows the form again.
+    refusal: MuseumProblem | None = None
+
     class Meta:
         model = SpecialEvent
         fields = ["name", "location", "description", "price", "capacity"]
@@ -22,27 +33,16 @@ class SpecialEventForm(forms.ModelForm):
             "capacity": "Tickets per date; empty means unlimited.",
         }
 
-    def clean_capacity(self):
-        capacity = self.cleaned_data["capacity"]
-        most_sold = most_sold_on_one_date(self.instance) if self.instance.pk else 0
-        if capacity is not None and capacity < most_sold:
-            raise ValidationError(f"{most_sold} tickets are already sold for one of the dates.")
-        return capacity
-
-
-class EventDateFormSet(BaseInlineFormSet):
     def clean(self):
-        super().clean()
-        for form in self.deleted_forms:
-            if form.instance.pk and form.instance.sold:
-                raise ValidationError(
-                    f"Tickets are sold for {form.instance.date}; that date cannot be removed."
-                )
+        cleaned = super().clean()
+        if self.refusal is not None:
+            field = "capacity" if isinstance(self.refusal, CapacityBelowSold) else None
+            self.add_error(field, str(self.refusal.detail))
+        return cleaned
 
 
 class EventDateInline(admin.TabularInline):
     model = EventDate
-    formset = EventDateFormSet
     extra = 1
     fields = ["date", "sold", "capacity"]
     readonly_fields = ["sold", "capacity"]
@@ -113,10 +113,45 @@ class SpecialEventAdmin(admin.ModelAdmin):
         today = timezone.localdate()
         return "Upcoming" if any(slot.date >= today for slot in event.dates.all()) else "Past"
 
+    # Saving goes through the services the API uses, under the event's lock and with their
+    # refusals: the event and its dates are one call, made once the dates are known.
+    def save_model(self, request, obj, form, change):
+        pass
+
     def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        # Every date, new ones too, counts places against the event's capacity.
-        form.instance.dates.update(capacity=form.instance.capacity)
+        fields = {name: form.cleaned_data[name] for name in SpecialEventForm.Meta.fields}
+        dates = {
+            date_form.cleaned_data["date"]
+            for formset in formsets
+            for date_form in formset.forms
+            if date_form.cleaned_data.get("date") and not date_form.cleaned_data.get("DELETE")
+        }
+        if change:
+            update_event(event_id=form.instance.pk, dates=dates, **fields)
+        else:
+            form.instance.pk = create_event(dates=dates, **fields).pk
+        form.instance.refresh_from_db()
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        # The service saved the dates, not the formsets, which therefore hold no saved objects.
+        message = super().construct_change_message(request, form, [], add)
+        if not add and any(formset.has_changed() for formset in formsets):
+            message.append({"changed": {"fields": ["dates"]}})
+        return message
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except (CapacityBelowSold, DatesHaveTickets) as refusal:
+            # The service refused and its transaction rolled back: the same form again, saying
+            # why, as a validation error would.
+            request.event_refusal = refusal
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        refusal = getattr(request, "event_refusal", None)
+        return type(form.__name__, (form,), {"refusal": refusal}) if refusal else form
 
     def has_delete_permission(self, request, obj=None):
         # Sold tickets point at the event: staff cancel it instead, which keeps the record.
@@ -133,7 +168,9 @@ class SpecialEventAdmin(admin.ModelAdmin):
         events = queryset.active()
         if request.POST.get("post") == "yes":
             for event in events:
-                cancel_event(event=event)
+                # An event cancelled meanwhile (another tab, the API) is a 404 to the service.
+                with suppress(Http404):
+                    cancel_event(event_id=event.pk)
             self.message_user(request, f"Cancelled {len(events)} event(s).", messages.SUCCESS)
             return None
         return admin_page(

@@ -4,6 +4,8 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from museum.text import multiline_text, one_line_text
+
 NAME_MAX_LENGTH = 200
 LOCATION_MAX_LENGTH = 200
 DESCRIPTION_MAX_LENGTH = 5000
@@ -19,9 +21,10 @@ class SpecialEvent(models.Model):
     """A special event in the museum's programme, held on one or more dates."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=NAME_MAX_LENGTH)
-    location = models.CharField(max_length=LOCATION_MAX_LENGTH)
-    description = models.TextField(max_length=DESCRIPTION_MAX_LENGTH)
+    # Shown on one line (tickets, email subjects): no control characters, no line breaks.
+    name = models.CharField(max_length=NAME_MAX_LENGTH, validators=[one_line_text])
+    location = models.CharField(max_length=LOCATION_MAX_LENGTH, validators=[one_line_text])
+    description = models.TextField(max_length=DESCRIPTION_MAX_LENGTH, validators=[multiline_text])
     price = models.DecimalField(
         max_digits=8, decimal_places=2, validators=[MinValueValidator(0)], help_text="Per ticket."
     )

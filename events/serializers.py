@@ -10,6 +10,7 @@ from events.models import (
     NAME_MAX_LENGTH,
 )
 from museum.fields import MoneyField, StrictCharField, StrictDateField, StrictIntegerField
+from museum.text import multiline_text, one_line_text
 
 MAX_CAPACITY = 1_000_000
 DEFAULT_RANGE_DAYS = 7
@@ -39,9 +40,12 @@ class EventDatesField(serializers.ListField):
 
 
 class CreateSpecialEventRequestSerializer(serializers.Serializer):
-    name = StrictCharField(max_length=NAME_MAX_LENGTH)
-    location = StrictCharField(max_length=LOCATION_MAX_LENGTH)
-    eventDescription = StrictCharField(source="description", max_length=DESCRIPTION_MAX_LENGTH)
+    # The model fields' validators: the admin's forms and the API refuse the same text.
+    name = StrictCharField(max_length=NAME_MAX_LENGTH, validators=[one_line_text])
+    location = StrictCharField(max_length=LOCATION_MAX_LENGTH, validators=[one_line_text])
+    eventDescription = StrictCharField(
+        source="description", max_length=DESCRIPTION_MAX_LENGTH, validators=[multiline_text]
+    )
     dates = EventDatesField(help_text="Dates the event runs on; duplicates are collapsed.")
     price = MoneyField(help_text="Price of a ticket: a non-negative amount with two decimals.")
     capacity = StrictIntegerField(

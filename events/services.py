@@ -1,11 +1,13 @@
 """The rules for the museum's programme of special events."""
 
+import uuid
 from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, ProtectedError
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from rest_framework import status
 
@@ -45,14 +47,21 @@ def create_event(
     return event
 
 
+def _locked_event(event_id: uuid.UUID) -> SpecialEvent:
+    """The event, not cancelled, under its row lock; else 404.
+
+    The lock serialises edits, cancellations and purchases of one event (buy_ticket takes it
+    too), so the checks after it see every ticket sold.
+    """
+    return get_object_or_404(SpecialEvent.objects.active().select_for_update(), pk=event_id)
+
+
 @transaction.atomic
 def update_event(
-    *, event: SpecialEvent, dates: Iterable[date] | None = None, **fields
+    *, event_id: uuid.UUID, dates: Iterable[date] | None = None, **fields
 ) -> SpecialEvent:
     """Change only the fields given; `dates`, when given, becomes the event's whole set of dates."""
-    # The row lock serialises edits and purchases of one event (buy_ticket takes it too), so
-    # the checks below see every ticket sold. The fresh instance has no stale prefetched dates.
-    event = SpecialEvent.objects.select_for_update().get(pk=event.pk)
+    event = _locked_event(event_id)
     for name, value in fields.items():
         setattr(event, name, value)
     if dates is not None:
@@ -71,7 +80,20 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
             f"Tickets are sold for {', '.join(sold)}; those dates cannot be removed.",
             dates=sold,
         )
-    EventDate.objects.filter(pk__in=[slot.pk for slot in removed]).delete()
+    leaving = EventDate.objects.filter(pk__in=[slot.pk for slot in removed])
+    try:
+        leaving.delete()
+    except ProtectedError:
+        # Tickets point at the date's row: the database keeps it even where sold says 0.
+        held = sorted(
+            {
+                day.isoformat()
+                for day in leaving.filter(tickets__isnull=False).values_list("date", flat=True)
+            }
+        )
+        raise DatesHaveTickets(
+            f"Tickets are sold for {', '.join(held)}; those dates cannot be removed.", dates=held
+        ) from None
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=event.capacity) for day in wanted - current.keys()
     )
@@ -92,10 +114,9 @@ def _set_capacity(*, event: SpecialEvent, capacity: int | None) -> None:
 
 
 @transaction.atomic
-def cancel_event(*, event: SpecialEvent) -> None:
+def cancel_event(*, event_id: uuid.UUID) -> None:
     """Take the event off the programme and cancel its tickets; the rows stay for the record."""
-    event = SpecialEvent.objects.select_for_update().get(pk=event.pk)
-    if event.cancelled_at is None:
-        event.cancelled_at = timezone.now()
-        event.save(update_fields=["cancelled_at", "updated_at"])
+    event = _locked_event(event_id)
+    event.cancelled_at = timezone.now()
+    event.save(update_fields=["cancelled_at", "updated_at"])
     cancel_tickets(event=event)

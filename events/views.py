@@ -117,11 +117,12 @@ class SpecialEventViewSet(
         if request.stream is None:  # no body at all; `{}` is a valid PATCH that changes nothing
             raise ParseError("Send the fields to change as a JSON object.")
         data = self._validated(UpdateSpecialEventRequestSerializer)
-        event = services.update_event(event=self.get_object(), **data)
+        # The service loads the event under its row lock: no read before it.
+        event = services.update_event(event_id=self.kwargs[self.lookup_url_kwarg], **data)
         return Response(SpecialEventResponseSerializer(event).data)
 
     def destroy(self, request, *args, **kwargs):
-        services.cancel_event(event=self.get_object())
+        services.cancel_event(event_id=self.kwargs[self.lookup_url_kwarg])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _validated(self, serializer_class) -> dict:

@@ -315,6 +315,8 @@ class MuseumDayAdmin(admin.ModelAdmin):
                 f"Opening hours from {data['start']} for {data['days']} days: {summary}.",
                 messages.SUCCESS,
             )
+            if summary.tickets_warning:
+                self.message_user(request, summary.tickets_warning, messages.WARNING)
             return redirect("admin:hours_museumday_changelist")
         return admin_page(
             self,

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from hours.models import EntrySlot, MuseumDay
 from museum.shared_reads import section_changed
+from tickets.models import Ticket
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 DEFAULT_PATTERN = "mon-thu 09:00-18:00, fri 10:00-16:00"
@@ -29,22 +30,38 @@ class Hours:
 # Weekday (0 = Monday) to that day's hours; a weekday that is missing is closed.
 WeeklyPattern = dict[int, Hours]
 
+CLOSED_BY_PATTERN = "Closed by the weekly pattern; the tickets sold for it stay valid."
+
 
 @dataclass
 class SeedSummary:
     created: int = 0
     updated: int = 0
+    closed_with_tickets: int = 0  # days the pattern closes that keep their row for their tickets
     removed: int = 0
     unchanged: int = 0
     kept_staff_edits: int = 0
     slots: int = 0
+    tickets_on_closed_days: int = 0  # valid tickets for the days closed_with_tickets counts
 
     def __str__(self):
         text = (
-            f"{self.created} created, {self.updated} updated, {self.removed} removed, "
+            f"{self.created} created, {self.updated} updated, "
+            f"{self.closed_with_tickets} closed with tickets sold, {self.removed} removed, "
             f"{self.unchanged} unchanged, {self.kept_staff_edits} staff edits kept"
         )
         return f"{text}, {self.slots} entry slots added" if self.slots else text
+
+    @property
+    def tickets_warning(self) -> str:
+        """What staff must hear when the pattern closes days that have tickets, else ""."""
+        if not self.closed_with_tickets:
+            return ""
+        return (
+            f"{self.tickets_on_closed_days} ticket(s) are sold for the "
+            f"{self.closed_with_tickets} day(s) the pattern closes: those days are closed, not "
+            "removed, and their tickets stay valid. Tell the holders, or reopen the days."
+        )
 
 
 def parse_weekly_pattern(text: str) -> WeeklyPattern:
@@ -85,22 +102,38 @@ def apply_weekly_pattern(
 ) -> SeedSummary:
     """Make the days in [start, start + days) follow the pattern, leaving staff edits alone.
 
-    `capacity` (general-entry tickets a day) applies to the days this creates. With
+    A day the pattern closes is removed, unless tickets are sold for it: then it is closed and
+    keeps its row, its count and its tickets, so reopening it later cannot sell its places
+    twice. `capacity` (general-entry tickets a day) applies to the days this creates. With
     `slot_minutes`, each open day in the range that has no entry slots yet gets one every
     `slot_minutes` from opening until closing, of `slot_capacity` places (None: unlimited).
     """
     end = start + timedelta(days=days)
-    existing = {day.date: day for day in MuseumDay.objects.filter(date__gte=start, date__lt=end)}
+    # Locked: a purchase waits, so a day found without tickets gets none before it is removed.
+    in_range = MuseumDay.objects.select_for_update().filter(date__gte=start, date__lt=end)
+    existing = {day.date: day for day in in_range}
+    ticketed = set(
+        Ticket.objects.filter(museum_day__gte=start, museum_day__lt=end).values_list(
+            "museum_day", flat=True
+        )
+    )
     summary = SeedSummary()
-    to_create, to_update, to_remove = [], [], []
+    to_create, to_update, to_close, to_remove = [], [], [], []
     for offset in range(days):
         current = start + timedelta(days=offset)
         hours, day = pattern.get(current.weekday()), existing.get(current)
         if day is not None and day.edited_by_staff and not overwrite_staff_edits:
             summary.kept_staff_edits += 1
         elif hours is None:
-            if day is not None:
+            if day is None:
+                pass
+            elif not (day.sold or current in ticketed):
                 to_remove.append(current)
+            elif (day.is_closed, day.edited_by_staff) == (True, False):
+                summary.unchanged += 1
+            else:
+                day.is_closed, day.note, day.edited_by_staff = True, CLOSED_BY_PATTERN, False
+                to_close.append(day)
         elif day is None:
             to_create.append(
                 MuseumDay(
@@ -116,8 +149,9 @@ def apply_weekly_pattern(
             False,
             False,
         ):
+            # A reopened day keeps its row's capacity and its count of places sold.
             day.opens_at, day.closes_at = hours.opens_at, hours.closes_at
-            day.is_closed, day.edited_by_staff = False, False
+            day.is_closed, day.edited_by_staff, day.note = False, False, ""
             to_update.append(day)
         else:
             summary.unchanged += 1
@@ -125,27 +159,36 @@ def apply_weekly_pattern(
             on_progress(offset + 1)
     MuseumDay.objects.bulk_create(to_create, batch_size=500)
     MuseumDay.objects.bulk_update(
-        to_update, ["opens_at", "closes_at", "is_closed", "edited_by_staff"], batch_size=500
+        to_update + to_close,
+        ["opens_at", "closes_at", "is_closed", "note", "edited_by_staff"],
+        batch_size=500,
     )
+    # Tickets point at their day with PROTECT: were one missed above, this raises, not loses it.
     MuseumDay.objects.filter(date__in=to_remove).delete()
     section_changed("hours")  # bulk writes send no signals
-    if slot_minutes:
-        summary.slots = add_entry_slots(
-            start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
-        )
+    summary.slots = add_entry_slots(
+        start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
+    )
     summary.created, summary.updated, summary.removed = (
         len(to_create),
         len(to_update),
         len(to_remove),
     )
+    summary.closed_with_tickets = len(to_close)
+    summary.tickets_on_closed_days = Ticket.objects.filter(
+        museum_day__in=[day.date for day in to_close], cancelled_at__isnull=True
+    ).count()
     return summary
 
 
-def add_entry_slots(*, start: date, end: date, minutes: int, capacity: int | None) -> int:
+def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: int | None) -> int:
     """Split each open day in [start, end) that has no slots into entry slots; how many made.
 
-    Days that already have slots keep them as they are: they may have tickets sold.
+    Days that already have slots keep them as they are: they may have tickets sold. No
+    `minutes`: none made.
     """
+    if not minutes:
+        return 0
     step = timedelta(minutes=minutes)
     days = MuseumDay.objects.filter(
         date__gte=start, date__lt=end, is_closed=False, slots__isnull=True

@@ -3,6 +3,9 @@
 Body: `type` (a URN naming the problem), `title`, `status`, `detail`, `code` (machine-readable),
 and for validation errors `errors`, a map from field to messages. Domain exceptions add their own
 members (e.g. `reason`).
+
+Ours: the contract fixes this body; drf-standardized-errors answers in a shape of its own, and
+drf-problems (RFC 7807) is unmaintained since 2022. It is one DRF exception handler.
 """
 
 import logging
@@ -16,6 +19,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views import defaults
+from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as CacheConnectionError
 from redis.exceptions import TimeoutError as CacheTimeoutError
 from rest_framework import exceptions, status
@@ -31,7 +35,8 @@ OUTAGE_RETRY_AFTER_SECONDS = 5
 # request: without it they cannot check cheaply or limit guessing, so the answer is a 503 too.
 OUTAGES: dict[str, tuple[type[Exception], ...]] = {
     "database": (OperationalError, InterfaceError),
-    "cache": (CacheConnectionError, CacheTimeoutError),
+    # django-redis wraps redis-py's errors; its raw client (the counters) raises them as they are.
+    "cache": (ConnectionInterrupted, CacheConnectionError, CacheTimeoutError),
 }
 
 logger = logging.getLogger(__name__)

@@ -18,6 +18,10 @@ lock and writes the answer into the row in the same commit as its work. A parall
 key skips the locked row (no waiting) and gets the 409; one after the commit finds the answer. A
 crash rolls back the work and frees the lock together, so the key is never stuck and the work is
 never half done.
+
+Ours: that one transaction for the work and its stored answer is the point, and the established
+library (django-idempotency-key, unmaintained since 2023) keeps answers in a storage of its own,
+apart from the work's transaction.
 """
 
 import functools

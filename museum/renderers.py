@@ -1,5 +1,9 @@
 """The API's JSON renderer: DRF's, except that text a client sent can never crash it; and the
-negotiation that picks a renderer."""
+negotiation that picks a renderer.
+
+Ours: subclasses of DRF's renderer and negotiation, each changing one behaviour DRF has no
+setting for.
+"""
 
 from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation

@@ -192,13 +192,9 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 SHARED_CACHE = bool(os.environ.get("REDIS_URL"))
 CACHES = {
     "default": (
-        {
-            # Django's RedisCache, reusing its redis-py client (museum/cache.py says why).
-            "BACKEND": "museum.cache.ReusedClientRedisCache",
-            "LOCATION": os.environ["REDIS_URL"],
-        }
+        {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
         if SHARED_CACHE
-        else {"BACKEND": "museum.cache.CountingLocMemCache"}
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
 

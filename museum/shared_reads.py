@@ -13,6 +13,10 @@ A write bumps the version right away and again once its transaction commits: a r
 built an answer from the rows as they were before the commit stored it under the first bump,
 which the second makes stale. Writes that bypass Django (SQL by hand) are seen when the answer's
 MUSEUM_SHARED_READS_SECONDS run out; 0 turns the cache off.
+
+Ours: Django's per-view cache (cache_page) expires answers only with time, and drf-extensions'
+cache_response keeps each response's headers whole (the RateLimit-* of whoever built it) and has
+no bump at commit; this is a version key per section and the answer's data, about a hundred lines.
 """
 
 import functools

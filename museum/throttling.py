@@ -4,12 +4,14 @@ The request throttles are DRF's, run after authentication. Failed sign-ins canno
 each wrong password costs the hasher's full ~300 ms of CPU, so `sign_in_lockout` answers from the
 cache before the hasher runs (MuseumBasicAuthentication calls it). All counters live in
 Django's default cache, which every worker shares when REDIS_URL is set.
+
+Ours, on DRF's throttle classes: the request rates count exactly with one atomic cache round trip
+(RateThrottle says why not DRF's own counting).
 """
 
 import json
 import logging
 import math
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +23,8 @@ from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
+from museum.cache import count
+
 security_log = logging.getLogger("museum.security")
 
 
@@ -30,12 +34,13 @@ def client_address(request) -> str:
 
 
 class RateThrottle(SimpleRateThrottle):
-    """A DRF throttle counting in fixed windows that open at a client's first request.
+    """A DRF throttle counting exactly, in fixed windows that open at a client's first request.
 
-    DRF's own keeps every request's timestamp in a list it reads and writes back: two cache
-    round trips a request, and a list that grows with the rate. Here the shared cache counts,
-    and each worker takes a share of the window's allowance at a time (`take_request`), so a
-    busy client costs one round trip per share. RateLimit-* headers tell the client where it is.
+    Ours rather than DRF's own counting, which keeps every request's timestamp in a list it reads
+    and writes back: two cache round trips a request, a list that grows with the rate, and two
+    workers that read the list at once may both admit the last request. Here the shared cache
+    counts atomically in one round trip (museum/cache.py), so the limit holds across workers and
+    RateLimit-* headers tell the client exactly where it is.
     """
 
     def get_rate(self):
@@ -47,9 +52,8 @@ class RateThrottle(SimpleRateThrottle):
         key = self.get_cache_key(request, view)
         if key is None:
             return True
-        admitted, remaining, seconds_left = take_request(
-            key, limit=self.num_requests, seconds=self.duration
-        )
+        hits, seconds_left = count(key, self.duration)
+        remaining = max(self.num_requests - hits, 0)
         self.seconds_left = math.ceil(seconds_left)
         # view.headers goes onto every response of the view, the 429 included. Where two limits
         # apply (a purchase), they describe the one nearer to refusing.
@@ -62,60 +66,10 @@ class RateThrottle(SimpleRateThrottle):
                     "RateLimit-Reset": str(self.seconds_left),
                 }
             )
-        return admitted
+        return hits <= self.num_requests
 
     def wait(self):
         return self.seconds_left
-
-
-@dataclass
-class _Share:
-    """Part of a window's allowance that this worker took from the shared count."""
-
-    left: int  # requests this worker may still admit from it
-    untaken: int  # the window's requests no worker had taken when this share was
-    closes_at: float  # when the window closes, by time.time()
-
-
-# This process's shares, by counter key. Bounded: a share is only worth keeping while its
-# client is busy, and one that is dropped costs that client a round trip.
-shares: dict[str, _Share] = {}
-SHARES_MAX = 10_000
-_shares_lock = threading.Lock()
-
-
-def share_size(limit: int) -> int:
-    """How many requests a worker takes at a time: 1% of the limit, at least one.
-
-    Requests a worker took but its client then sent elsewhere are lost to that client until the
-    window closes, so a client spreading its requests over W workers may be refused up to
-    (W - 1) x (size - 1) requests before its limit: under 1% of it per other worker. The limit
-    itself is never exceeded. Limits under 200 are counted one request at a time, exactly.
-    """
-    return max(1, limit // 100)
-
-
-def take_request(key: str, *, limit: int, seconds: int) -> tuple[bool, int, float]:
-    """One request against `limit` per window of `seconds` for `key`:
-    (admitted, requests left to the client, seconds until the window closes)."""
-    now = time.time()
-    with _shares_lock:
-        share = shares.get(key)
-        if share is not None and share.left > 0 and now < share.closes_at:
-            share.left -= 1
-            return True, share.untaken + share.left, share.closes_at - now
-    size = share_size(limit)
-    hits, seconds_left = cache.count(key, seconds, by=size)
-    # The count may already be past the limit by other workers' shares: take what is left.
-    granted = min(size, limit - (hits - size))
-    if granted <= 0:
-        return False, 0, seconds_left
-    share = _Share(left=granted - 1, untaken=max(limit - hits, 0), closes_at=now + seconds_left)
-    with _shares_lock:
-        if len(shares) >= SHARES_MAX:
-            shares.clear()  # as authentication.remembered_here: start over, safe under threads
-        shares[key] = share
-    return True, share.untaken + share.left, seconds_left
 
 
 class AccountRateThrottle(RateThrottle):
@@ -152,7 +106,7 @@ class PurchaseRateThrottle(AccountRateThrottle):
 
 # Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
 # lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
-# is exact, and cache.count counts atomically across workers.
+# is exact, and museum.cache.count counts atomically across workers.
 #
 # Three counters: a username from one address (the tight limit, so a stranger's guesses lock out
 # only the stranger), an address whatever the usernames, and a username from everywhere (a higher
@@ -234,7 +188,7 @@ def record_failed_sign_in(*, username: str, address: str) -> None:
     window_seconds = settings.MUSEUM_AUTH_FAILURE_WINDOW_SECONDS
     for counter in _failure_counters(username=username, address=address):
         # A counter outlives its window (it expires a window after its first failure).
-        failures, _ = cache.count(counter.key, window_seconds)
+        failures, _ = count(counter.key, window_seconds)
         if failures == counter.limit:
             # %r: the username is whatever the client sent, line breaks included.
             security_log.warning(

@@ -155,7 +155,7 @@ def place_order(
     if ticket_type == TicketType.GENERAL:
         slot = _slot_for(ticket_date=ticket_date, entry_time=entry_time)
     with transaction.atomic():
-        event = _take_places(
+        event, event_date_id = _take_places(
             ticket_type=ticket_type, ticket_date=ticket_date, event_id=event_id, slot=slot, n=count
         )
         priced = _priced_lines(lines=lines, event=event)
@@ -166,6 +166,7 @@ def place_order(
             ticket_type=ticket_type,
             ticket_date=ticket_date,
             event=event,
+            event_date_id=event_date_id,
             slot=slot,
             lines=priced,
             hold=hold,
@@ -190,11 +191,11 @@ def sell_single_ticket(
         raise DateInPast()
     category = VisitorCategory.objects.filter(category=DEFAULT_CATEGORY).first()
     with transaction.atomic():
-        slot = None
+        slot, event, event_date_id = None, None, None
         if ticket_type == TicketType.GENERAL:
-            slot, event = _take_earliest_slot(ticket_date=ticket_date)
+            slot = _take_earliest_slot(ticket_date=ticket_date)
         else:
-            event = _take_places(
+            event, event_date_id = _take_places(
                 ticket_type=ticket_type, ticket_date=ticket_date, event_id=event_id, slot=None, n=1
             )
         price = event.price if event else settings.MUSEUM_GENERAL_ADMISSION_PRICE
@@ -205,6 +206,7 @@ def sell_single_ticket(
             ticket_type=ticket_type,
             ticket_date=ticket_date,
             event=event,
+            event_date_id=event_date_id,
             slot=slot,
             lines=[Line(category=category, quantity=1, price=price)],
             hold=False,
@@ -212,14 +214,14 @@ def sell_single_ticket(
         )
 
 
-def _take_earliest_slot(*, ticket_date: date) -> tuple[EntrySlot | None, None]:
+def _take_earliest_slot(*, ticket_date: date) -> EntrySlot | None:
     """The earliest slot of a timed day with a place left, its place taken; None if untimed."""
     slots = EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time")
     if not slots.exists():
         _take_places(
             ticket_type=TicketType.GENERAL, ticket_date=ticket_date, event_id=None, slot=None, n=1
         )
-        return None, None
+        return None
     for attempt in range(2):
         for slot in slots.filter(Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))):
             try:
@@ -229,7 +231,7 @@ def _take_earliest_slot(*, ticket_date: date) -> tuple[EntrySlot | None, None]:
                 if sold_out.scope != "slot":
                     raise
                 continue  # taken meanwhile: the next one
-            return slot, None
+            return slot
         # Every slot is full: holds that ran out may free one (once).
         if attempt or not release_expired_holds(ticket_date=ticket_date):
             break
@@ -247,8 +249,9 @@ def _take_places(
     event_id: uuid.UUID | None,
     slot: EntrySlot | None,
     n: int,
-) -> SpecialEvent | None:
-    """Count n places on the order's rows, or none; the event for an event order."""
+) -> tuple[SpecialEvent | None, int | None]:
+    """Count n places on the order's rows, or none; for an event order, the event and the key
+    of the date's row that counts its tickets."""
     event = None
     if ticket_type == TicketType.EVENT:
         # The event row lock orders a purchase against a PATCH or DELETE of the same event.
@@ -258,29 +261,32 @@ def _take_places(
     # With a slot, two rows: a savepoint gives the slot's places back if the day is full.
     try:
         with transaction.atomic() if slot is not None else nullcontext():
-            _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
+            return event, _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
     except SoldOut:
         # Expired holds never block a buyer, worker or not: give them back, then try again.
         if not release_expired_holds(ticket_date=ticket_date, event=event, slot=slot):
             raise
-        _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
-    return event
+        return event, _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
 
 
 def _count_places(
     *, ticket_date: date, event: SpecialEvent | None, slot: EntrySlot | None, n: int
-) -> None:
+) -> int | None:
+    """Count n places on the slot, then the day or the event date; the event date's key."""
     if slot is not None:
         slot_row = EntrySlot.objects.filter(pk=slot.pk)
         if not slot_row.filter(_has_room(n)).update(sold=F("sold") + n):
             raise _sold_out(available=_left(slot_row), scope="slot")
     if event is not None:
-        event_date = EventDate.objects.filter(event=event, date=ticket_date)
+        # Under the event's lock no edit adds or removes its dates, so the row found stays.
+        dates = EventDate.objects.filter(event=event, date=ticket_date)
+        event_date_id = dates.values_list("pk", flat=True).first()
+        if event_date_id is None:
+            raise EventNotOnDate()
+        event_date = EventDate.objects.filter(pk=event_date_id)
         if not event_date.filter(_has_room(n)).update(sold=F("sold") + n):
-            if not event_date.exists():
-                raise EventNotOnDate()
             raise _sold_out(available=_left(event_date), scope="event_date")
-        return
+        return event_date_id
     day = MuseumDay.objects.filter(date=ticket_date, is_closed=False)
     if not day.filter(_has_room(n)).update(sold=F("sold") + n):
         if not day.exists():
@@ -288,6 +294,7 @@ def _count_places(
         raise _sold_out(available=_left(day), scope="day")
     if slot is not None:
         section_changed("slots")
+    return None
 
 
 class SoldOutOn(SoldOut):
@@ -320,6 +327,7 @@ def _record_order(
     ticket_type: str,
     ticket_date: date,
     event: SpecialEvent | None,
+    event_date_id: int | None,
     slot: EntrySlot | None,
     lines: list[Line],
     hold: bool,
@@ -353,6 +361,9 @@ def _record_order(
             order=order,
             category=line.category,
             slot=slot,
+            # The row that counts the ticket (a museum day's key is its date).
+            museum_day_id=None if event else ticket_date,
+            event_date_id=event_date_id,
         )
         for line in lines
         for _ in range(line.quantity)

@@ -9,7 +9,7 @@ from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from rest_framework.test import APIClient
 
-from museum import authentication, throttling
+from museum import authentication
 from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory, door_member, staff_member
 
@@ -52,11 +52,9 @@ def empty_cache():
     # with none, as a fresh deployment would.
     cache.clear()
     authentication.remembered_here.clear()
-    throttling.shares.clear()
     yield
     cache.clear()
     authentication.remembered_here.clear()
-    throttling.shares.clear()
 
 
 @pytest.fixture(autouse=True)

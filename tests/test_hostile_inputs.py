@@ -433,7 +433,6 @@ VERBATIM = [
     "معرض الفن الحديث",
     "\u202etxt.exe\u202c right-to-left override",
     "e\u0301 (decomposed) and é (composed)",
-    "line one\nline two\ttabbed",
     "\U0001f600" * 200,
 ]
 

@@ -1,4 +1,7 @@
-"""Prepared queries give what the ORM gives, values converted, on SQLite and PostgreSQL alike."""
+"""Prepared queries give what the ORM gives, values converted, on SQLite and PostgreSQL alike.
+
+Only museum/authentication.py's load_account still uses them; this goes with museum/prepared.py.
+"""
 
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -10,9 +13,8 @@ from django.utils import timezone
 
 from museum.authentication import load_account
 from museum.prepared import PreparedQuery, PreparedUpdate, db_value
-from tests.factories import TicketFactory, UserFactory, staff_member
-from tickets.models import Ticket, TicketImage
-from tickets.services import stored_ticket_image
+from tests.factories import TicketFactory, UserFactory
+from tickets.models import Ticket
 
 
 def field_values(instance) -> list:
@@ -30,20 +32,6 @@ def test_an_account_loads_with_every_field_as_the_orm_loads_it(db):
 
 def test_an_unknown_account_is_none(db):
     assert load_account(10**9) is None
-
-
-def test_a_drawn_image_is_found_for_its_buyer_and_staff_only(db):
-    ticket = TicketFactory()
-    TicketImage.objects.create(ticket=ticket, png=b"\x89PNG...", etag="abc")
-
-    assert stored_ticket_image(ticket_id=ticket.pk, viewer=ticket.buyer) == ("abc", b"\x89PNG...")
-    assert stored_ticket_image(ticket_id=ticket.pk, viewer=staff_member()) == (
-        "abc",
-        b"\x89PNG...",
-    )
-    assert stored_ticket_image(ticket_id=ticket.pk, viewer=UserFactory(is_staff=True)) is None
-    assert stored_ticket_image(ticket_id=ticket.pk, viewer=UserFactory()) is None
-    assert stored_ticket_image(ticket_id=uuid.uuid4(), viewer=ticket.buyer) is None
 
 
 def test_a_prepared_query_takes_exactly_its_parameters(db):

@@ -125,7 +125,7 @@ def test_healthz_reports_database_and_cache_without_credentials(db):
 UNREACHABLE_REDIS = {
     # Nothing listens on port 1: a real connection refusal from the real Redis client.
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": "redis://127.0.0.1:1/0",
     }
 }
@@ -139,6 +139,15 @@ def test_the_api_answers_503_while_the_cache_is_unreachable(staff, settings):
     problem = assert_problem(response, 503)
     assert problem["code"] == "cache_unavailable"
     assert response["Retry-After"] == "5"
+
+
+def test_a_request_counted_while_the_cache_is_unreachable_is_a_503(db, settings):
+    settings.CACHES = UNREACHABLE_REDIS
+
+    # Without an account: nothing but the address's request counter reads the cache.
+    response = APIClient().get("/v1.1/openapi.json")
+
+    assert assert_problem(response, 503)["code"] == "cache_unavailable"
 
 
 def test_healthz_answers_503_when_the_cache_is_unreachable(db, settings):

@@ -8,7 +8,7 @@ class TicketsConfig(AppConfig):
 
     def ready(self):
         from tickets.models import TicketImage
-        from tickets.services import forget_drawn_image
+        from tickets.selectors import forget_drawn_image
 
         # Every way an image goes (a cancellation, a ticket or account deleted) is a delete.
         post_delete.connect(

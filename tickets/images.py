@@ -6,6 +6,7 @@ import qrcode
 from django.conf import settings
 from PIL import Image, ImageDraw, ImageFont
 
+from museum.text import one_line
 from tickets.models import Ticket
 
 WIDTH = 640
@@ -25,14 +26,16 @@ def _fitted(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> str:
 
 def _lines(ticket: Ticket) -> list[tuple[str, int]]:
     what = ticket.event.name if ticket.is_event_ticket else "General entry"
-    if ticket.category_id is not None:
+    # Each is drawn as one line: a name stored with a line break (before names refused them)
+    # would make Pillow refuse to measure it.
+    if ticket.category is not None:
         what = f"{what} · {ticket.category.name}"
     when = f"{ticket.date:%A %d %B %Y}"
-    if ticket.slot_id is not None:
+    if ticket.slot is not None:
         when = f"{when}, entry from {ticket.slot.entry_time:%H:%M}"
     return [
-        (settings.MUSEUM_NAME, 34),
-        (what, 28),
+        (one_line(settings.MUSEUM_NAME), 34),
+        (one_line(what), 28),
         (when, 26),
         (ticket.confirmation_code, 26),
     ]

@@ -2,9 +2,10 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
-from events.models import SpecialEvent
+from events.models import EventDate, SpecialEvent
+from hours.models import MuseumDay
 
 
 class TicketType(models.TextChoices):
@@ -23,6 +24,14 @@ class Ticket(models.Model):
     date = models.DateField(db_index=True)
     event = models.ForeignKey(
         SpecialEvent, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    # The row that counts the ticket's place: PROTECT, so that row (and its count) cannot be
+    # deleted while a ticket needs it. A general ticket's day is its date (MuseumDay's key).
+    museum_day = models.ForeignKey(
+        MuseumDay, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    event_date = models.ForeignKey(
+        EventDate, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
     )
     email = models.EmailField()
     phone = models.CharField(max_length=32, blank=True)
@@ -62,6 +71,11 @@ class Ticket(models.Model):
                 name="event_ticket_has_event",
                 condition=Q(ticket_type="event", event__isnull=False)
                 | Q(ticket_type="general", event__isnull=True),
+            ),
+            models.CheckConstraint(
+                name="ticket_counted_on_its_row",
+                condition=Q(ticket_type="event", event_date__isnull=False, museum_day__isnull=True)
+                | Q(ticket_type="general", event_date__isnull=True, museum_day=F("date")),
             ),
         ]
 

@@ -5,21 +5,18 @@ import logging
 import re
 import secrets
 import uuid
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.mail import EmailMessage
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 
 from events.models import SpecialEvent
 from museum.errors import MuseumProblem
-from museum.prepared import PreparedQuery, PreparedUpdate, db_value
-from museum.shared_reads import now_and_on_commit
+from museum.text import one_line
 from tickets import tokens
 from tickets.images import render_ticket_png
 from tickets.models import OutboxEmail, Ticket, TicketImage
@@ -132,14 +129,15 @@ def new_confirmation_code(ticket_type: str) -> str:
     return f"ticket-{ticket_type}-{chars[:6]}-{chars[6:]}"
 
 
-def one_more_sold(slot: QuerySet) -> tuple[QuerySet, dict]:
-    """The update that counts one place on the slot's row if it has one left.
+def take_place(slot: QuerySet) -> bool:
+    """Count one place sold on the slot's row (an event date, a museum day) if it has one left.
 
     One conditional UPDATE: the row lock it takes makes parallel buyers queue, and PostgreSQL
-    re-checks the WHERE against the committed row, so sold never passes capacity.
+    re-checks the WHERE against the committed row, so sold never passes capacity (the
+    CheckConstraint backs this up).
     """
     has_room = Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))
-    return slot.filter(has_room), {"sold": F("sold") + 1}
+    return slot.filter(has_room).update(sold=F("sold") + 1) == 1
 
 
 def buy_ticket(
@@ -166,73 +164,10 @@ def buy_ticket(
     return order.sold_tickets[0]
 
 
-def stored_ticket_image(*, ticket_id: uuid.UUID, viewer) -> tuple[str, bytes] | None:
-    """(ETag, PNG) of the ticket's image if it is drawn and `viewer` may see it, else None.
-
-    The common case of GET /tickets/{id}/qr. A drawn image only changes by being deleted (a
-    cancellation redraws it stamped CANCELLED), so it is kept in the shared cache beside its
-    buyer, and dropped there when its row is deleted (`forget_drawn_image`); a miss reads it in
-    one narrow prepared query (museum/prepared.py).
-    """
-    drawn = cache.get(_drawn_image_key(ticket_id)) if _drawn_image_seconds() else None
-    if drawn is None:
-        image = _DRAWN_IMAGE.first(db_value(TicketImage._meta.pk, ticket_id))
-        if image is None:
-            return None
-        drawn = _keep_drawn_image(image, buyer_id=image.buyer_id)
-    etag, png, buyer_id = drawn
-    if not may_view_ticket(viewer=viewer, buyer_id=buyer_id):
-        return None
-    return etag, png
-
-
 def may_view_ticket(*, viewer, buyer_id: int) -> bool:
     """Its buyer sees a ticket; so does an account that may view any ticket (staff)."""
     # The buyer first: the common case then costs no permission query.
     return viewer.pk == buyer_id or viewer.has_perm(VIEW_ANY_TICKET)
-
-
-def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
-    """The ticket with its event and image, if `viewer` may see it; else 404, as for no ticket."""
-    ticket = (
-        Ticket.objects.select_related("event", "image", "category", "slot")
-        .filter(pk=ticket_id)
-        .first()
-    )
-    if ticket is None or not may_view_ticket(viewer=viewer, buyer_id=ticket.buyer_id):
-        raise NotFound()
-    return ticket
-
-
-_DRAWN_IMAGE = PreparedQuery(
-    lambda: (
-        TicketImage.objects.filter(pk=uuid.UUID(int=0))
-        .annotate(buyer_id=F("ticket__buyer_id"))
-        .only("etag", "png")
-    )
-)
-
-
-def _drawn_image_key(ticket_id: uuid.UUID | str) -> str:
-    return f"museum:drawn-image:{ticket_id}"
-
-
-def _drawn_image_seconds() -> int:
-    # As long as shared answers: what bounds how long a row changed by hand goes unseen.
-    return settings.MUSEUM_SHARED_READS_SECONDS
-
-
-def _keep_drawn_image(image: TicketImage, *, buyer_id: int) -> tuple[str, bytes, int]:
-    drawn = (image.etag, bytes(image.png), buyer_id)
-    if _drawn_image_seconds() > 0:
-        cache.set(_drawn_image_key(image.pk), drawn, _drawn_image_seconds())
-    return drawn
-
-
-def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
-    """Drop the cached copy of a deleted image, as a shared answer's section is bumped."""
-    key = _drawn_image_key(ticket_id)
-    now_and_on_commit(lambda: cache.delete(key))
 
 
 def ticket_image(*, ticket: Ticket) -> TicketImage:
@@ -247,13 +182,14 @@ def ticket_image(*, ticket: Ticket) -> TicketImage:
     image, _ = TicketImage.objects.get_or_create(
         ticket=ticket, defaults={"png": png, "etag": hashlib.sha256(png).hexdigest()[:32]}
     )
-    _keep_drawn_image(image, buyer_id=ticket.buyer_id)
     return image
 
 
 def send_confirmation(*, ticket_id: uuid.UUID) -> None:
     ticket = Ticket.objects.select_related("event", "image", "category", "slot").get(pk=ticket_id)
-    what = ticket.event.name if ticket.is_event_ticket else "general entry"
+    # One line: a line break stored in a name (before names refused them) would make the
+    # subject a header injection, which Django refuses on every attempt.
+    what = one_line(ticket.event.name) if ticket.is_event_ticket else "general entry"
     message = EmailMessage(
         subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",
         body=(
@@ -334,56 +270,32 @@ def cancel_tickets(*, event: SpecialEvent) -> int:
 
 def _ticket_for_code(code: str) -> Ticket:
     """The ticket a scanned QR token names, or the confirmation code a visitor reads aloud."""
+    # With what the door shows and checks: the event, the order (paid?), the slot, the category.
+    tickets = Ticket.objects.select_related("event", "order", "slot", "category")
     if code.startswith("ticket-"):
-        ticket = _TICKET_BY_CODE.first(code)
+        tickets = tickets.filter(confirmation_code=code)
     else:
         try:
             claim = tokens.verify_ticket_token(code)
         except tokens.InvalidTicketToken:
             raise ForgedTicket() from None
-        ticket = _TICKET_BY_ID_AND_DATE.first(
-            db_value(Ticket._meta.pk, claim.ticket_id),
-            db_value(Ticket._meta.get_field("date"), claim.date),
+        tickets = tickets.filter(pk=claim.ticket_id, date=claim.date)
+    try:
+        return tickets.get()
+    except Ticket.DoesNotExist:
+        raise UnknownTicket() from None
+
+
+def _check_entry_time(*, ticket: Ticket, entry_time: time, now: datetime) -> None:
+    """A timed ticket is admitted from its entry time less the allowance, until the day ends."""
+    allowance = timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES)
+    if now < timezone.make_aware(datetime.combine(ticket.date, entry_time)) - allowance:
+        raise TooEarly(
+            f"Entry from {entry_time:%H:%M}; the door lets its holders in "
+            f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
+            ticket=ticket,
+            entryTime=f"{entry_time:%H:%M}",
         )
-    if ticket is None:
-        raise UnknownTicket()
-    if ticket.event_id is not None:
-        # The event as far as the door shows it (its name); other fields load if asked for.
-        ticket.event = SpecialEvent.from_db(
-            connection.alias, ["id", "name"], [ticket.event_id, ticket.event_name]
-        )
-    return ticket
-
-
-# What the door needs beside the ticket, in the same query: the event's name, whether its order
-# is paid, its entry slot and visitor category.
-DOOR_FACTS = {
-    "event_name": F("event__name"),
-    "order_status": F("order__status"),
-    "entry_time": F("slot__entry_time"),
-    "category_name": F("category__name"),
-    "check_at_door": F("category__check_at_door"),
-}
-# A ticket with its event's name, in one prepared query (museum/prepared.py): the door's lookup
-# is most of a check-in, and the ORM took longer to build it than the database to answer.
-_TICKET_BY_CODE = PreparedQuery(
-    lambda: Ticket.objects.filter(confirmation_code="").annotate(**DOOR_FACTS)
-)
-_TICKET_BY_ID_AND_DATE = PreparedQuery(
-    lambda: Ticket.objects.filter(pk=uuid.UUID(int=0)).filter(date=date.min).annotate(**DOOR_FACTS)
-)
-
-
-# Claim once: of two scanners reading the same ticket at once, one UPDATE finds the row still
-# unclaimed; the other changes nothing. Prepared like the lookup above.
-_CLAIM = PreparedUpdate(
-    lambda: (
-        Ticket.objects.filter(
-            pk=uuid.UUID(int=0), checked_in_at__isnull=True, cancelled_at__isnull=True
-        ),
-        {"checked_in_at": timezone.now(), "checked_in_by": 0},
-    )
-)
 
 
 def check_in(*, code: str, by) -> Ticket:
@@ -393,27 +305,17 @@ def check_in(*, code: str, by) -> Ticket:
         raise TicketCancelled(ticket=ticket)
     if ticket.date != timezone.localdate():
         raise WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat())
-    # A held order's status only moves on to confirmed (admit) or expired or cancelled, which
-    # set cancelled_at and so fail the claim below.
-    if ticket.order_status == "held":
+    # A held order only moves on to confirmed (admit) or to expired or cancelled, which set the
+    # ticket's cancelled_at and so fail the claim below.
+    if ticket.order is not None and ticket.order.status == "held":
         raise NotPaid(ticket=ticket)
     now = timezone.now()
-    if ticket.entry_time is not None:
-        allowance = timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES)
-        entry = timezone.make_aware(datetime.combine(ticket.date, ticket.entry_time))
-        if now < entry - allowance:
-            raise TooEarly(
-                f"Entry from {ticket.entry_time:%H:%M}; the door opens to it "
-                f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
-                ticket=ticket,
-                entryTime=f"{ticket.entry_time:%H:%M}",
-            )
-    claimed = _CLAIM.run(
-        db_value(Ticket._meta.get_field("checked_in_at"), now),
-        by.pk,
-        db_value(Ticket._meta.pk, ticket.pk),
-    )
-    if not claimed:
+    if ticket.slot is not None:
+        _check_entry_time(ticket=ticket, entry_time=ticket.slot.entry_time, now=now)
+    # Claim once: of two scanners reading the same ticket at once, one UPDATE finds the row
+    # still unclaimed; the other changes nothing.
+    unclaimed = Ticket.objects.filter(pk=ticket.pk, checked_in_at=None, cancelled_at=None)
+    if not unclaimed.update(checked_in_at=now, checked_in_by=by):
         ticket.refresh_from_db(fields=["checked_in_at", "cancelled_at"])
         if ticket.cancelled_at:
             raise TicketCancelled(ticket=ticket)

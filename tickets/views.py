@@ -1,5 +1,6 @@
 from django.http import HttpResponse
-from django.utils.cache import patch_cache_control
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import quote_etag
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
@@ -14,7 +15,7 @@ from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
-from tickets import services, tokens
+from tickets import selectors, services, tokens
 from tickets.models import Ticket
 from tickets.serializers import (
     BuyMuseumTicketsRequestSerializer,
@@ -133,16 +134,9 @@ class TicketCodeView(StrictQueryParameters, APIView):
         },
     )
     def get(self, request, ticketId):
-        stored = services.stored_ticket_image(ticket_id=ticketId, viewer=request.user)
-        if stored is None:  # not drawn yet, or not this user's to see
-            ticket = services.viewable_ticket(ticket_id=ticketId, viewer=request.user)
-            image = services.ticket_image(ticket=ticket)
-            stored = image.etag, image.png
-        etag, png = f'"{stored[0]}"', stored[1]
-        if etag in request.headers.get("If-None-Match", ""):
-            response = HttpResponse(status=status.HTTP_304_NOT_MODIFIED)
-        else:
-            response = HttpResponse(bytes(png), content_type="image/png")
-        response["ETag"] = etag
+        image = selectors.viewable_ticket_image(ticket_id=ticketId, viewer=request.user)
+        response = HttpResponse(image.png, content_type="image/png")
+        response["ETag"] = quote_etag(image.etag)
         patch_cache_control(response, private=True, max_age=TICKET_IMAGE_MAX_AGE)
-        return response
+        # Django's If-None-Match rules (weak comparison, lists, "*"): a 304 with the same headers.
+        return get_conditional_response(request, etag=response["ETag"], response=response)

@@ -1,11 +1,17 @@
 import datetime as dt
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.db import connection, transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
-from events.models import SpecialEvent
-from tests.factories import SpecialEventFactory, UserFactory
+from events.models import EventDate, SpecialEvent
+from events.services import DatesHaveTickets, update_event
+from tests.factories import SpecialEventFactory, TicketFactory, UserFactory, staff_member
 from tickets.models import Ticket
 from tickets.services import buy_ticket
 
@@ -138,3 +144,126 @@ def test_the_list_costs_a_few_queries(desk_client, django_assert_max_num_queries
 
     with django_assert_max_num_queries(8):
         assert desk_client.get(EVENTS).status_code == 200
+
+
+# Edits go through the services
+
+
+def event_form(event, dates, **changes) -> dict:
+    form = {
+        "name": event.name,
+        "location": event.location,
+        "description": event.description,
+        "price": "12.50",
+        "capacity": "" if event.capacity is None else str(event.capacity),
+        "dates-TOTAL_FORMS": str(len(dates)),
+        "dates-INITIAL_FORMS": str(len(dates)),
+    }
+    for n, slot in enumerate(dates):
+        form |= {f"dates-{n}-id": str(slot.pk), f"dates-{n}-date": slot.date.isoformat()}
+        form[f"dates-{n}-event"] = str(event.pk)
+    return form | changes
+
+
+def test_adding_an_event_in_the_admin_gives_each_date_the_capacity(desk_client):
+    form = {
+        "name": "Lantern walk",
+        "location": "Garden",
+        "description": "After dark.",
+        "price": "8",
+        "capacity": "12",
+        "dates-TOTAL_FORMS": "2",
+        "dates-INITIAL_FORMS": "0",
+        "dates-0-date": days_from_today(3).isoformat(),
+        "dates-1-date": days_from_today(4).isoformat(),
+        "_continue": "Save and continue editing",
+    }
+
+    response = desk_client.post(f"{EVENTS}add/", form)
+
+    event = SpecialEvent.objects.get(name="Lantern walk")
+    assert response.status_code == 302
+    assert response["Location"] == f"{EVENTS}{event.pk}/change/"
+    assert sorted(event.dates.values_list("date", "capacity")) == [
+        (days_from_today(3), 12),
+        (days_from_today(4), 12),
+    ]
+
+
+def test_moving_a_sold_date_in_the_admin_is_refused_as_its_removal(desk_client, sold_event):
+    slot = sold_event.dates.get()
+    form = event_form(sold_event, [slot], **{"dates-0-date": days_from_today(5).isoformat()})
+
+    response = desk_client.post(f"{EVENTS}{sold_event.pk}/change/", form)
+
+    assert response.status_code == 200
+    assert "those dates cannot be removed" in response.content.decode()
+    slot.refresh_from_db()
+    assert (slot.date, slot.sold, slot.tickets.count()) == (days_from_today(2), 1, 1)
+
+
+def test_a_date_a_ticket_points_at_is_kept_even_when_its_count_says_none(db):
+    event = SpecialEventFactory(dates=[days_from_today(2), days_from_today(3)])
+    TicketFactory(ticket_type="event", event=event, date=days_from_today(2))  # sold stays 0
+
+    with pytest.raises(DatesHaveTickets) as refused:
+        update_event(event_id=event.pk, dates=[days_from_today(3)])
+
+    assert refused.value.extra["dates"] == [days_from_today(2).isoformat()]
+    assert event.dates.count() == 2
+    with pytest.raises(ProtectedError):
+        EventDate.objects.filter(event=event).delete()
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_an_admin_edit_waits_for_the_events_lock(client):
+    event = SpecialEventFactory(capacity=5, dates=[days_from_today(2)])
+    client.force_login(staff_member(username="desk"))
+    form = event_form(event, list(event.dates.all()), capacity="7")
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_lock():  # as a purchase of the event does
+        try:
+            with transaction.atomic():
+                SpecialEvent.objects.select_for_update().get(pk=event.pk)
+                locked.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    def edit():
+        try:
+            return client.post(f"{EVENTS}{event.pk}/change/", form)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        holder = pool.submit(hold_the_lock)
+        assert locked.wait(timeout=30)
+        edited = pool.submit(edit)
+        waiting = waiting_statements(until_one=True)
+        release.set()
+        holder.result()
+        response = edited.result()
+
+    # The service's lock on the event row, not a write blocked on it.
+    assert len(waiting) == 1 and waiting[0].startswith("SELECT"), waiting
+    assert 'FROM "events_specialevent"' in waiting[0] and "FOR UPDATE" in waiting[0]
+    assert response.status_code == 302
+    assert set(event.dates.values_list("capacity", flat=True)) == {7}
+
+
+def waiting_statements(*, until_one: bool) -> list[str]:
+    """The statements of this database's sessions waiting for a lock, once there is one."""
+    deadline = time.monotonic() + 30
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT query FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            waiting = [query for (query,) in cursor.fetchall()]
+        if waiting or not until_one or time.monotonic() > deadline:
+            return waiting
+        time.sleep(0.01)  # polling for a state another thread reaches, not waiting out a race

@@ -3,6 +3,8 @@ import uuid
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
@@ -324,3 +326,14 @@ def test_delete_cancels_the_event_and_hides_it_from_every_read(staff_client):
     assert staff_client.delete(event_url(event)).status_code == 404
     event.refresh_from_db()
     assert event.cancelled_at is not None
+
+
+def test_a_patch_reads_the_event_once_under_its_lock(staff_client):
+    event = SpecialEventFactory(name="Old", dates=[dt.date(2030, 1, 1)])
+
+    with CaptureQueriesContext(connection) as queries:
+        response = staff_client.patch(event_url(event), {"name": "New"}, format="json")
+
+    assert response.status_code == 200 and response.json()["name"] == "New"
+    reads = [q["sql"] for q in queries if q["sql"].startswith('SELECT "events_specialevent"')]
+    assert len(reads) == 1  # the service's, under the row lock (FOR UPDATE, on PostgreSQL)

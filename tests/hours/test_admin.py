@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from hours.models import MuseumDay
 from tests.factories import MuseumDayFactory, UserFactory
+from tickets.services import buy_ticket
 
 DAYS = "/admin/hours/museumday/"
 APPLY_PATTERN = "/admin/hours/museumday/apply-pattern/"
@@ -128,7 +129,7 @@ def test_a_number_of_days_works_like_a_last_day(desk_client):
     follow = desk_client.get(response["Location"]).content.decode()
 
     assert MuseumDay.objects.count() == 5
-    assert "5 created, 0 updated, 0 removed, 0 unchanged, 0 staff edits kept" in follow
+    assert "5 created, 0 updated, 0 closed with tickets sold, 0 removed, 0 unchanged" in follow
 
 
 def test_staff_edits_are_reset_only_when_asked(desk_client):
@@ -205,3 +206,31 @@ def test_drilling_into_a_past_month_shows_that_month(desk_client):
     page = desk_client.get(DAYS, {"date__year": "2020", "date__month": "3"}).content.decode()
 
     assert "Long ago" in page
+
+
+def test_a_pattern_closing_a_day_with_tickets_says_how_many_and_keeps_the_day(desk_client):
+    MuseumDayFactory(date=MONDAY, capacity=3)
+    for _ in range(3):
+        buy_ticket(buyer=UserFactory(), ticket_type="general", ticket_date=MONDAY, email="a@b.org")
+
+    response = apply_pattern(desk_client, days="7", pattern="tue-fri 09:00-17:00")
+    follow = desk_client.get(response["Location"]).content.decode()
+
+    assert "3 ticket(s) are sold for the 1 day(s) the pattern closes" in follow
+    day = MuseumDay.objects.get(date=MONDAY)
+    assert (day.is_closed, day.sold, day.tickets.count()) == (True, 3, 3)
+
+
+def test_deleting_a_day_with_tickets_in_the_admin_is_refused_with_a_page(desk_client, staff):
+    MuseumDayFactory(date=MONDAY)
+    buy_ticket(buyer=UserFactory(), ticket_type="general", ticket_date=MONDAY, email="a@b.org")
+
+    page = desk_client.post(f"{DAYS}{MONDAY.isoformat()}/delete/", {"post": "yes"})
+    selected = desk_client.post(
+        DAYS,
+        {"action": "delete_selected", "_selected_action": [MONDAY.isoformat()], "post": "yes"},
+    )
+
+    assert page.status_code == selected.status_code == 200
+    assert "Cannot delete museum day" in page.content.decode()
+    assert MuseumDay.objects.get(date=MONDAY).sold == 1

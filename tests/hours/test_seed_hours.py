@@ -3,10 +3,18 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import ProtectedError
 
 from hours.models import MuseumDay
-from hours.services import Hours, apply_weekly_pattern, parse_weekly_pattern
-from tests.factories import MuseumDayFactory
+from hours.services import (
+    CLOSED_BY_PATTERN,
+    Hours,
+    apply_weekly_pattern,
+    parse_weekly_pattern,
+)
+from tests.factories import MuseumDayFactory, UserFactory
+from tickets.models import Ticket
+from tickets.services import SoldOut, buy_ticket
 
 MONDAY = dt.date(2030, 1, 7)
 
@@ -32,7 +40,7 @@ def test_seeding_twice_changes_nothing(db):
 
     output = seed("--start", MONDAY.isoformat(), "--days", "14")
 
-    assert "0 created, 0 updated, 0 removed, 10 unchanged" in output
+    assert "0 created, 0 updated, 0 closed with tickets sold, 0 removed, 10 unchanged" in output
     assert MuseumDay.objects.count() == 10
 
 
@@ -117,3 +125,76 @@ def test_a_long_range_shows_its_progress_and_a_short_one_does_not(db):
 
     assert "37/365 days" in long and "365/365 days" in long
     assert "/14 days" not in short
+
+
+# Days with tickets sold
+
+
+def sell_out(day: dt.date, *, places: int = 1) -> list:
+    """A general-entry day with its places all bought through the purchase rules."""
+    MuseumDayFactory(date=day, capacity=places)
+    buyer = UserFactory()
+    return [
+        buy_ticket(buyer=buyer, ticket_type="general", ticket_date=day, email="a@example.com")
+        for _ in range(places)
+    ]
+
+
+def test_a_pattern_closing_a_day_with_tickets_sold_closes_it_and_keeps_count_and_tickets(db):
+    tickets = sell_out(MONDAY, places=2)
+
+    output = seed("--start", MONDAY.isoformat(), "--days", "7", "--pattern", "tue-fri 09:00-17:00")
+
+    day = MuseumDay.objects.get(date=MONDAY)
+    assert (day.is_closed, day.sold, day.capacity) == (True, 2, 2)
+    assert day.note == CLOSED_BY_PATTERN
+    assert set(day.tickets.values_list("pk", flat=True)) == {ticket.pk for ticket in tickets}
+    assert "1 closed with tickets sold, 0 removed" in output
+    assert "2 ticket(s) are sold for the 1 day(s) the pattern closes" in output
+
+
+def test_reopening_a_weekday_does_not_sell_a_closed_days_places_again(db):
+    sell_out(MONDAY)
+    seed("--start", MONDAY.isoformat(), "--days", "7", "--pattern", "tue-fri 09:00-17:00")
+
+    output = seed("--start", MONDAY.isoformat(), "--days", "7", "--pattern", "mon-fri 09:00-17:00")
+
+    day = MuseumDay.objects.get(date=MONDAY)
+    assert (day.is_closed, day.sold, day.capacity, day.note) == (False, 1, 1, "")
+    assert "ticket(s) are sold" not in output
+    with pytest.raises(SoldOut):
+        buy_ticket(
+            buyer=UserFactory(), ticket_type="general", ticket_date=MONDAY, email="b@example.com"
+        )
+    assert Ticket.objects.filter(date=MONDAY).count() == 1
+
+
+def test_a_day_closed_for_its_tickets_stays_closed_on_the_next_run(db):
+    sell_out(MONDAY)
+    seed("--start", MONDAY.isoformat(), "--days", "7", "--pattern", "tue-fri 09:00-17:00")
+
+    output = seed("--start", MONDAY.isoformat(), "--days", "7", "--pattern", "tue-fri 09:00-17:00")
+
+    assert "0 closed with tickets sold, 0 removed, 5 unchanged" in output
+    assert "ticket(s) are sold" not in output
+    assert MuseumDay.objects.get(date=MONDAY).is_closed
+
+
+def test_a_closed_weekday_without_tickets_is_still_removed(db):
+    MuseumDayFactory(date=MONDAY, capacity=5)
+
+    summary = apply_weekly_pattern(
+        start=MONDAY, days=1, pattern=parse_weekly_pattern("tue-fri 09:00-17:00")
+    )
+
+    assert (summary.removed, summary.closed_with_tickets) == (1, 0)
+    assert not MuseumDay.objects.filter(date=MONDAY).exists()
+
+
+def test_a_museum_day_with_tickets_cannot_be_deleted(db):
+    sell_out(MONDAY)
+
+    with pytest.raises(ProtectedError):
+        MuseumDay.objects.filter(date=MONDAY).delete()
+
+    assert MuseumDay.objects.get(date=MONDAY).sold == 1

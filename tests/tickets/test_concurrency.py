@@ -25,7 +25,7 @@ from tests.factories import (
 )
 from tests.live_http import sign_in
 from tickets.models import Ticket
-from tickets.services import UnknownEvent, buy_ticket, one_more_sold
+from tickets.services import UnknownEvent, buy_ticket, take_place
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -115,8 +115,7 @@ def test_without_the_conditional_update_the_last_place_sells_twice():
 
 def test_with_the_conditional_update_the_last_place_sells_once():
     def conditional_update(seen):
-        queryset, values = one_more_sold(MuseumDay.objects.filter(pk=seen.pk))
-        return queryset.update(**values) == 1
+        return take_place(MuseumDay.objects.filter(pk=seen.pk))
 
     assert sorted(race_two_buyers(conditional_update)) == [False, True]
 

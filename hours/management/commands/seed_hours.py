@@ -18,7 +18,8 @@ PROGRESS_STEPS = 10
 class Command(BaseCommand):
     help = (
         "Create the museum's opening days from a weekly pattern. Days that already follow the "
-        "pattern are left as they are; days staff edited are kept unless --overwrite-staff-edits."
+        "pattern are left as they are; days staff edited are kept unless --overwrite-staff-edits. "
+        "A day the pattern closes is removed, or closed if tickets are sold for it."
     )
 
     def add_arguments(self, parser):
@@ -80,6 +81,8 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"Opening hours from {start} for {days} days: {summary}.")
         )
+        if summary.tickets_warning:
+            self.stdout.write(self.style.WARNING(summary.tickets_warning))
 
     def _progress(self, days: int):
         if days < PROGRESS_FROM_DAYS:

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('hours', '0003_entry_slots'),
         ('orders', '0001_initial'),
-        ('tickets', '0004_outboxemail_task_result_id'),
+        ('tickets', '0007_ticket_counted_on_its_row_constraint'),
     ]
 
     operations = [

@@ -1,0 +1,91 @@
+"""Reads the ticket views need: each returns what was asked for or raises NotFound."""
+
+import uuid
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework.exceptions import NotFound
+
+from museum.shared_reads import now_and_on_commit
+from tickets import services
+from tickets.models import Ticket, TicketImage
+
+
+@dataclass(frozen=True)
+class DrawnImage:
+    etag: str
+    png: bytes
+    buyer_id: int  # whom the access rule compares the viewer with
+
+
+def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
+    """The ticket's image if `viewer` may see it (drawn on first use); else 404, as for no ticket.
+
+    A drawn image only changes by being deleted (a cancellation redraws it stamped CANCELLED),
+    so it is kept in the shared cache with its buyer, the one thing the access rule needs, and
+    dropped there when its row is deleted (`forget_drawn_image`).
+    """
+    drawn = _drawn_image(ticket_id)
+    if drawn is not None:
+        _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
+        return drawn
+    # With its image, so that drawing it does not look for the image again.
+    ticket = (
+        Ticket.objects.select_related("event", "image", "category", "slot")
+        .filter(pk=ticket_id)
+        .first()
+    )
+    if ticket is None:
+        raise NotFound()
+    _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
+    image = services.ticket_image(ticket=ticket)
+    drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
+    _keep(ticket_id, drawn)
+    return drawn
+
+
+def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
+    # A ticket the viewer may not see is answered as if it did not exist.
+    if not services.may_view_ticket(viewer=viewer, buyer_id=buyer_id):
+        raise NotFound()
+
+
+def _drawn_image(ticket_id: uuid.UUID) -> DrawnImage | None:
+    if _seconds_kept() > 0 and (drawn := cache.get(drawn_image_key(ticket_id))) is not None:
+        return drawn
+    row = (
+        TicketImage.objects.filter(pk=ticket_id)
+        .values_list("etag", "png", "ticket__buyer_id")
+        .first()
+    )
+    if row is None:
+        return None
+    etag, png, buyer_id = row
+    drawn = DrawnImage(etag=etag, png=bytes(png), buyer_id=buyer_id)
+    _keep(ticket_id, drawn)
+    return drawn
+
+
+def drawn_image_key(ticket_id: uuid.UUID | str) -> str:
+    return f"museum:drawn-image:{ticket_id}"
+
+
+def _seconds_kept() -> int:
+    # As long as shared answers: what bounds how long a row changed by hand goes unseen.
+    return settings.MUSEUM_SHARED_READS_SECONDS
+
+
+def _keep(ticket_id: uuid.UUID, drawn: DrawnImage) -> None:
+    if _seconds_kept() > 0:
+        cache.set(drawn_image_key(ticket_id), drawn, _seconds_kept())
+
+
+def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
+    """Drop the cached copy of a deleted image, as a shared answer's section is bumped."""
+    key = drawn_image_key(ticket_id)
+
+    def drop() -> None:
+        cache.delete(key)
+
+    now_and_on_commit(drop)

@@ -536,3 +536,25 @@ def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None)
         order.status, order.cancelled_at = OrderStatus.CANCELLED, now
         order.save(update_fields=["status", "cancelled_at"])
     return order
+
+
+def close_orders_of_cancelled_event(*, event: SpecialEvent) -> int:
+    """The event is called off: its orders are cancelled, and what was paid for the tickets
+    still valid is due back; how many orders. Called under the event's lock, before its
+    tickets are voided (tickets.services.cancel_tickets)."""
+    orders = list(
+        Order.objects.select_for_update()
+        .filter(event=event, status__in=[OrderStatus.CONFIRMED, OrderStatus.HELD])
+        .order_by("pk")
+    )
+    live = Ticket.objects.filter(order__in=orders, cancelled_at__isnull=True)
+    paid = [order.pk for order in orders if order.status == OrderStatus.CONFIRMED]
+    Refund.objects.bulk_create(
+        Refund(order_id=order_id, ticket_id=ticket_id, amount=price, cancelled_by=None)
+        for order_id, ticket_id, price in live.filter(order__in=paid).values_list(
+            "order_id", "pk", "price"
+        )
+    )
+    return Order.objects.filter(pk__in=[order.pk for order in orders]).update(
+        status=OrderStatus.CANCELLED, cancelled_at=timezone.now()
+    )

@@ -51,7 +51,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('amount', models.DecimalField(decimal_places=2, max_digits=8)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('cancelled_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('cancelled_by', models.ForeignKey(blank=True, help_text='Empty: the museum called the event off.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
                 ('order', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='refunds', to='orders.order')),
                 ('ticket', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='refund', to='tickets.ticket')),
             ],

@@ -168,3 +168,24 @@ def test_quantities_beyond_the_limit_are_refused_before_anything_is_taken(db, se
     with pytest.raises(ValidationError):
         order(day.date, ("adult", 3), ("child", 2))
     assert MuseumDay.objects.get(pk=day.pk).sold == 0
+
+
+def test_an_event_called_off_cancels_its_orders_and_refunds_the_paid_tickets(
+    staff_client, visitor_client
+):
+    event = SpecialEventFactory(price=Decimal("20"), dates=[later()])
+    paid = order(later(), ("adult", 1), ("child", 1), ticket_type="event", event_id=event.pk)
+    held = order(later(), ("adult", 1), ticket_type="event", event_id=event.pk, hold=True)
+    services.cancel_order(order_id=paid.pk, by=paid.buyer, ticket_id=paid.sold_tickets[1].pk)
+
+    assert staff_client.delete(f"/v1.1/special-events/{event.pk}").status_code == 204
+
+    assert Order.objects.get(pk=paid.pk).status == OrderStatus.CANCELLED
+    assert Order.objects.get(pk=held.pk).status == OrderStatus.CANCELLED
+    refunds = {
+        (refund.ticket_id, refund.amount, refund.cancelled_by_id) for refund in Refund.objects.all()
+    }
+    assert refunds == {
+        (paid.sold_tickets[1].pk, paid.sold_tickets[1].price, paid.buyer.pk),
+        (paid.sold_tickets[0].pk, paid.sold_tickets[0].price, None),
+    }

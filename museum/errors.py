@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 class MuseumProblem(exceptions.APIException):
     """A broken rule of the museum; subclasses set status_code, default_code, title and detail."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code: int = status.HTTP_409_CONFLICT
     default_code = "conflict"
     title = "Conflict"
     default_detail = "The request conflicts with the museum's rules."

@@ -29,6 +29,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
+from rest_framework import mixins
 from rest_framework.response import Response
 
 # The headers that belong to the answer (paging); per-request ones (RateLimit-*) are not kept.
@@ -94,7 +95,7 @@ def shared_answer(section: str, request, build) -> Response:
     return response
 
 
-class SharedList:
+class SharedList(mixins.ListModelMixin):
     """Viewset mixin: `list` answered through `shared_answer` for `shared_reads_section`."""
 
     shared_reads_section: str
@@ -104,7 +105,7 @@ class SharedList:
         return shared_answer(self.shared_reads_section, request, build)
 
 
-class SharedRetrieve:
+class SharedRetrieve(mixins.RetrieveModelMixin):
     """Viewset mixin: `retrieve` answered through `shared_answer` for `shared_reads_section`.
 
     A mixin of its own: a viewset with a `retrieve` gets a detail route from DRF's router.

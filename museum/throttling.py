@@ -43,6 +43,11 @@ class RateThrottle(SimpleRateThrottle):
     RateLimit-* headers tell the client exactly where it is.
     """
 
+    scope: str
+    # Set by SimpleRateThrottle.__init__ from the rate (DRF's stubs do not declare them).
+    num_requests: int
+    duration: int
+
     def get_rate(self):
         # SimpleRateThrottle copies the rates when DRF is imported; reading them here lets a
         # changed REST_FRAMEWORK setting apply.

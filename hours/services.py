@@ -192,13 +192,15 @@ def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: in
     step = timedelta(minutes=minutes)
     days = MuseumDay.objects.filter(
         date__gte=start, date__lt=end, is_closed=False, slots__isnull=True
-    )
+    ).values_list("date", "opens_at", "closes_at")
     slots = []
-    for day in days:
-        entry = datetime.combine(day.date, day.opens_at)
-        closes = datetime.combine(day.date, day.closes_at)
+    for day, opens_at, closes_at in days:
+        if opens_at is None or closes_at is None:
+            continue  # not an open day: the open_day_has_hours constraint rules it out
+        entry = datetime.combine(day, opens_at)
+        closes = datetime.combine(day, closes_at)
         while entry < closes:
-            slots.append(EntrySlot(day=day, entry_time=entry.time(), capacity=capacity))
+            slots.append(EntrySlot(day_id=day, entry_time=entry.time(), capacity=capacity))
             entry += step
     EntrySlot.objects.bulk_create(slots, batch_size=500)
     section_changed("slots")

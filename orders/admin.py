@@ -42,8 +42,14 @@ class VisitorCategoryAdmin(admin.ModelAdmin):
 
 class OrderTicketInline(admin.TabularInline):
     model = Ticket
-    fields = ["confirmation_code", "category", "price", "slot", "cancelled_at", "checked_in_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "confirmation_code",
+        "category",
+        "price",
+        "slot",
+        "cancelled_at",
+        "checked_in_at",
+    )
     extra = 0
     can_delete = False
     show_change_link = True
@@ -54,8 +60,7 @@ class OrderTicketInline(admin.TabularInline):
 
 class RefundInline(admin.TabularInline):
     model = Refund
-    fields = ["ticket", "amount", "created_at", "cancelled_by"]
-    readonly_fields = fields
+    fields = readonly_fields = ("ticket", "amount", "created_at", "cancelled_by")
     extra = 0
     can_delete = False
 
@@ -72,7 +77,8 @@ class OrderDateFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         today = timezone.localdate()
-        lookup = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}.get(self.value())
+        lookups = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}
+        lookup = lookups.get(self.value() or "")
         return queryset.filter(**{lookup: today}) if lookup else queryset
 
 
@@ -92,7 +98,7 @@ class OrderAdmin(admin.ModelAdmin):
     list_select_related = ["event", "slot"]
     date_hierarchy = "date"
     search_fields = ["confirmation_code", "email", "tickets__confirmation_code"]
-    readonly_fields = [
+    fields = readonly_fields = (
         "confirmation_code",
         "status",
         "buyer",
@@ -108,8 +114,7 @@ class OrderAdmin(admin.ModelAdmin):
         "confirmed_at",
         "cancelled_at",
         "confirmation_sent_at",
-    ]
-    fields = readonly_fields
+    )
     inlines = [OrderTicketInline, RefundInline]
     actions = ["cancel_selected_orders"]
 

@@ -105,17 +105,27 @@ def _invalid(field: str, message: str) -> serializers.ValidationError:
     return serializers.ValidationError({field: [message]})
 
 
-def _priced_lines(*, lines: Sequence[dict], event: SpecialEvent | None) -> list[Line]:
+def _categories_of(lines: Sequence[dict]) -> list[VisitorCategory]:
+    """Each line's category, on sale; a 400 naming the first line whose is not."""
     codes = [line["category"] for line in lines]
-    categories = {c.category: c for c in active_categories().filter(category__in=codes)}
-    priced = []
-    for index, line in enumerate(lines):
-        category = categories.get(line["category"])
-        if category is None:
+    on_sale = {c.category: c for c in active_categories().filter(category__in=codes)}
+    for index, code in enumerate(codes):
+        if code not in on_sale:
             raise _invalid(f"lines.{index}.category", "No such visitor category on sale.")
-        price = category_price(category=category, event=event)
-        priced.append(Line(category=category, quantity=line["quantity"], price=price))
-    return priced
+    return [on_sale[code] for code in codes]
+
+
+def _priced(
+    *, lines: Sequence[dict], categories: list[VisitorCategory], event: SpecialEvent | None
+) -> list[Line]:
+    return [
+        Line(
+            category=category,
+            quantity=line["quantity"],
+            price=category_price(category=category, event=event),
+        )
+        for line, category in zip(lines, categories, strict=True)
+    ]
 
 
 def _slot_for(*, ticket_date: date, entry_time: time | None) -> EntrySlot | None:
@@ -151,6 +161,8 @@ def place_order(
         )
     if ticket_date < timezone.localdate():
         raise DateInPast()
+    # Refused before any row is locked.
+    categories = _categories_of(lines)
     slot = None
     if ticket_type == TicketType.GENERAL:
         slot = _slot_for(ticket_date=ticket_date, entry_time=entry_time)
@@ -158,7 +170,7 @@ def place_order(
         event, event_date_id = _take_places(
             ticket_type=ticket_type, ticket_date=ticket_date, event_id=event_id, slot=slot, n=count
         )
-        priced = _priced_lines(lines=lines, event=event)
+        priced = _priced(lines=lines, categories=categories, event=event)
         return _record_order(
             buyer=buyer,
             email=email,

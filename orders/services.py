@@ -235,19 +235,27 @@ def _take_earliest_slot(*, ticket_date: date) -> EntrySlot | None:
         )
         return None
     for attempt in range(2):
-        for slot in slots.filter(Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))):
-            try:
-                with transaction.atomic():
-                    _count_places(ticket_date=ticket_date, event=None, slot=slot, n=1)
-            except SoldOutOn as sold_out:
-                if sold_out.scope != "slot":
-                    raise
-                continue  # taken meanwhile: the next one
+        slot = _first_slot_taken(ticket_date=ticket_date, slots=slots)
+        if slot is not None:
             return slot
-        # Every slot is full: holds that ran out may free one (once).
+        # Every slot, or the day, is full: holds that ran out may free a place (once).
         if attempt or not release_expired_holds(ticket_date=ticket_date):
             break
     raise _sold_out(available=0, scope="day")
+
+
+def _first_slot_taken(*, ticket_date: date, slots: QuerySet[EntrySlot]) -> EntrySlot | None:
+    """The earliest slot whose place (and the day's) this took; None when none had one."""
+    for slot in slots.filter(Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))):
+        try:
+            with transaction.atomic():
+                _count_places(ticket_date=ticket_date, event=None, slot=slot, n=1)
+        except SoldOutOn as sold_out:
+            if sold_out.scope == "slot":
+                continue  # taken meanwhile: the next one
+            return None  # the day is full, whatever the slots say
+        return slot
+    return None
 
 
 def _has_room(n: int) -> Q:

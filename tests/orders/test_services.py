@@ -189,3 +189,34 @@ def test_an_event_called_off_cancels_its_orders_and_refunds_the_paid_tickets(
         (paid.sold_tickets[1].pk, paid.sold_tickets[1].price, paid.buyer.pk),
         (paid.sold_tickets[0].pk, paid.sold_tickets[0].price, None),
     }
+
+
+def test_the_contract_purchase_on_a_full_timed_day_frees_the_days_expired_holds(db):
+    day = MuseumDayFactory(date=later(), capacity=2)
+    slots = [
+        EntrySlot.objects.create(day=day, entry_time=dt.time(hour), capacity=10)
+        for hour in (10, 11)
+    ]
+    with time_machine.travel(timezone.now() - dt.timedelta(minutes=11), tick=False):
+        order(day.date, ("adult", 2), hold=True, entry_time=slots[1].entry_time)
+
+    sold = services.sell_single_ticket(
+        buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+    )
+
+    assert sold.slot == slots[0]
+    assert MuseumDay.objects.get(pk=day.pk).sold == 1
+
+
+def test_the_contract_purchase_on_a_full_timed_day_is_sold_out(db):
+    day = MuseumDayFactory(date=later(), capacity=1)
+    EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=10)
+    services.sell_single_ticket(
+        buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+    )
+
+    with pytest.raises(SoldOut):
+        services.sell_single_ticket(
+            buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+        )
+    assert EntrySlot.objects.get().sold == 1

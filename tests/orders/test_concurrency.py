@@ -94,3 +94,21 @@ def test_orders_cancellations_and_releases_at_once_never_deadlock():
     assert EntrySlot.objects.get(pk=slot.pk).sold == confirmed.count()
     assert MuseumDay.objects.get(pk=day.pk).sold == confirmed.count()
     assert not Order.objects.filter(status=OrderStatus.HELD).exists()
+
+
+def test_parallel_contract_purchases_on_a_timed_day_fill_its_slots_in_order(
+    live_server, unthrottled_purchases
+):
+    UserFactory(username="visitor")
+    day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2))
+    early = EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=10)
+    late = EntrySlot.objects.create(day=day, entry_time=dt.time(11), capacity=10)
+    body = {"ticketType": "general", "ticketDate": day.date.isoformat(), "email": "a@example.com"}
+    sign_in(live_server.url, username="visitor")
+
+    answers = in_parallel(30, lambda: post(f"{live_server.url}/v1.1/tickets", body, "visitor"))
+
+    assert Counter(status for status, _ in answers) == {201: 20, 409: 10}
+    assert EntrySlot.objects.get(pk=early.pk).sold == EntrySlot.objects.get(pk=late.pk).sold == 10
+    assert Ticket.objects.filter(slot=early).count() == Ticket.objects.filter(slot=late).count()
+    assert MuseumDay.objects.get(pk=day.pk).sold == 20

@@ -323,7 +323,7 @@ LOGGING = {
 }
 
 # How long an answer every visitor shares (hours, events) or a drawn ticket image is kept in the
-# cache; writes replace it at once (museum/shared_reads.py, tickets/services.py). 0: not kept.
+# cache; writes replace it at once (museum/shared_reads.py, tickets/selectors.py). 0: not kept.
 # A write replaces it only in the cache its own process sees, so it needs a cache every worker
 # shares: off without one, and a value asking for it anyway is refused rather than ignored.
 MUSEUM_SHARED_READS_SECONDS = envint("MUSEUM_SHARED_READS_SECONDS", 600 if SHARED_CACHE else 0)

@@ -7,7 +7,7 @@ was built under and used only while that version is current. Any write to a sect
 (`section_changed`), on every node at once, since the version lives in the shared cache.
 That cache must be one every worker shares (REDIS_URL): in a per-process cache the bump would
 reach only the writer's own process. So without REDIS_URL, MUSEUM_SHARED_READS_SECONDS is 0 and
-the settings refuse any other value; the drawn ticket images (tickets/services.py) follow it.
+the settings refuse any other value; the drawn ticket images (tickets/selectors.py) follow it.
 
 A write bumps the version right away and again once its transaction commits: a reader that
 built an answer from the rows as they were before the commit stored it under the first bump,

@@ -28,16 +28,9 @@ from hours.models import EntrySlot, MuseumDay
 from museum.errors import MuseumProblem
 from museum.shared_reads import section_changed
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
+from tickets.exceptions import DateInPast, EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from tickets.models import Ticket, TicketImage, TicketType
-from tickets.services import (
-    CODE_ALPHABET,
-    DateInPast,
-    EventNotOnDate,
-    MuseumClosed,
-    SoldOut,
-    UnknownEvent,
-    new_confirmation_code,
-)
+from tickets.services import CODE_ALPHABET, new_confirmation_code
 from tickets.tasks import queue_confirmation
 
 VIEW_ANY_ORDER = "orders.view_order"

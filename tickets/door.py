@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods
 from museum.errors import MuseumProblem
 from museum.permissions import MayCheckIn
 from tickets import services
+from tickets.exceptions import AlreadyCheckedIn, TooEarly, WrongDay
 from tickets.models import Ticket
 
 # What the desk reads for each refusal reason of services.check_in.
@@ -52,11 +53,11 @@ def admitted_today() -> int:
 def refusal(problem: MuseumProblem) -> Verdict:
     ticket = getattr(problem, "ticket", None)
     words = REFUSALS.get(problem.default_code, problem.title)
-    if isinstance(problem, services.AlreadyCheckedIn):
+    if isinstance(problem, AlreadyCheckedIn):
         words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
-    elif isinstance(problem, services.WrongDay):
+    elif isinstance(problem, WrongDay):
         words = f"{words}: {ticket.date:%A %d %B %Y}"
-    elif isinstance(problem, services.TooEarly):
+    elif isinstance(problem, TooEarly):
         words = f"{words}: entry from {ticket.slot.entry_time:%H:%M}"
     return Verdict(admitted=False, words=words, ticket=ticket)
 

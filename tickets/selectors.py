@@ -1,4 +1,4 @@
-"""Reads the ticket views need: each returns what was asked for or raises NotFound."""
+"""Reads of tickets: each returns what was asked for or raises a problem (NotFound, a bad scan)."""
 
 import uuid
 from dataclasses import dataclass
@@ -8,7 +8,9 @@ from django.core.cache import cache
 from rest_framework.exceptions import NotFound
 
 from museum.shared_reads import now_and_on_commit
-from tickets import services
+from tickets import tokens
+from tickets.exceptions import ForgedTicket, UnknownTicket
+from tickets.images import ticket_image
 from tickets.models import Ticket, TicketImage
 
 
@@ -39,7 +41,7 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if ticket is None:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
-    image = services.ticket_image(ticket=ticket)
+    image = ticket_image(ticket=ticket)
     drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
     _keep(ticket_id, drawn)
     return drawn
@@ -47,7 +49,7 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
     # A ticket the viewer may not see is answered as if it did not exist.
-    if not services.may_view_ticket(viewer=viewer, buyer_id=buyer_id):
+    if not may_view_ticket(viewer=viewer, buyer_id=buyer_id):
         raise NotFound()
 
 
@@ -89,3 +91,30 @@ def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
         cache.delete(key)
 
     now_and_on_commit(drop)
+
+
+VIEW_ANY_TICKET = "tickets.view_ticket"
+
+
+def may_view_ticket(*, viewer, buyer_id: int) -> bool:
+    """Its buyer sees a ticket; so does an account that may view any ticket (staff)."""
+    # The buyer first: the common case then costs no permission query.
+    return viewer.pk == buyer_id or viewer.has_perm(VIEW_ANY_TICKET)
+
+
+def ticket_for_scan(code: str) -> Ticket:
+    """The ticket a scanned QR token names, or the confirmation code a visitor reads aloud."""
+    # With what the door shows and checks: the event, the order (paid?), the slot, the category.
+    tickets = Ticket.objects.select_related("event", "order", "slot", "category")
+    if code.startswith("ticket-"):
+        tickets = tickets.filter(confirmation_code=code)
+    else:
+        try:
+            claim = tokens.verify_ticket_token(code)
+        except tokens.InvalidTicketToken:
+            raise ForgedTicket() from None
+        tickets = tickets.filter(pk=claim.ticket_id, date=claim.date)
+    try:
+        return tickets.get()
+    except Ticket.DoesNotExist:
+        raise UnknownTicket() from None

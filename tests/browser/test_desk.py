@@ -10,8 +10,9 @@ from museum.accounts import create_account
 from tests.conftest import basic_auth
 from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
 from tests.qr import qr_text
+from tickets.images import ticket_image
 from tickets.models import Ticket
-from tickets.services import buy_ticket, ticket_image
+from tickets.services import buy_ticket
 
 
 def log_in(page, username: str, *, then: str) -> None:

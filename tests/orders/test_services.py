@@ -15,7 +15,7 @@ from orders import services
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory, staff_member
 from tests.orders.conftest import later
-from tickets.services import EventNotOnDate, SoldOut, UnknownEvent
+from tickets.exceptions import EventNotOnDate, SoldOut, UnknownEvent
 
 
 def order(day, *lines, buyer=None, hold=False, **extra):

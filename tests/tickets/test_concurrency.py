@@ -24,8 +24,9 @@ from tests.factories import (
     staff_member,
 )
 from tests.live_http import sign_in
+from tickets.exceptions import UnknownEvent
 from tickets.models import Ticket
-from tickets.services import UnknownEvent, buy_ticket, take_place
+from tickets.services import buy_ticket, take_place
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -26,7 +26,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum.errors import MuseumProblem
-from museum.shared_reads import section_changed
+from museum.response_cache import group_changed
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
 from tickets.exceptions import DateInPast, EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from tickets.models import Ticket, TicketImage, TicketType
@@ -306,7 +306,7 @@ def _count_places(
             raise MuseumClosed()
         raise _sold_out(available=_left(day), scope="day")
     if slot is not None:
-        section_changed("slots")
+        group_changed("slots")
     return None
 
 
@@ -496,7 +496,7 @@ def _give_back(*, order: Order, n: int) -> None:
         return
     if order.slot_id is not None:
         EntrySlot.objects.filter(pk=order.slot_id).update(sold=F("sold") - n)
-        section_changed("slots")
+        group_changed("slots")
     if order.event_id is not None:
         EventDate.objects.filter(event_id=order.event_id, date=order.date).update(
             sold=F("sold") - n

@@ -81,10 +81,10 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture
-def shared_reads(settings):
-    """Shared answers and drawn images kept in the cache, as with REDIS_URL (the settings refuse
+def response_cache(settings):
+    """The response cache and drawn images kept in the cache, as with REDIS_URL (the settings refuse
     them without it): a test is one process, so its own cache is the one every request sees."""
-    settings.MUSEUM_SHARED_READS_SECONDS = 600
+    settings.MUSEUM_RESPONSE_CACHE_SECONDS = 600
 
 
 def basic_auth(username: str, password: str = PASSWORD) -> str:

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.exceptions import NotFound
 
-from museum.shared_reads import now_and_on_commit
+from museum.response_cache import now_and_on_commit
 from tickets import tokens
 from tickets.exceptions import ForgedTicket, UnknownTicket
 from tickets.images import ticket_image
@@ -74,8 +74,8 @@ def drawn_image_key(ticket_id: uuid.UUID | str) -> str:
 
 
 def _seconds_kept() -> int:
-    # As long as shared answers: what bounds how long a row changed by hand goes unseen.
-    return settings.MUSEUM_SHARED_READS_SECONDS
+    # As long as cached responses: what bounds how long a row changed by hand goes unseen.
+    return settings.MUSEUM_RESPONSE_CACHE_SECONDS
 
 
 def _keep(ticket_id: uuid.UUID, drawn: DrawnImage) -> None:
@@ -84,7 +84,7 @@ def _keep(ticket_id: uuid.UUID, drawn: DrawnImage) -> None:
 
 
 def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
-    """Drop the cached copy of a deleted image, as a shared answer's section is bumped."""
+    """Drop the cached copy of a deleted image, as a cache group gets a new version."""
     key = drawn_image_key(ticket_id)
 
     def drop() -> None:

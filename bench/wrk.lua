@@ -37,12 +37,12 @@ end
 
 function init(args)
   local count = tonumber(os.getenv("BENCH_THREADS"))
-  prepared, numbers, position, wrapped, statuses = {}, {}, 0, 0, {}
+  formatted, numbers, position, wrapped, statuses = {}, {}, 0, 0, {}
   furthest = -1  -- the last line of the file this thread sent, counting from 0
   local n = 0
   for line in io.lines(os.getenv("BENCH_REQUESTS")) do
     if n % count == id then
-      table.insert(prepared, prepare(line))
+      table.insert(formatted, prepare(line))
       table.insert(numbers, n)
     end
     n = n + 1
@@ -51,11 +51,11 @@ end
 
 function request()
   position = position + 1
-  if position > #prepared then
+  if position > #formatted then
     position, wrapped = 1, wrapped + 1
   end
   furthest = math.max(furthest, numbers[position])
-  return prepared[position]
+  return formatted[position]
 end
 
 function response(status, headers, body)

@@ -1,5 +1,6 @@
 from django.apps import AppConfig, apps
-from django.db.models.signals import post_migrate
+from django.contrib.auth import get_user_model
+from django.db.models.signals import post_delete, post_migrate, post_save
 
 
 class MuseumConfig(AppConfig):
@@ -8,8 +9,15 @@ class MuseumConfig(AppConfig):
 
     def ready(self):
         from museum import checks
+        from museum.authentication import forget_accounts_on_change
 
         checks.register()
+        for signal in (post_save, post_delete):
+            signal.connect(
+                forget_accounts_on_change,
+                sender=get_user_model(),
+                dispatch_uid="museum:forget-accounts-on-change",
+            )
         post_migrate.connect(after_migrate, sender=self, dispatch_uid="museum:role-groups")
         post_migrate.connect(
             schedule_after_migrate, sender=self, dispatch_uid="museum:periodic-tasks"

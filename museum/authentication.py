@@ -2,10 +2,19 @@
 
 Django's password hasher costs ~300 ms of CPU per check, on purpose, and Basic auth sends the
 password with every request. So a credential that passed the hasher is remembered in the shared
-cache for MUSEUM_AUTH_CACHE_SECONDS after its last use, bound to the account's current password
-hash, username and active flag: later requests skip the hasher, while a password change, a
-deactivation or a deletion takes effect on the next request. Each worker keeps a copy of the
-entries it has read, so a returning client costs one query for its account and no cache trip.
+cache for MUSEUM_AUTH_CACHE_SECONDS after its last use, bound to the account's password hash,
+username and active flag; each worker keeps a copy of the entries it has read.
+
+What a later request costs depends on the cache. With a shared one (REDIS_URL), the remembered
+entry also keeps the account, valid while the account's version key in the cache is the one it
+was kept with. Saving or deleting the account deletes that key (a signal, now and again after
+the commit, as museum/shared_reads.py does), so a password change, a deactivation or a deletion
+takes effect on the next request on every node, for one cache round trip and no query. An
+update that sends no signal (QuerySet.update(), SQL by hand) is seen when the version key
+expires, MUSEUM_AUTH_CACHE_SECONDS after it was made. Without a shared cache, each process's
+cache is its own and a signal cannot reach the others: the account is loaded from the database
+on every request, which sees every change at once. Permissions are never kept: Django loads
+them afresh for each request that asks.
 
 The failed sign-in lockout comes first: a locked-out client gets the same 429 for a right
 password as for a wrong one. While only the username is locked (guesses from everywhere), a
@@ -13,17 +22,19 @@ remembered credential still passes from the address where the hasher verified it
 keeps working and nobody else learns anything.
 """
 
+import secrets
 import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
+from django.db import router
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
 
-from museum.prepared import PreparedQuery
+from museum.shared_reads import now_and_on_commit
 from museum.throttling import (
     client_address,
     one_password_check_at_a_time,
@@ -32,8 +43,9 @@ from museum.throttling import (
 )
 
 # This process's copies of the shared cache's entries, in front of it: a request whose header
-# this worker has seen needs no cache round trip. Safe to keep because the account is loaded on
-# every request anyway; bounded, since each distinct header adds one.
+# this worker has seen reads only its account's version from the cache (or, without a shared
+# cache, nothing). Safe to keep because the account's validity is checked on every request
+# anyway; bounded, since each distinct header adds one.
 remembered_here: dict[str, dict] = {}
 REMEMBERED_HERE_MAX = 10_000
 
@@ -47,6 +59,10 @@ def verified_credential_key(authorization: bytes) -> str:
     return f"museum:verified-credential:{_hmac('credential', authorization)}"
 
 
+def account_version_key(user_id) -> str:
+    return f"museum:account-version:{user_id}"
+
+
 def remember_verified_credential(*, authorization: bytes, user, address: str) -> None:
     remembered = {
         "user_id": user.pk,
@@ -54,6 +70,8 @@ def remember_verified_credential(*, authorization: bytes, user, address: str) ->
         # Where the hasher verified it: the one place it still passes while its username is locked.
         "verified_at": _hmac("address", address),
     }
+    # Without the account: the one ModelBackend loaded may predate a change whose signal has
+    # already run. The next request keeps one loaded after reading the account's version.
     _store(verified_credential_key(authorization), remembered)
 
 
@@ -95,18 +113,73 @@ def recall_verified_user(*, authorization: bytes, username: str, verified_at: st
         _hmac("address", verified_at), remembered["verified_at"]
     ):
         return None
-    # Loading the account on every request is what binds the remembered credential to it: a
-    # changed password hash, a deactivation or a deletion is seen at once, on every node.
-    user = load_account(remembered["user_id"])
-    if (
-        user is None
-        or not user.is_active
-        or user.get_username() != username
-        or not constant_time_compare(_hmac("password", user.password), remembered["password"])
-    ):
+    user = _kept_account(remembered) if settings.SHARED_CACHE else None
+    if user is None:
+        user = _load_account(key, remembered)
+    if user is None or not user.is_active or user.get_username() != username:
         _forget(key)
         return None
     return user
+
+
+def _kept_account(remembered: dict):
+    """The account kept in the entry, if it has not changed since (else None)."""
+    kept = remembered.get("account")
+    if kept is None:
+        return None
+    version = cache.get(account_version_key(remembered["user_id"]))
+    if version is None or version != kept["version"]:
+        return None
+    user_model = get_user_model()
+    # As a query deferring the password would load it: the hash never sits in the cache, and a
+    # save() of this instance writes only the fields it holds.
+    return user_model.from_db(
+        router.db_for_read(user_model), list(kept["fields"]), list(kept["fields"].values())
+    )
+
+
+def _load_account(key: str, remembered: dict):
+    """The account from the database, if the remembered credential is still its password (else
+    None); with a shared cache, kept in the entry for the next requests."""
+    version = None
+    if settings.SHARED_CACHE:
+        # Taken before the account is read: a change committed after the read deletes this
+        # version, so the account kept with it is never used.
+        version = secrets.token_hex(16)
+        if not cache.add(
+            account_version_key(remembered["user_id"]),
+            version,
+            timeout=settings.MUSEUM_AUTH_CACHE_SECONDS,
+        ):
+            version = None  # another request's, which keeps the account itself
+    user = get_user_model()._default_manager.filter(pk=remembered["user_id"]).first()
+    if user is None or not constant_time_compare(
+        _hmac("password", user.password), remembered["password"]
+    ):
+        return None
+    if version is not None:
+        _store(key, {**remembered, "account": {"version": version, "fields": _fields(user)}})
+    return user
+
+
+def _fields(user) -> dict:
+    """The account's column values but its password hash, by attribute name."""
+    return {
+        field.attname: getattr(user, field.attname)
+        for field in type(user)._meta.get_fields()
+        if field.concrete and not field.many_to_many and field.name != "password"
+    }
+
+
+def forget_accounts_on_change(sender, instance, **kwargs) -> None:
+    """post_save and post_delete of the user model: the account kept with its remembered
+    credentials is stale, on every node sharing the cache."""
+    key = account_version_key(instance.pk)
+
+    def forget() -> None:
+        cache.delete(key)
+
+    now_and_on_commit(forget)
 
 
 def _forget(key: str) -> None:
@@ -120,15 +193,6 @@ def _remember_here(key: str, remembered: dict) -> None:
         # and each entry comes back from the shared cache on its client's next request.
         remembered_here.clear()
     remembered_here[key] = remembered
-
-
-# As `User.objects.filter(pk=pk).first()` would send it, built once per process.
-_ACCOUNT_BY_PK = PreparedQuery(lambda: get_user_model()._default_manager.filter(pk=0))
-
-
-def load_account(pk: int):
-    """The account with this primary key, or None: one prepared query (museum/prepared.py)."""
-    return _ACCOUNT_BY_PK.first(pk)
 
 
 class MuseumBasicAuthentication(BasicAuthentication):

@@ -146,6 +146,9 @@ AXES_FAILURE_LIMIT = envint("MUSEUM_ADMIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MUSEUM_ADMIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# Its documented switch for the "AXES: BEGIN ..." lines it logs at every start, manage.py
+# commands included; lockouts are still logged.
+AXES_VERBOSE = False
 # The address as the API's limits see it, so MUSEUM_NUM_PROXIES means the same to both.
 AXES_CLIENT_IP_CALLABLE = "museum.throttling.client_address"
 if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= dt.timedelta(0):

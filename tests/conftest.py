@@ -3,6 +3,7 @@ import signal
 from io import StringIO
 
 import pytest
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.servers.basehttp import WSGIServer
@@ -12,6 +13,7 @@ from rest_framework.test import APIClient
 from museum import authentication
 from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory, door_member, staff_member
+from tests.servers import NODE_SETUP, database_url, manage
 
 # pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
 # tests open fifty at once, and on a busy machine the kernel dropped some of them (a
@@ -55,6 +57,20 @@ def empty_cache():
     yield
     cache.clear()
     authentication.remembered_here.clear()
+
+
+@pytest.fixture
+def node_database(tmp_path):
+    """The database a gunicorn node uses: the test database on PostgreSQL, a file of its own on
+    SQLite (the suite's is in memory), with two accounts (PBKDF2, the nodes' hasher) and an open
+    day, tests.servers.NODE_DAY. Tests that use it are `django_db(transaction=True)`."""
+    if connection.vendor == "postgresql":
+        url = database_url(connection.settings_dict)
+    else:
+        url = f"sqlite:///{tmp_path / 'museum.sqlite3'}"
+    password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
+    manage(url, "shell", "-c", NODE_SETUP.format(password=password))
+    return url
 
 
 @pytest.fixture(autouse=True)

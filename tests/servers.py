@@ -4,6 +4,7 @@ Each is started in a context manager that always stops it, and waited for with a
 readiness poll (a probe, not a sleep standing in for one).
 """
 
+import datetime as dt
 import os
 import pwd
 import secrets
@@ -92,6 +93,39 @@ def gunicorn_node(*, environment: dict[str, str], log: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+# The open day in a node's database (tests/conftest.py, node_database).
+NODE_DAY = dt.date.today() + dt.timedelta(days=3)
+NODE_SETUP = f"""
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from hours.models import MuseumDay
+from museum.accounts import staff_group
+call_command("migrate", verbosity=0)
+User.objects.create(username="staff", is_staff=True, password={{password!r}}).groups.add(
+    staff_group()
+)
+User.objects.create(username="visitor", password={{password!r}})
+MuseumDay.objects.create(date="{NODE_DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
+"""
+
+
+def manage(database: str, *arguments: str, environment: dict[str, str] | None = None) -> None:
+    """A manage.py command in a process of its own, as an operator runs one."""
+    subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=settings.BASE_DIR,
+        env={
+            "PATH": os.environ["PATH"],
+            "DEBUG": "true",
+            "DATABASE_URL": database,
+            **(environment or {}),
+        },
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def can_run_own_postgres() -> bool:

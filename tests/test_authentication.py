@@ -14,6 +14,7 @@ from tests.conftest import basic_auth
 from tests.factories import PASSWORD, UserFactory
 
 HOURS = "/v1.1/museum-hours"
+CHECK_IN = "/v1.1/tickets/check-in"
 START = 1_800_000_000  # a fixed moment, moved by the tests that are about time
 
 
@@ -46,6 +47,19 @@ def cache_writes(monkeypatch):
     return writes
 
 
+@pytest.fixture(params=["own cache", "shared cache"])
+def either_cache(request, settings):
+    """Each test twice: with each process's own cache (the account loaded on every request),
+    and with a cache every worker shares (REDIS_URL: the account kept with the credential).
+    A test is one process, so its own cache is the one every request sees."""
+    settings.SHARED_CACHE = request.param == "shared cache"
+
+
+@pytest.fixture
+def shared_cache(settings):
+    settings.SHARED_CACHE = True
+
+
 def remembered_credentials(writes):
     return [write for write in writes if write[0].startswith("museum:verified-credential:")]
 
@@ -53,6 +67,14 @@ def remembered_credentials(writes):
 def signed_in_client(username="visitor", password=PASSWORD) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=basic_auth(username, password))
+    return client
+
+
+def remembered_client(username="visitor") -> APIClient:
+    """A client whose credential is remembered, and (with a shared cache) its account kept."""
+    client = signed_in_client(username)
+    for _ in range(2):  # the hasher, then the account loaded and kept
+        assert client.get(HOURS).status_code == 200
     return client
 
 
@@ -68,7 +90,7 @@ def test_a_second_request_with_the_same_credentials_skips_the_hasher(visitor):
     assert hashes.count == 1
 
 
-def test_a_remembered_credential_costs_one_query_for_the_account(
+def test_without_a_shared_cache_a_remembered_credential_costs_one_query_for_the_account(
     visitor, django_assert_num_queries
 ):
     client = signed_in_client()
@@ -79,9 +101,45 @@ def test_a_remembered_credential_costs_one_query_for_the_account(
         assert client.get("/v1.1/tickets/signing-key").status_code == 200
 
 
-def test_a_changed_password_refuses_the_old_one_on_the_next_request(visitor):
+def test_with_a_shared_cache_a_remembered_credential_costs_no_query(
+    visitor, shared_cache, django_assert_num_queries
+):
     client = signed_in_client()
-    assert client.get(HOURS).status_code == 200
+    client.get(HOURS)  # the hasher
+    client.get(HOURS)  # the account, loaded once and kept with the credential
+
+    with django_assert_num_queries(0):
+        assert client.get("/v1.1/tickets/signing-key").status_code == 200
+        assert client.get("/v1.1/tickets/signing-key").status_code == 200
+
+
+def test_the_kept_account_is_the_account_without_its_password_hash(visitor, shared_cache):
+    client = signed_in_client()
+    client.get(HOURS)
+    client.get(HOURS)
+    [remembered] = [value for key, value in authentication.remembered_here.items()]
+
+    kept = authentication.recall_verified_user(
+        authorization=basic_auth("visitor").encode(), username="visitor"
+    )
+
+    assert "password" not in remembered["account"]["fields"]
+    assert (kept.pk, kept.username, kept.email, kept.date_joined) == (
+        visitor.pk,
+        visitor.username,
+        visitor.email,
+        visitor.date_joined,
+    )
+    assert kept.get_deferred_fields() == {"password"}
+    # Saving it writes the fields it holds and leaves the password as it is.
+    kept.first_name = "Ada"
+    kept.save()
+    visitor.refresh_from_db()
+    assert visitor.first_name == "Ada" and visitor.check_password(PASSWORD)
+
+
+def test_a_changed_password_refuses_the_old_one_on_the_next_request(visitor, either_cache):
+    client = remembered_client()
 
     visitor.set_password("a brand new passphrase")
     visitor.save()
@@ -90,9 +148,8 @@ def test_a_changed_password_refuses_the_old_one_on_the_next_request(visitor):
     assert signed_in_client(password="a brand new passphrase").get(HOURS).status_code == 200
 
 
-def test_a_deactivated_account_is_refused_on_the_next_request(visitor):
-    client = signed_in_client()
-    assert client.get(HOURS).status_code == 200
+def test_a_deactivated_account_is_refused_on_the_next_request(visitor, either_cache):
+    client = remembered_client()
 
     visitor.is_active = False
     visitor.save()
@@ -100,18 +157,16 @@ def test_a_deactivated_account_is_refused_on_the_next_request(visitor):
     assert client.get(HOURS).status_code == 401
 
 
-def test_a_deleted_account_is_refused_on_the_next_request(visitor):
-    client = signed_in_client()
-    assert client.get(HOURS).status_code == 200
+def test_a_deleted_account_is_refused_on_the_next_request(visitor, either_cache):
+    client = remembered_client()
 
     visitor.delete()
 
     assert client.get(HOURS).status_code == 401
 
 
-def test_a_renamed_account_no_longer_answers_to_its_old_name(visitor):
-    client = signed_in_client()
-    assert client.get(HOURS).status_code == 200
+def test_a_renamed_account_no_longer_answers_to_its_old_name(visitor, either_cache):
+    client = remembered_client()
 
     visitor.username = "ada"
     visitor.save()
@@ -119,14 +174,48 @@ def test_a_renamed_account_no_longer_answers_to_its_old_name(visitor):
     assert client.get(HOURS).status_code == 401
 
 
-def test_a_deleted_account_recreated_with_the_same_name_and_password_signs_in(visitor):
-    client = signed_in_client()
-    assert client.get(HOURS).status_code == 200
+def test_a_deleted_account_recreated_with_the_same_name_and_password_signs_in(
+    visitor, either_cache
+):
+    client = remembered_client()
 
     visitor.delete()
     UserFactory(username="visitor")
 
     assert client.get(HOURS).status_code == 200
+
+
+def test_a_member_removed_from_a_group_loses_its_rights_on_the_next_request(
+    door_staff, either_cache
+):
+    client = remembered_client("door")
+    # Past the permission, refused for the missing scan: a 400.
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    door_staff.groups.clear()
+
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_a_change_is_seen_again_when_it_commits(
+    visitor, shared_cache, django_capture_on_commit_callbacks
+):
+    # Between the save and its commit, another connection reads the account as it was and may
+    # keep it under a fresh version; the commit's deletion makes that version stale.
+    client = remembered_client()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        visitor.is_active = False
+        visitor.save()
+    version = authentication.account_version_key(visitor.pk)
+    cache.set(version, "taken before the commit")
+    for entry in authentication.remembered_here.values():
+        entry["account"]["version"] = "taken before the commit"
+
+    for callback in callbacks:
+        callback()
+
+    assert cache.get(version) is None
+    assert client.get(HOURS).status_code == 401
 
 
 def test_a_wrong_password_is_checked_by_the_hasher_every_time(visitor, cache_writes):

@@ -4,63 +4,16 @@ is its own memory, and a write is still what the next read answers on every work
 Each read opens a new connection, so the two workers' accepts share the reads between them.
 """
 
-import datetime as dt
-import os
-import subprocess
-import sys
-
 import pytest
-from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.db import connection
 
-from tests.factories import PASSWORD
 from tests.live_http import call
-from tests.servers import database_url, gunicorn_node
+from tests.servers import NODE_DAY, gunicorn_node, manage
 
 # On PostgreSQL the nodes use the test database, emptied after each test.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 READS = 24
-DAY = dt.date.today() + dt.timedelta(days=3)
-
-SETUP = f"""
-from django.contrib.auth.models import User
-from django.core.management import call_command
-from hours.models import MuseumDay
-from museum.accounts import staff_group
-call_command("migrate", verbosity=0)
-User.objects.create(username="staff", is_staff=True, password={{password!r}}).groups.add(
-    staff_group()
-)
-User.objects.create(username="visitor", password={{password!r}})
-MuseumDay.objects.create(date="{DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
-"""
-
-
-@pytest.fixture
-def node_database(tmp_path):
-    """The database the node uses: the test database on PostgreSQL, a file of its own on SQLite
-    (the suite's is in memory), with two accounts and an open day."""
-    if connection.vendor == "postgresql":
-        url = database_url(connection.settings_dict)
-    else:
-        url = f"sqlite:///{tmp_path / 'museum.sqlite3'}"
-    password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
-    manage(url, "shell", "-c", SETUP.format(password=password))
-    return url
-
-
-def manage(database: str, *arguments: str) -> None:
-    """A manage.py command in a process of its own, as an operator runs one."""
-    subprocess.run(
-        [sys.executable, "manage.py", *arguments],
-        cwd=settings.BASE_DIR,
-        env={"PATH": os.environ["PATH"], "DEBUG": "true", "DATABASE_URL": database},
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+DAY = NODE_DAY
 
 
 def read_many(url: str) -> list:

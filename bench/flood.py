@@ -32,7 +32,6 @@ import re
 import secrets
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -127,7 +126,7 @@ def measure(port: int, authorization: str, until: float) -> Latencies:
     return result
 
 
-def attack(port: int, target_legit: bool, until: float, statuses: Counter, lock) -> None:
+def attack(port: int, target_legit: bool, until: float, statuses: dict[str, float], lock) -> None:
     """Wrong passwords as fast as one thread can send them, until the monotonic `until`.
 
     statuses also gets, under "first 429", the monotonic time the first refusal arrived.
@@ -139,16 +138,27 @@ def attack(port: int, target_legit: bool, until: float, statuses: Counter, lock)
         except OSError as error:
             status = type(error).__name__
         with lock:
-            statuses[status] += 1
+            statuses[status] = statuses.get(status, 0) + 1
             if status == "429":
                 statuses.setdefault("first 429", time.monotonic())
 
 
 def prepare_database(env: dict, password: str) -> None:
     manage = [str(BIN / "python"), "manage.py"]
-    run = dict(env=env, cwd=ROOT, check=True, capture_output=True, text=True)
-    subprocess.run([*manage, "migrate", "--noinput"], **run)
-    subprocess.run([*manage, "create_account", USERNAME, "--password-stdin"], input=password, **run)
+
+    def run(*args: str, stdin: str | None = None) -> None:
+        subprocess.run(
+            [*manage, *args],
+            input=stdin,
+            env=env,
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+
+    run("migrate", "--noinput")
+    run("create_account", USERNAME, "--password-stdin", stdin=password)
 
 
 def flush_redis() -> None:
@@ -175,7 +185,8 @@ def scenario(name: str, env: dict, password: str, work: Path, flood_seconds: flo
             sign_in_ms = (time.perf_counter() - started) * 1000
             baseline = measure(port, legit, time.monotonic() + BASELINE_SECONDS)
 
-            statuses, lock = Counter(), threading.Lock()
+            statuses: dict[str, float] = {}
+            lock = threading.Lock()
             flood_started = time.monotonic()
             until = flood_started + flood_seconds
             attackers = [
@@ -346,4 +357,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -31,7 +31,7 @@ REFUSALS = {
 
 class ScanForm(forms.Form):
     # The API's limit for the same field: a QR token is ~124 characters.
-    code = forms.CharField(max_length=400)
+    scanned = forms.CharField(max_length=400)
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,10 @@ def refusal(problem: MuseumProblem) -> Verdict:
     return Verdict(admitted=False, words=words, ticket=ticket)
 
 
-def scan(*, code: str, by) -> Verdict:
+def scan(*, scanned: str, by) -> Verdict:
     # The API's check-in service and its refusals: the door and the scanners cannot disagree.
     try:
-        ticket = services.check_in(code=code, by=by)
+        ticket = services.check_in(scanned=scanned, by=by)
     except MuseumProblem as problem:
         return refusal(problem)
     return Verdict(admitted=True, words="Welcome", ticket=ticket)
@@ -80,8 +80,8 @@ def door(request):
     if request.method == "POST":
         form = ScanForm(request.POST)
         if form.is_valid():
-            verdict = scan(code=form.cleaned_data["code"], by=request.user)
-        elif form.has_error("code", "max_length"):
+            verdict = scan(scanned=form.cleaned_data["scanned"], by=request.user)
+        elif form.has_error("scanned", "max_length"):
             verdict = Verdict(admitted=False, words=REFUSALS["forged"])
     context = {
         "verdict": verdict,

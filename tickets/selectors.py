@@ -102,15 +102,15 @@ def may_view_ticket(*, viewer, buyer_id: int) -> bool:
     return viewer.pk == buyer_id or viewer.has_perm(VIEW_ANY_TICKET)
 
 
-def ticket_for_scan(code: str) -> Ticket:
-    """The ticket a scanned QR token names, or the confirmation code a visitor reads aloud."""
+def ticket_for_scan(scanned: str) -> Ticket:
+    """The ticket the scanned text names: a signed QR token, or a confirmation code read aloud."""
     # With what the door shows and checks: the event, the order (paid?), the slot, the category.
     tickets = Ticket.objects.select_related("event", "order", "slot", "category")
-    if code.startswith("ticket-"):
-        tickets = tickets.filter(confirmation_code=code)
+    if scanned.startswith("ticket-"):
+        tickets = tickets.filter(confirmation_code=scanned)
     else:
         try:
-            claim = tokens.verify_ticket_token(code)
+            claim = tokens.verify_ticket_token(scanned)
         except tokens.InvalidTicketToken:
             raise ForgedTicket() from None
         tickets = tickets.filter(pk=claim.ticket_id, date=claim.date)

@@ -118,9 +118,9 @@ def _check_entry_time(*, ticket: Ticket, entry_time: time, now: datetime) -> Non
         )
 
 
-def check_in(*, code: str, by) -> Ticket:
-    """Admit the ticket's holder once, on the ticket's day."""
-    ticket = ticket_for_scan(code.strip())
+def check_in(*, scanned: str, by) -> Ticket:
+    """Admit the holder of the ticket the scanned text names once, on the ticket's day."""
+    ticket = ticket_for_scan(scanned.strip())
     if ticket.cancelled_at:
         raise TicketCancelled(ticket=ticket)
     if ticket.date != timezone.localdate():

@@ -58,7 +58,7 @@ def refusal(problem: MuseumProblem) -> Verdict:
     elif isinstance(problem, WrongDay):
         words = f"{words}: {ticket.date:%A %d %B %Y}"
     elif isinstance(problem, TooEarly):
-        words = f"{words}: entry from {ticket.slot.entry_time:%H:%M}"
+        words = f"{words}: entry from {problem.extra['entryTime']}"
     return Verdict(admitted=False, words=words, ticket=ticket)
 
 

@@ -11,8 +11,11 @@ import psycopg
 # default of 4, PostgreSQL reads all 10,000 events rather than look up the ~200 a week lists.
 RANDOM_PAGE_COST = "1.1"
 TABLES = [
+    "orders_refund",
     "tickets_ticketimage",
     "tickets_ticket",
+    "orders_order",
+    "hours_entryslot",
     "events_eventdate",
     "events_specialevent",
     "hours_museumday",
@@ -101,9 +104,19 @@ def refresh() -> None:
     from django.utils import timezone
 
     from bench import data
+    from hours.services import add_entry_slots
+    from orders.models import Order, Refund
     from tickets.models import Ticket
 
+    Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Ticket.objects.filter(email=data.BOUGHT_EMAIL).delete()
+    Order.objects.filter(email=data.BOUGHT_EMAIL).delete()
+    # A month of timed days, unlimited, for the order endpoints (each day once: seeding keeps
+    # the slots a day has).
+    today = timezone.localdate()
+    add_entry_slots(
+        start=today + dt.timedelta(3), end=today + dt.timedelta(33), minutes=30, capacity=None
+    )
     Ticket.objects.filter(email=data.DOOR_EMAIL).update(date=timezone.localdate())
     reset_used_up()
     # What autovacuum does in production soon enough: fresh statistics for the planner, and the

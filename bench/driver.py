@@ -7,6 +7,7 @@ import random
 import subprocess
 import time
 import urllib.request
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -20,8 +21,9 @@ from django.utils import timezone
 from bench import data, servers
 from bench.plans import authorization
 from events.models import EventDate, SpecialEvent
-from hours.models import MuseumDay
+from hours.models import EntrySlot, MuseumDay
 from museum.authentication import verified_credential_key
+from orders.services import place_order
 from tickets import tokens
 from tickets.models import Ticket
 
@@ -89,8 +91,11 @@ def _buy_lines(today: dt.date, rng: random.Random) -> list[str]:
             "event_id", "date"
         )
     )
+    # Untimed days: a timed one is the order endpoints' (and costs the slot's row too).
     open_days = list(
-        MuseumDay.objects.filter(date__gt=today, is_closed=False).values_list("date", flat=True)
+        MuseumDay.objects.filter(date__gt=today, is_closed=False, slots__isnull=True).values_list(
+            "date", flat=True
+        )
     )
     bodies = []
     for n in range(4000):
@@ -104,6 +109,79 @@ def _buy_lines(today: dt.date, rng: random.Random) -> list[str]:
     return [
         request_line("POST", "/v1.1/tickets", username, body=body)
         for body, username in zip(bodies, _visitors(len(bodies)), strict=True)
+    ]
+
+
+def _slot_times(today: dt.date) -> dict[dt.date, list[str]]:
+    """Each timed day from three days on (a visitor may still cancel) and its entry times."""
+    times: dict[dt.date, list[str]] = {}
+    slots = EntrySlot.objects.filter(day_id__gte=today + dt.timedelta(3)).order_by("entry_time")
+    for day, entry in slots.values_list("day_id", "entry_time"):
+        times.setdefault(day, []).append(f"{entry:%H:%M}")
+    if not times:
+        raise RuntimeError("no timed days: bench.database.refresh() adds their slots")
+    return times
+
+
+def _slots_lines(today: dt.date) -> list[str]:
+    return [
+        request_line("GET", f"/v1.1/museum-hours/{day}/slots", username)
+        for day in _slot_times(today)
+        for username in data.VISITORS[:8]
+    ]
+
+
+def _order_body(day: dt.date, entry_time: str, *, hold: bool = False) -> dict:
+    """A family of two adults and two children in one slot."""
+    return {
+        "ticketType": "general",
+        "ticketDate": day.isoformat(),
+        "entryTime": entry_time,
+        "email": data.BOUGHT_EMAIL,
+        "lines": [{"category": "adult", "quantity": 2}, {"category": "child", "quantity": 2}],
+        "hold": hold,
+    }
+
+
+def _order_lines(today: dt.date, rng: random.Random) -> list[str]:
+    times = _slot_times(today)
+    days = list(times)
+    lines = []
+    for username in _visitors(4000):
+        day = rng.choice(days)
+        body = _order_body(day, rng.choice(times[day]))
+        lines.append(request_line("POST", "/v1.1/orders", username, body=body))
+    return lines
+
+
+def _placed_orders(
+    today: dt.date, rng: random.Random, *, hold: bool, count: int
+) -> list[tuple[uuid.UUID, str]]:
+    """(order id, buyer's username) of `count` orders placed now, through the service."""
+    times = _slot_times(today)
+    days = list(times)
+    buyers = {u.username: u for u in get_user_model().objects.filter(username__in=data.VISITORS)}
+    placed = []
+    for username in _visitors(count):
+        day = rng.choice(days)
+        body = _order_body(day, rng.choice(times[day]), hold=hold)
+        order = place_order(
+            buyer=buyers[username],
+            email=body["email"],
+            ticket_type="general",
+            ticket_date=day,
+            entry_time=dt.time.fromisoformat(body["entryTime"]),
+            lines=body["lines"],
+            hold=hold,
+        )
+        placed.append((order.pk, username))
+    return placed
+
+
+def _order_action_lines(today, rng, *, action: str, hold: bool) -> list[str]:
+    return [
+        request_line("POST", f"/v1.1/orders/{pk}/{action}", username)
+        for pk, username in _placed_orders(today, rng, hold=hold, count=3000)
     ]
 
 
@@ -176,6 +254,26 @@ def endpoints() -> list[Endpoint]:
             again={409},
         ),
         Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.1),
+        Endpoint(
+            "slots", "GET /v1.1/museum-hours/{date}/slots", _slots_lines(today), {200}, 0.35, True
+        ),
+        Endpoint("order", "POST /v1.1/orders (4 tickets)", _order_lines(today, rng), {201}, 0.08),
+        Endpoint(
+            "confirm",
+            "POST /v1.1/orders/{id}/confirm",
+            _order_action_lines(today, rng, action="confirm", hold=True),
+            {200},
+            0.1,
+            again={200},
+        ),
+        Endpoint(
+            "cancel",
+            "POST /v1.1/orders/{id}/cancel",
+            _order_action_lines(today, rng, action="cancel", hold=False),
+            {200},
+            0.1,
+            again={409},
+        ),
         Endpoint("floor-again", "GET /bench/floor (again, last)", floor, {200}),
     ]
 
@@ -185,7 +283,7 @@ def write_requests(work: Path) -> list[Endpoint]:
     rng = random.Random(11)
     found = endpoints()
     for endpoint in found:
-        if endpoint.key not in {"qr-first", "check-in"}:
+        if endpoint.key not in {"qr-first", "check-in", "confirm", "cancel"}:
             rng.shuffle(endpoint.lines)
         endpoint.path = work / f"requests-{endpoint.key}.tsv"
         endpoint.path.write_text("\n".join(endpoint.lines) + "\n")

@@ -53,6 +53,8 @@ SERVICE_ENV = {
     # A remembered sign-in outlives the run (the default 300 s would expire mid-measurement and
     # make each account pay PBKDF2 again there; in production a client pays it once per 300 s).
     "MUSEUM_AUTH_CACHE_SECONDS": "3600",
+    # Held orders for the confirm endpoint are placed before the run: they must outlast it.
+    "MUSEUM_HOLD_MINUTES": "600",
     # No mail server here. A purchase only enqueues its email; no task worker runs meanwhile.
     "EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend",
     "LOG_LEVEL": "WARNING",

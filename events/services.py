@@ -13,6 +13,7 @@ from rest_framework import status
 
 from events.models import EventDate, SpecialEvent
 from museum.errors import MuseumProblem
+from orders.services import close_orders_of_cancelled_event
 from tickets.services import cancel_tickets
 
 
@@ -119,4 +120,5 @@ def cancel_event(*, event_id: uuid.UUID) -> None:
     event = _locked_event(event_id)
     event.cancelled_at = timezone.now()
     event.save(update_fields=["cancelled_at", "updated_at"])
+    close_orders_of_cancelled_event(event=event)  # first: it refunds the tickets still valid
     cancel_tickets(event=event)

@@ -4,19 +4,22 @@ from urllib.parse import urlencode
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Max, Min, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
-from hours.models import MuseumDay
+from hours.models import EntrySlot, MuseumDay
 from hours.services import (
     DEFAULT_PATTERN,
     MAX_DAYS,
+    CapacityBelowSold,
     apply_weekly_pattern,
     close_days,
     parse_weekly_pattern,
+    set_slot_capacity,
 )
 from museum.admin_pages import admin_page
 
@@ -52,6 +55,19 @@ class WeeklyPatternForm(forms.Form):
         required=False,
         min_value=0,
         help_text="For the days this adds; empty means unlimited.",
+    )
+    slot_minutes = forms.IntegerField(
+        label="Timed entry: minutes per slot",
+        required=False,
+        min_value=5,
+        max_value=24 * 60,
+        help_text="Splits each open day without slots into entry slots; empty: untimed.",
+    )
+    slot_capacity = forms.IntegerField(
+        label="Tickets per slot",
+        required=False,
+        min_value=0,
+        help_text="Empty means unlimited.",
     )
     overwrite_staff_edits = forms.BooleanField(
         label="Also reset days staff changed",
@@ -115,6 +131,67 @@ class WhenFilter(admin.SimpleListFilter):
             }
 
 
+def with_held(slots):
+    """Slots with `held`: the places of orders held and not yet paid (counted in `sold`)."""
+    return slots.annotate(
+        held=Count(
+            "tickets",
+            filter=Q(tickets__order__status="held", tickets__cancelled_at__isnull=True),
+        )
+    )
+
+
+class EntrySlotForm(forms.ModelForm):
+    class Meta:
+        model = EntrySlot
+        fields = ["day", "entry_time", "capacity"]
+
+    def clean_capacity(self):
+        capacity = self.cleaned_data["capacity"]
+        sold = self.instance.sold if self.instance.pk else 0
+        if capacity is not None and capacity < sold:
+            raise ValidationError(f"{sold} places of this slot are sold or held already.")
+        return capacity
+
+
+class SlotCounts:
+    """Sold and held against capacity, for the slot list and a day's slots."""
+
+    @admin.display(description="sold (of which held) / capacity")
+    def places(self, slot):
+        capacity = "unlimited" if slot.capacity is None else slot.capacity
+        return f"{slot.sold} ({slot.held} held) / {capacity}"
+
+
+@admin.register(EntrySlot)
+class EntrySlotAdmin(SlotCounts, admin.ModelAdmin):
+    list_display = ["day", "entry_time", "places"]
+    list_filter = [("day__date", admin.DateFieldListFilter)]
+    date_hierarchy = "day__date"
+    ordering = ["day", "entry_time"]
+    form = EntrySlotForm
+    fields = ["day", "entry_time", "capacity"]
+
+    def get_queryset(self, request):
+        return with_held(super().get_queryset(request))
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["day", "entry_time"] if obj else []
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        # Through the service, as a sale may have landed since the form was checked.
+        try:
+            set_slot_capacity(slot_id=obj.pk, capacity=obj.capacity)
+        except CapacityBelowSold as refusal:
+            self.message_user(request, str(refusal), messages.ERROR)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(MuseumDay)
 class MuseumDayAdmin(admin.ModelAdmin):
     list_display = ["day", "hours", "note", "general_tickets", "changed_by_staff"]
@@ -122,7 +199,7 @@ class MuseumDayAdmin(admin.ModelAdmin):
     list_per_page = 62  # two months
     date_hierarchy = "date"
     ordering = ["date"]
-    readonly_fields = ["sold", "edited_by_staff"]
+    readonly_fields = ["sold", "edited_by_staff", "entry_slots"]
     actions = ["close_selected_days", "apply_pattern_to_selection"]
 
     def changelist_view(self, request, extra_context=None):
@@ -142,6 +219,24 @@ class MuseumDayAdmin(admin.ModelAdmin):
     @admin.display(description="tickets sold")
     def general_tickets(self, day):
         return f"{day.sold} of {day.capacity}" if day.capacity is not None else f"{day.sold}"
+
+    @admin.display(description="entry slots: sold (of which held) / capacity")
+    def entry_slots(self, day):
+        slots = with_held(EntrySlot.objects.filter(day=day)).order_by("entry_time")
+        if not day.pk or not slots:
+            return "None: untimed entry."
+        return format_html_join(
+            mark_safe("<br>"),  # noqa: S308 (a constant)
+            '<a href="{}">{}</a>: {}',
+            (
+                (
+                    reverse("admin:hours_entryslot_change", args=[slot.pk]),
+                    f"{slot.entry_time:%H:%M}",
+                    SlotCounts().places(slot),
+                )
+                for slot in slots
+            ),
+        )
 
     @admin.display(description="changed by staff", boolean=True, ordering="edited_by_staff")
     def changed_by_staff(self, day):
@@ -212,6 +307,8 @@ class MuseumDayAdmin(admin.ModelAdmin):
                 pattern=form.weekly,
                 capacity=data["capacity"],
                 overwrite_staff_edits=data["overwrite_staff_edits"],
+                slot_minutes=data["slot_minutes"],
+                slot_capacity=data["slot_capacity"],
             )
             self.message_user(
                 request,

@@ -6,7 +6,9 @@ class HoursConfig(AppConfig):
     verbose_name = "Opening hours"
 
     def ready(self):
-        from hours.models import MuseumDay
+        from hours.models import EntrySlot, MuseumDay
         from museum.shared_reads import watch
 
         watch("hours", MuseumDay)
+        # A closed or reopened day changes its slots' answer too.
+        watch("slots", EntrySlot, MuseumDay)

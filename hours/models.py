@@ -44,3 +44,30 @@ class MuseumDay(models.Model):
         if self.is_closed:
             return f"{self.date:%a %Y-%m-%d}: closed"
         return f"{self.date:%a %Y-%m-%d}: {self.opens_at:%H:%M}-{self.closes_at:%H:%M}"
+
+
+class EntrySlot(models.Model):
+    """A timed-entry slot of an open day: visitors booked for it enter from its time on."""
+
+    # A day removed by a weekly pattern takes its empty slots along; a slot's tickets protect it.
+    day = models.ForeignKey(MuseumDay, on_delete=models.CASCADE, related_name="slots")
+    entry_time = models.TimeField("entry time")
+    capacity = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Tickets for the slot; empty means unlimited."
+    )
+    # Places taken by confirmed and held orders alike: a hold keeps its places until it expires.
+    sold = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["day", "entry_time"]
+        verbose_name = "entry slot"
+        constraints = [
+            models.UniqueConstraint(fields=["day", "entry_time"], name="slot_once_a_day"),
+            models.CheckConstraint(
+                name="entry_slot_not_oversold",
+                condition=Q(capacity__isnull=True) | Q(sold__lte=F("capacity")),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.day_id} {self.entry_time:%H:%M}"

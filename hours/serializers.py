@@ -26,3 +26,12 @@ class MuseumDailyHoursSerializer(serializers.ModelSerializer):
 
 class HoursQuerySerializer(serializers.Serializer):
     startDate = StrictDateField(required=False)
+
+
+class EntrySlotSerializer(serializers.Serializer):
+    entryTime = HourMinuteField(source="entry_time")
+    capacity = serializers.IntegerField(allow_null=True, help_text="Null: unlimited.")
+    available = serializers.SerializerMethodField(help_text="Places left; null: unlimited.")
+
+    def get_available(self, slot) -> int | None:
+        return None if slot.capacity is None else max(slot.capacity - slot.sold, 0)

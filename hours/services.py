@@ -3,11 +3,11 @@
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.db import transaction
 
-from hours.models import MuseumDay
+from hours.models import EntrySlot, MuseumDay
 from museum.shared_reads import section_changed
 from tickets.models import Ticket
 
@@ -41,14 +41,16 @@ class SeedSummary:
     removed: int = 0
     unchanged: int = 0
     kept_staff_edits: int = 0
+    slots: int = 0
     tickets_on_closed_days: int = 0  # valid tickets for the days closed_with_tickets counts
 
     def __str__(self):
-        return (
+        text = (
             f"{self.created} created, {self.updated} updated, "
             f"{self.closed_with_tickets} closed with tickets sold, {self.removed} removed, "
             f"{self.unchanged} unchanged, {self.kept_staff_edits} staff edits kept"
         )
+        return f"{text}, {self.slots} entry slots added" if self.slots else text
 
     @property
     def tickets_warning(self) -> str:
@@ -95,12 +97,16 @@ def apply_weekly_pattern(
     capacity: int | None = None,
     overwrite_staff_edits: bool = False,
     on_progress: Callable[[int], None] | None = None,
+    slot_minutes: int | None = None,
+    slot_capacity: int | None = None,
 ) -> SeedSummary:
     """Make the days in [start, start + days) follow the pattern, leaving staff edits alone.
 
     A day the pattern closes is removed, unless tickets are sold for it: then it is closed and
     keeps its row, its count and its tickets, so reopening it later cannot sell its places
-    twice. `capacity` (general-entry tickets a day) applies to the days this creates.
+    twice. `capacity` (general-entry tickets a day) applies to the days this creates. With
+    `slot_minutes`, each open day in the range that has no entry slots yet gets one every
+    `slot_minutes` from opening until closing, of `slot_capacity` places (None: unlimited).
     """
     end = start + timedelta(days=days)
     # Locked: a purchase waits, so a day found without tickets gets none before it is removed.
@@ -160,6 +166,9 @@ def apply_weekly_pattern(
     # Tickets point at their day with PROTECT: were one missed above, this raises, not loses it.
     MuseumDay.objects.filter(date__in=to_remove).delete()
     section_changed("hours")  # bulk writes send no signals
+    summary.slots = add_entry_slots(
+        start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
+    )
     summary.created, summary.updated, summary.removed = (
         len(to_create),
         len(to_update),
@@ -170,6 +179,50 @@ def apply_weekly_pattern(
         museum_day__in=[day.date for day in to_close], cancelled_at__isnull=True
     ).count()
     return summary
+
+
+def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: int | None) -> int:
+    """Split each open day in [start, end) that has no slots into entry slots; how many made.
+
+    Days that already have slots keep them as they are: they may have tickets sold. No
+    `minutes`: none made.
+    """
+    if not minutes:
+        return 0
+    step = timedelta(minutes=minutes)
+    days = MuseumDay.objects.filter(
+        date__gte=start, date__lt=end, is_closed=False, slots__isnull=True
+    ).values_list("date", "opens_at", "closes_at")
+    slots = []
+    for day, opens_at, closes_at in days:
+        if opens_at is None or closes_at is None:
+            continue  # not an open day: the open_day_has_hours constraint rules it out
+        entry = datetime.combine(day, opens_at)
+        closes = datetime.combine(day, closes_at)
+        while entry < closes:
+            slots.append(EntrySlot(day_id=day, entry_time=entry.time(), capacity=capacity))
+            entry += step
+    EntrySlot.objects.bulk_create(slots, batch_size=500)
+    section_changed("slots")
+    return len(slots)
+
+
+class CapacityBelowSold(ValueError):
+    """A slot's new capacity would be below the places already sold or held."""
+
+
+def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
+    """Change a slot's capacity unless it would fall below its places sold or held.
+
+    One conditional UPDATE, which a purchase's own on the row queues behind or ahead of: a
+    sale landing meanwhile is never lost and never oversells.
+    """
+    slot = EntrySlot.objects.filter(pk=slot_id)
+    fits = slot if capacity is None else slot.filter(sold__lte=capacity)
+    if not fits.update(capacity=capacity):
+        sold = slot.values_list("sold", flat=True).get()
+        raise CapacityBelowSold(f"{sold} places of this slot are sold or held already.")
+    section_changed("slots")  # update() sends no signals
 
 
 def close_days(*, dates: Iterable[date], note: str) -> int:

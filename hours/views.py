@@ -1,13 +1,17 @@
+import functools
+
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, viewsets
+from rest_framework import generics, mixins, viewsets
+from rest_framework.exceptions import NotFound
 
-from hours.models import MuseumDay
-from hours.serializers import HoursQuerySerializer, MuseumDailyHoursSerializer
+from hours.models import EntrySlot, MuseumDay
+from hours.serializers import EntrySlotSerializer, HoursQuerySerializer, MuseumDailyHoursSerializer
+from museum.fields import StrictDateField
 from museum.query import StrictQueryParameters, validated_query
 from museum.schema import problems
-from museum.shared_reads import SharedList
+from museum.shared_reads import SharedList, shared_answer
 
 
 @extend_schema_view(
@@ -38,3 +42,31 @@ class MuseumHoursViewSet(
         query = validated_query(self.list_query_serializer, self.request)
         start = query.get("startDate") or timezone.localdate()
         return queryset.filter(date__gte=start)
+
+
+class EntrySlotList(StrictQueryParameters, generics.ListAPIView):
+    """The entry slots of one open day, with the places left: every buyer asks, so shared."""
+
+    serializer_class = EntrySlotSerializer
+    pagination_class = None
+
+    def get_queryset(self):
+        day = StrictDateField().run_validation(self.kwargs["date"])
+        if not MuseumDay.objects.filter(date=day, is_closed=False).exists():
+            raise NotFound("The museum is not open on that day.")
+        return EntrySlot.objects.filter(day_id=day).order_by("entry_time")
+
+    @extend_schema(
+        operation_id="listEntrySlots",
+        summary="Timed-entry slots of a day",
+        description=(
+            "Each slot's entry time, capacity and places left (null: unlimited). An empty list: "
+            "the day has no timed entry. A day the museum is closed is a 404."
+        ),
+        tags=["Operations"],
+        parameters=[OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH)],
+        responses={200: EntrySlotSerializer(many=True), **problems(400, 401, 404)},
+    )
+    def get(self, request, *args, **kwargs):
+        build = functools.partial(super().get, request, *args, **kwargs)
+        return shared_answer("slots", request, build)

@@ -24,6 +24,13 @@ STAFF_PERMISSIONS = [
     "tickets.view_ticket",
     "tickets.check_in_ticket",
     "tickets.view_outboxemail",
+    # Orders: seen and cancelled past the visitor's deadline; refunds are a record, only read.
+    # Categories and prices are changed, never deleted (tickets keep theirs): untick Active.
+    "orders.view_order",
+    "orders.cancel_any_order",
+    "orders.view_refund",
+    *(f"orders.{action}_visitorcategory" for action in ("view", "add", "change")),
+    *(f"hours.{action}_entryslot" for action in ("view", "add", "change")),
     # The background tasks (confirmation emails, periodic jobs) and how they ended.
     "django_tasks_database.view_dbtaskresult",
 ]

@@ -103,3 +103,12 @@ class MoneyField(serializers.DecimalField):
     def to_representation(self, value):
         value = Decimal(value)
         return int(value) if value == value.to_integral_value() else float(value)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false as JSON writes them (DRF would also take "yes", "1", 0...)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data

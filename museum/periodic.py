@@ -33,6 +33,8 @@ PERIODIC_TASKS = {
     "tickets.tasks.anonymise_tickets": timedelta(hours=1),
     "museum.tasks.purge_idempotency_keys": timedelta(hours=1),
     "museum.tasks.prune_task_results": timedelta(days=1),
+    # Holds that ran out give their places back (a buyer who finds a row full does it too).
+    "orders.tasks.release_expired_holds": timedelta(minutes=1),
 }
 
 

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "tickets",
     "django_tasks",
     "django_tasks_db",
+    "orders",
     "axes",
     "csp",
 ]
@@ -351,6 +352,21 @@ MUSEUM_TICKET_SIGNING_KEYS = envlist("MUSEUM_TICKET_SIGNING_KEYS", "")
 MUSEUM_PERSONAL_DATA_RETENTION_DAYS = envint("MUSEUM_PERSONAL_DATA_RETENTION_DAYS", 30)
 if MUSEUM_PERSONAL_DATA_RETENTION_DAYS < 0:
     raise ImproperlyConfigured("MUSEUM_PERSONAL_DATA_RETENTION_DAYS must be 0 or more")
+
+# Orders (README, "Orders")
+MUSEUM_CURRENCY = os.environ.get("MUSEUM_CURRENCY", "EUR").strip().upper()
+if not (len(MUSEUM_CURRENCY) == 3 and MUSEUM_CURRENCY.isalpha()):
+    raise ImproperlyConfigured("MUSEUM_CURRENCY must be an ISO 4217 code like EUR")
+MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
+MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)
+MUSEUM_CANCEL_HOURS_BEFORE = envint("MUSEUM_CANCEL_HOURS_BEFORE", 24)
+MUSEUM_ENTRY_ALLOWANCE_MINUTES = envint("MUSEUM_ENTRY_ALLOWANCE_MINUTES", 15)
+if min(MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_HOLD_MINUTES) < 1:
+    raise ImproperlyConfigured("MUSEUM_MAX_TICKETS_PER_ORDER and MUSEUM_HOLD_MINUTES must be 1+")
+if min(MUSEUM_CANCEL_HOURS_BEFORE, MUSEUM_ENTRY_ALLOWANCE_MINUTES) < 0:
+    raise ImproperlyConfigured(
+        "MUSEUM_CANCEL_HOURS_BEFORE and MUSEUM_ENTRY_ALLOWANCE_MINUTES must be 0 or more"
+    )
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")

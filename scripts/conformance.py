@@ -125,6 +125,27 @@ def buy_a_ticket(origin: str) -> str:
     return api_call(origin, "POST", "/tickets", body)["ticketId"]
 
 
+def place_an_order(origin: str) -> dict:
+    """A held order of two tickets on the first open day (timed: seeded with slots), whose id
+    the order operations then use; and that day, for the slots."""
+    first_open_day = api_call(origin, "GET", "/museum-hours?limit=1")[0]["date"]
+    entry_time = api_call(origin, "GET", f"/museum-hours/{first_open_day}/slots")[0]["entryTime"]
+    body = {
+        "ticketType": "general",
+        "ticketDate": first_open_day,
+        "entryTime": entry_time,
+        "email": "st@example.com",
+        "lines": [{"category": "adult", "quantity": 1}, {"category": "child", "quantity": 1}],
+        "hold": True,
+    }
+    order = api_call(origin, "POST", "/orders", body)
+    return {
+        "CONFORMANCE_ORDER_ID": order["orderId"],
+        "CONFORMANCE_ORDER_TICKET_ID": order["tickets"][0]["ticketId"],
+        "CONFORMANCE_SLOTS_DATE": first_open_day,
+    }
+
+
 def schemathesis(schema: str, base_url: str, report: str, checks: list[str], env: dict) -> int:
     command = [
         str(BIN / "schemathesis"),
@@ -165,6 +186,8 @@ def main() -> int:
         env = server_environment(conformance_database(tmp))
         manage(env, "migrate", "--noinput", "-v", "0")
         manage(env, "seed_hours", "--days", "400")
+        # The first days get entry slots, so listEntrySlots and timed orders have some.
+        manage(env, "seed_hours", "--days", "7", "--slot-minutes", "60", "--slot-capacity", "500")
         manage(env, "create_account", STAFF, "--staff", "--password-stdin", stdin=STAFF_PASSWORD)
         port = free_port()
         # SQLite takes one writer at a time: a second worker would only add "database is
@@ -183,6 +206,7 @@ def main() -> int:
             st_env = dict(
                 os.environ,
                 CONFORMANCE_TICKET_ID=buy_a_ticket(origin),
+                **place_an_order(origin),
                 SCHEMATHESIS_HOOKS="conformance_hooks",
                 PYTHONPATH=str(ROOT / "scripts"),
             )

@@ -23,6 +23,7 @@ from events.serializers import DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS
 from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
+from orders.models import Order
 from tests.conftest import client_for
 from tests.factories import (
     MuseumDayFactory,
@@ -52,6 +53,7 @@ def database_state() -> tuple:
         list(Ticket.objects.order_by("pk").values_list()),
         OutboxEmail.objects.count(),
         IdempotencyKey.objects.count(),
+        list(Order.objects.order_by("pk").values_list()),
     )
 
 
@@ -88,7 +90,7 @@ def world(db):
     return {"staff": staff, "visitor": visitor, "event": event, "ticket": ticket}
 
 
-WRITES = ["create-event", "update-event", "buy-ticket", "check-in"]
+WRITES = ["create-event", "update-event", "buy-ticket", "place-order", "check-in"]
 
 
 @pytest.fixture(params=WRITES)
@@ -110,6 +112,13 @@ def write(request, world) -> Write:
         ),
         "buy-ticket": Write(
             visitor, "POST", "/v1.1/tickets", ticket, ("ticketType", "ticketDate", "email", "phone")
+        ),
+        "place-order": Write(
+            visitor,
+            "POST",
+            "/v1.1/orders",
+            {**ticket, "lines": [{"category": "adult", "quantity": 2}], "hold": True},
+            ("ticketType", "ticketDate", "email", "phone"),
         ),
         "check-in": Write(
             staff,

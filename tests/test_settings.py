@@ -40,3 +40,15 @@ def test_shared_answers_without_a_shared_cache_are_refused_at_start():
 
 def test_turning_shared_answers_off_needs_no_shared_cache():
     assert manage("check", MUSEUM_SHARED_READS_SECONDS="0").returncode == 0
+
+
+def test_order_settings_refuse_nonsense_at_start():
+    for name, value, words in [
+        ("MUSEUM_CURRENCY", "euro", "MUSEUM_CURRENCY must be an ISO 4217 code"),
+        ("MUSEUM_HOLD_MINUTES", "0", "MUSEUM_HOLD_MINUTES must be 1+"),
+        ("MUSEUM_CANCEL_HOURS_BEFORE", "-1", "MUSEUM_CANCEL_HOURS_BEFORE"),
+    ]:
+        result = manage("check", **{name: value})
+
+        assert result.returncode != 0, name
+        assert words in result.stderr, result.stderr

@@ -23,6 +23,8 @@ REFUSALS = {
     "cancelled": "Cancelled ticket",
     "wrong_day": "Ticket for another day",
     "already_checked_in": "Already checked in",
+    "not_paid": "Not paid: the order is only held",
+    "too_early": "Too early",
 }
 
 
@@ -54,6 +56,8 @@ def refusal(problem: MuseumProblem) -> Verdict:
         words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
     elif isinstance(problem, services.WrongDay):
         words = f"{words}: {ticket.date:%A %d %B %Y}"
+    elif isinstance(problem, services.TooEarly):
+        words = f"{words}: entry from {problem.extra['entryTime']}"
     return Verdict(admitted=False, words=words, ticket=ticket)
 
 

@@ -28,10 +28,15 @@ def _lines(ticket: Ticket) -> list[tuple[str, int]]:
     what = ticket.event.name if ticket.is_event_ticket else "General entry"
     # Each is drawn as one line: a name stored with a line break (before names refused them)
     # would make Pillow refuse to measure it.
+    if ticket.category is not None:
+        what = f"{what} · {ticket.category.name}"
+    when = f"{ticket.date:%A %d %B %Y}"
+    if ticket.slot is not None:
+        when = f"{when}, entry from {ticket.slot.entry_time:%H:%M}"
     return [
         (one_line(settings.MUSEUM_NAME), 34),
         (one_line(what), 28),
-        (f"{ticket.date:%A %d %B %Y}", 26),
+        (when, 26),
         (ticket.confirmation_code, 26),
     ]
 

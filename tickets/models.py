@@ -47,6 +47,20 @@ class Ticket(models.Model):
         blank=True,
         related_name="+",
     )
+    # Every ticket sold since orders exist belongs to one; older ones stand alone.
+    order = models.ForeignKey(
+        "orders.Order", on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    category = models.ForeignKey(
+        "orders.VisitorCategory",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="tickets",
+    )
+    slot = models.ForeignKey(
+        "hours.EntrySlot", on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
 
     class Meta:
         ordering = ["-purchased_at"]

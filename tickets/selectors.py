@@ -31,7 +31,11 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
     # With its image, so that drawing it does not look for the image again.
-    ticket = Ticket.objects.select_related("event", "image").filter(pk=ticket_id).first()
+    ticket = (
+        Ticket.objects.select_related("event", "image", "category", "slot")
+        .filter(pk=ticket_id)
+        .first()
+    )
     if ticket is None:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)

@@ -65,6 +65,11 @@ class BuyMuseumTicketsResponseSerializer(serializers.Serializer):
     def get_message(self, ticket) -> str:
         if ticket.is_event_ticket:
             return "Museum special event ticket purchased"
+        if ticket.slot_id is not None:
+            return (
+                "Museum general entry ticket purchased, "
+                f"timed entry from {ticket.slot.entry_time:%H:%M}"
+            )
         return "Museum general entry ticket purchased"
 
     def to_representation(self, ticket):

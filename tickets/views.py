@@ -69,9 +69,10 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         operation_id="checkInTicket",
         summary="Check a ticket in at the door (staff)",
         description=(
-            "Admits a ticket once, on its date. Refusals carry a `reason`: `forged`, "
-            "`unknown_ticket`, `cancelled`, `wrong_day` or `already_checked_in` (with "
-            "`firstEntryAt`)."
+            "Admits a ticket once, on its date (a timed ticket from its entry time less "
+            "MUSEUM_ENTRY_ALLOWANCE_MINUTES). Refusals carry a `reason`: `forged`, "
+            "`unknown_ticket`, `cancelled`, `wrong_day`, `not_paid` (its order is held), "
+            "`too_early` (with `entryTime`) or `already_checked_in` (with `firstEntryAt`)."
         ),
         request=CheckInRequestSerializer,
         responses={200: CheckInResponseSerializer, **problems(400, 401, 403, 404, 409, 415)},

@@ -169,12 +169,13 @@ def test_buying_needs_credentials(anonymous_client, open_day):
 
 
 def test_a_purchase_costs_a_few_queries(visitor_client, event, open_day, django_assert_num_queries):
-    # The account; the event's row lock and its date's row (event tickets only); the place taken;
-    # the ticket; the confirmation email and its task. The test's transaction adds a savepoint
-    # and its release.
-    with django_assert_num_queries(9):
+    # The account; the default visitor category; the event's row lock and its date's row (event
+    # tickets only) or whether the day has entry slots (general ones); the place taken; the
+    # order; the ticket; the confirmation email and its task. The test's transaction adds a
+    # savepoint and its release.
+    with django_assert_num_queries(11):
         assert buy(visitor_client, for_event(event, later())).status_code == 201
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(10):
         assert buy(visitor_client, general(open_day.date)).status_code == 201
 
 

@@ -38,6 +38,16 @@ class Command(BaseCommand):
             help="General-entry tickets per new day (default: unlimited).",
         )
         parser.add_argument(
+            "--slot-minutes",
+            type=int,
+            help="Timed entry: split each open day without slots into slots this long.",
+        )
+        parser.add_argument(
+            "--slot-capacity",
+            type=int,
+            help="Tickets per entry slot (default: unlimited); needs --slot-minutes.",
+        )
+        parser.add_argument(
             "--overwrite-staff-edits",
             action="store_true",
             help="Also reset days that staff changed in the admin.",
@@ -48,6 +58,11 @@ class Command(BaseCommand):
             raise CommandError(f"--days must be between 1 and {MAX_DAYS}")
         if capacity is not None and capacity < 0:
             raise CommandError("--capacity cannot be negative")
+        slot_minutes, slot_capacity = options["slot_minutes"], options["slot_capacity"]
+        if slot_minutes is not None and not 5 <= slot_minutes <= 24 * 60:
+            raise CommandError("--slot-minutes must be between 5 and 1440")
+        if slot_capacity is not None and (slot_minutes is None or slot_capacity < 0):
+            raise CommandError("--slot-capacity needs --slot-minutes and cannot be negative")
         try:
             weekly = parse_weekly_pattern(pattern)
         except ValueError as exc:
@@ -59,6 +74,8 @@ class Command(BaseCommand):
             pattern=weekly,
             capacity=capacity,
             overwrite_staff_edits=overwrite_staff_edits,
+            slot_minutes=slot_minutes,
+            slot_capacity=slot_capacity,
             on_progress=self._progress(days) if options["verbosity"] >= 1 else None,
         )
         self.stdout.write(

@@ -1,0 +1,43 @@
+"""What an order sends: one confirmation email, with every ticket in one print-at-home PDF."""
+
+from io import BytesIO
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from PIL import Image
+
+from orders.models import Order
+from tickets.services import ticket_image
+
+
+def tickets_pdf(*, order: Order) -> bytes:
+    """The order's tickets, one a page, as a PDF: each page is the ticket's image."""
+    tickets = order.tickets.select_related("event", "image", "category", "slot").order_by(
+        "confirmation_code"
+    )
+    pages = [Image.open(BytesIO(bytes(ticket_image(ticket=t).png))) for t in tickets]
+    out = BytesIO()
+    first, *rest = pages
+    first.save(out, format="PDF", save_all=True, append_images=rest, resolution=150)
+    return out.getvalue()
+
+
+def send_order_confirmation(*, order: Order) -> None:
+    """Mail the order's confirmation with its tickets' PDF (orders.tasks retries a failure)."""
+    what = order.event.name if order.event else "general entry"
+    when = f"{order.date:%A %d %B %Y}"
+    if order.slot:
+        when += f", entry from {order.slot.entry_time:%H:%M}"
+    count = order.tickets.count()
+    message = EmailMessage(
+        subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {order.date}",
+        body=(
+            f"Thank you for your order.\n\nOrder: {order.confirmation_code}\n"
+            f"Date: {when}\nTickets: {count}, {what}\n"
+            f"Total: {order.total} {settings.MUSEUM_CURRENCY}\n\n"
+            "Print the attached tickets or show them on your phone at the door."
+        ),
+        to=[order.email],
+    )
+    message.attach(f"{order.confirmation_code}.pdf", tickets_pdf(order=order), "application/pdf")
+    message.send()

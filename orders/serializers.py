@@ -1,0 +1,113 @@
+from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from hours.serializers import HourMinuteField
+from museum.fields import MoneyField, StrictBooleanField, StrictCharField, StrictIntegerField
+from orders.models import OrderStatus
+from tickets.models import TicketType
+from tickets.serializers import BuyMuseumTicketsRequestSerializer
+
+
+class CurrencyField(serializers.SerializerMethodField):
+    """The museum's currency (MUSEUM_CURRENCY), beside every amount."""
+
+    def __init__(self, **kwargs):
+        super().__init__(help_text="ISO 4217 code of every amount, e.g. EUR.", **kwargs)
+
+    def to_representation(self, value) -> str:
+        return settings.MUSEUM_CURRENCY
+
+
+extend_schema_field({"type": "string", "example": "EUR"})(CurrencyField)
+
+
+class VisitorCategorySerializer(serializers.Serializer):
+    category = serializers.CharField(help_text="The code an order names, e.g. 'child'.")
+    name = serializers.CharField()
+    generalPrice = MoneyField(source="general_price", help_text="Price of general entry.")
+    eventPricePercent = serializers.IntegerField(
+        source="event_price_percent", help_text="Share of a special event's price paid, in %."
+    )
+    checkAtDoor = serializers.BooleanField(
+        source="check_at_door", help_text="The door checks proof of age or status."
+    )
+    currency = CurrencyField()
+
+
+class OrderLineSerializer(serializers.Serializer):
+    category = StrictCharField(max_length=40, help_text="A visitor category's code.")
+    quantity = StrictIntegerField(min_value=1, help_text="Tickets of this category.")
+
+
+class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
+    entryTime = HourMinuteField(
+        source="entry_time",
+        required=False,
+        input_formats=["%H:%M"],
+        help_text="The entry slot, HH:MM; required on a day with timed entry (general only).",
+    )
+    lines = serializers.ListField(child=OrderLineSerializer(), min_length=1)
+    hold = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="Hold the places for MUSEUM_HOLD_MINUTES until POST .../confirm.",
+    )
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if attrs["ticket_type"] == TicketType.EVENT and "entry_time" in attrs:
+            raise serializers.ValidationError({"entryTime": "Only general entry has slots."})
+        return attrs
+
+
+class OrderTicketSerializer(serializers.Serializer):
+    ticketId = serializers.UUIDField(source="id")
+    category = serializers.CharField(source="category.category", allow_null=True)
+    price = MoneyField()
+    confirmationCode = serializers.CharField(source="confirmation_code")
+    entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
+    cancelled = serializers.SerializerMethodField()
+
+    def get_cancelled(self, ticket) -> bool:
+        return ticket.cancelled_at is not None
+
+    def to_representation(self, ticket):
+        data = super().to_representation(ticket)
+        if data["entryTime"] is None:
+            del data["entryTime"]
+        return data
+
+
+class OrderSerializer(serializers.Serializer):
+    orderId = serializers.UUIDField(source="id")
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    holdExpiresAt = serializers.DateTimeField(
+        source="hold_expires_at", required=False, allow_null=True
+    )
+    confirmationCode = serializers.CharField(source="confirmation_code")
+    ticketType = serializers.CharField(source="ticket_type")
+    ticketDate = serializers.DateField(source="date")
+    eventId = serializers.UUIDField(source="event_id", required=False, allow_null=True)
+    entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
+    total = MoneyField(max_digits=10, help_text="What the order cost.")
+    refundDue = serializers.SerializerMethodField(help_text="Owed back for cancelled tickets.")
+    currency = CurrencyField()
+    tickets = serializers.SerializerMethodField()
+
+    def get_refundDue(self, order) -> float:
+        due = sum(refund.amount for refund in order.refunds.all())
+        return MoneyField().to_representation(due)
+
+    @extend_schema_field(OrderTicketSerializer(many=True))
+    def get_tickets(self, order):
+        tickets = getattr(order, "sold_tickets", None) or order.tickets.all()
+        ordered = sorted(tickets, key=lambda ticket: ticket.confirmation_code)
+        return OrderTicketSerializer(ordered, many=True).data
+
+    def to_representation(self, order):
+        data = super().to_representation(order)
+        for optional in ("holdExpiresAt", "eventId", "entryTime"):
+            if data[optional] is None:
+                del data[optional]
+        return data

@@ -1,0 +1,12 @@
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from orders.views import OrderViewSet, VisitorCategoryList
+
+router = SimpleRouter(trailing_slash=False, use_regex_path=False)
+router.register("orders", OrderViewSet, basename="orders")
+
+urlpatterns = [
+    path("visitor-categories", VisitorCategoryList.as_view(), name="visitor-categories"),
+    *router.urls,
+]

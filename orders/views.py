@@ -1,0 +1,160 @@
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.renderers import BaseRenderer
+from rest_framework.response import Response
+
+from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
+from museum.query import StrictQueryParameters
+from museum.renderers import MuseumJSONRenderer
+from museum.schema import problems
+from museum.throttling import PurchaseRateThrottle
+from orders import services
+from orders.models import Order
+from orders.notifications import tickets_pdf
+from orders.serializers import (
+    OrderSerializer,
+    PlaceOrderRequestSerializer,
+    VisitorCategorySerializer,
+)
+
+ORDER_ID = OpenApiParameter("orderId", OpenApiTypes.UUID, OpenApiParameter.PATH)
+TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+@extend_schema(tags=["Orders"])
+class VisitorCategoryList(StrictQueryParameters, generics.ListAPIView):
+    """A plain list, not a viewset's: it takes no paging (there are a handful)."""
+
+    queryset = services.active_categories()
+    serializer_class = VisitorCategorySerializer
+    pagination_class = None
+
+    @extend_schema(
+        operation_id="listVisitorCategories",
+        summary="Visitor categories and their prices",
+        description="The categories on sale, with the general-entry price and share of an "
+        "event's price each pays.",
+        responses={200: VisitorCategorySerializer(many=True), **problems(401)},
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class PDFRenderer(BaseRenderer):
+    """Lets a client ask for application/pdf; problems on this view are still JSON."""
+
+    media_type = "application/pdf"
+    format = "pdf"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return MuseumJSONRenderer().render(data, accepted_media_type, renderer_context)
+
+
+@extend_schema(tags=["Orders"], parameters=[ORDER_ID])
+class OrderViewSet(StrictQueryParameters, viewsets.GenericViewSet):
+    queryset = Order.objects.all()
+    lookup_url_kwarg = "orderId"
+    lookup_value_converter = "uuid"
+    serializer_class = PlaceOrderRequestSerializer
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.action == "create":
+            throttles.append(PurchaseRateThrottle())
+        return throttles
+
+    @extend_schema(
+        operation_id="placeOrder",
+        summary="Buy several tickets at once, or hold them",
+        description=(
+            "All or nothing: every ticket of the order gets its place, or none does (409 "
+            "`sold_out` with `available`). Prices come from the visitor categories. With "
+            "`hold`, the places are kept for MUSEUM_HOLD_MINUTES until the order is confirmed."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=PlaceOrderRequestSerializer,
+        responses={201: OrderSerializer, **problems(400, 401, 404, 409, 415, 422, 429)},
+    )
+    @idempotent
+    def create(self, request):
+        serializer = PlaceOrderRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        order = services.place_order(buyer=request.user, **serializer.validated_data)
+        return Response(OrderSerializer(order).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="getOrder",
+        summary="An order and its tickets",
+        description="For its buyer and staff; anyone else gets 404.",
+        responses={200: OrderSerializer, **problems(401, 404)},
+    )
+    def retrieve(self, request, orderId):
+        order = services.viewable_order(order_id=orderId, viewer=request.user)
+        return Response(OrderSerializer(order).data)
+
+    @extend_schema(
+        operation_id="confirmOrder",
+        summary="Confirm a held order",
+        description="Its confirmation email goes then. After the hold ran out, 409 `hold_expired`.",
+        request=None,
+        responses={200: OrderSerializer, **problems(401, 403, 404, 409)},
+    )
+    @action(detail=True, methods=["post"])
+    def confirm(self, request, orderId):
+        services.confirm_order(order_id=orderId, by=request.user)
+        return self.retrieve(request, orderId)
+
+    @extend_schema(
+        operation_id="cancelOrder",
+        summary="Cancel an order",
+        description=(
+            "Its buyer, until MUSEUM_CANCEL_HOURS_BEFORE hours before the visit (later: 409 "
+            "`too_late`), or staff. The places are freed, the tickets void, the prices paid "
+            "recorded as refund due."
+        ),
+        request=None,
+        responses={200: OrderSerializer, **problems(401, 403, 404, 409)},
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, orderId):
+        services.cancel_order(order_id=orderId, by=request.user)
+        return self.retrieve(request, orderId)
+
+    @extend_schema(
+        operation_id="cancelOrderTicket",
+        summary="Cancel one ticket of an order",
+        description="As cancelling the order, for one of its tickets.",
+        parameters=[TICKET_ID],
+        request=None,
+        responses={200: OrderSerializer, **problems(401, 403, 404, 409)},
+    )
+    @action(detail=True, methods=["post"], url_path="tickets/<uuid:ticketId>/cancel")
+    def cancel_ticket(self, request, orderId, ticketId):
+        services.cancel_order(order_id=orderId, by=request.user, ticket_id=ticketId)
+        return self.retrieve(request, orderId)
+
+    @extend_schema(
+        operation_id="getOrderTicketsPdf",
+        summary="The order's tickets as a PDF",
+        description="One ticket a page, to print at home. For its buyer and staff.",
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The tickets."),
+            **problems(401, 404),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="tickets.pdf",
+        renderer_classes=[MuseumJSONRenderer, PDFRenderer],
+    )
+    def tickets_pdf(self, request, orderId):
+        order = services.viewable_order(order_id=orderId, viewer=request.user)
+        response = HttpResponse(tickets_pdf(order=order), content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
+        return response

@@ -1,0 +1,99 @@
+"""Order tickets at the door: held orders are not paid, timed tickets wait for their slot."""
+
+import datetime as dt
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from hours.models import EntrySlot
+from orders.services import place_order
+from tests.factories import MuseumDayFactory, UserFactory, staff_member
+
+CHECK_IN = "/v1.1/tickets/check-in"
+TODAY = dt.date(2030, 6, 12)
+
+
+def at(hour: int, minute: int = 0) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(TODAY, dt.time(hour, minute)))
+
+
+@pytest.fixture
+def timed_today(db):
+    day = MuseumDayFactory(date=TODAY, opens_at=dt.time(10), closes_at=dt.time(17))
+    EntrySlot.objects.create(day=day, entry_time=dt.time(10, 30), capacity=40)
+    return day
+
+
+def order(*lines, hold=False, entry_time=dt.time(10, 30)):
+    with time_machine.travel(at(8), tick=False):
+        return place_order(
+            buyer=UserFactory(),
+            email="family@example.com",
+            ticket_type="general",
+            ticket_date=TODAY,
+            entry_time=entry_time,
+            lines=[{"category": code, "quantity": n} for code, n in lines],
+            hold=hold,
+        )
+
+
+def scan(client, ticket):
+    return client.post(CHECK_IN, {"code": ticket.confirmation_code}, format="json")
+
+
+def test_a_held_ticket_is_refused_as_not_paid(staff_client, timed_today):
+    held = order(("adult", 1), hold=True)
+
+    with time_machine.travel(at(8, 5), tick=False):
+        answer = scan(staff_client, held.sold_tickets[0])
+
+    assert answer.status_code == 409
+    assert answer.json()["reason"] == "not_paid"
+
+
+@pytest.mark.parametrize(
+    ("hour", "minute", "admitted"),
+    [(10, 0, False), (10, 14, False), (10, 15, True), (10, 20, True), (16, 0, True)],
+)
+def test_a_timed_ticket_is_admitted_from_its_entry_time_less_the_allowance(
+    staff_client, timed_today, settings, hour, minute, admitted
+):
+    settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES = 15
+    ticket = order(("adult", 1)).sold_tickets[0]
+
+    with time_machine.travel(at(hour, minute), tick=False):
+        answer = scan(staff_client, ticket)
+
+    if admitted:
+        assert answer.status_code == 200
+    else:
+        assert answer.status_code == 409
+        assert answer.json()["reason"] == "too_early"
+        assert answer.json()["entryTime"] == "10:30"
+
+
+def at_the_door(client, ticket, when: dt.datetime) -> str:
+    with time_machine.travel(when, tick=False):
+        # Signed in at that time: a session from the test's real time would have run out.
+        client.force_login(staff_member(username="desk"))
+        return client.post("/door/", {"code": ticket.confirmation_code}).content.decode()
+
+
+def test_the_door_page_shows_the_slot_and_asks_for_proof(client, timed_today):
+    ticket = order(("child", 1)).sold_tickets[0]
+
+    early = at_the_door(client, ticket, at(10))
+    page = at_the_door(client, ticket, at(10, 20))
+
+    assert "REFUSE" in early and "Too early: entry from 10:30" in early
+    assert "ADMIT" in page and "from 10:30" in page
+    assert "Check proof of age/status: Child (6-17)" in page
+
+
+def test_an_adult_needs_no_proof(client, timed_today):
+    ticket = order(("adult", 1)).sold_tickets[0]
+
+    page = at_the_door(client, ticket, at(10, 20))
+
+    assert "ADMIT" in page and "Check proof" not in page

@@ -30,8 +30,8 @@ from PIL import Image
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import staff_group
+from tickets.images import ticket_image
 from tickets.models import Ticket, TicketImage, TicketType
-from tickets.services import ticket_image
 
 PASSWORD = "bench-password-not-a-secret"
 VISITORS = [f"bench-visitor-{n:02d}" for n in range(16)]

@@ -332,11 +332,11 @@ def _drain(address: str) -> None:
         time.sleep(0.2)
 
 
-# Reads every visitor shares, answered from the shared cache (museum/shared_reads.py).
-SHARED_READS = ("hours", "list", "get")
+# Reads every visitor shares, answered from the response cache (museum/response_cache.py).
+CACHED_READS = ("hours", "list", "get")
 
 
-def _prime_shared_answers(address: str, found: list[Endpoint]) -> None:
+def _prime_cached_responses(address: str, found: list[Endpoint]) -> None:
     """Ask once for every page and event the measurement will read, as earlier visitors would
     have: between two edits a museum's pages are answered from the shared cache, and that is
     the state measured. (What an answer built afresh costs: docs/performance.md.)"""
@@ -347,7 +347,7 @@ def _prime_shared_answers(address: str, found: list[Endpoint]) -> None:
         with urllib.request.urlopen(request, timeout=60) as response:
             assert response.status == 200, (path, response.status)
 
-    distinct = {line for e in found if e.key in SHARED_READS for line in e.lines}
+    distinct = {line for e in found if e.key in CACHED_READS for line in e.lines}
     with ThreadPoolExecutor(4) as pool:  # credentials are remembered by now: no sign-in waits
         list(pool.map(ask, sorted(distinct)))
 
@@ -527,7 +527,7 @@ def run_servers(args, found: list[Endpoint]) -> list[dict]:
             memory[name] = {"boot": servers.worker_memory(process.pid)}
             if offset == 0:
                 _sign_in_everyone(address)
-                _prime_shared_answers(address, found)
+                _prime_cached_responses(address, found)
             _wrk(args, warm_up, WARM_UP_SECONDS, address)
             running[name] = (process, address)
         for name, (process, _) in running.items():

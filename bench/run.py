@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     database.prepare(reload=args.reload)
     from django.core.cache import cache
 
-    # Redis database 14 is the benchmark's alone: no shared answer, counter or remembered
+    # Redis database 14 is the benchmark's alone: no cached response, counter or remembered
     # sign-in of an earlier run outlives a reload of the rows.
     cache.clear()
     read_plans = plans.explain_reads()

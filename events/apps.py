@@ -7,6 +7,6 @@ class EventsConfig(AppConfig):
 
     def ready(self):
         from events.models import EventDate, SpecialEvent
-        from museum.shared_reads import watch
+        from museum.response_cache import group_changes_with
 
-        watch("events", SpecialEvent, EventDate)
+        group_changes_with("events", SpecialEvent, EventDate)

@@ -17,8 +17,8 @@ from events.serializers import (
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import StaffManagesOrReadOnly
 from museum.query import StrictQueryParameters, validated_query
+from museum.response_cache import CachedList, CachedRetrieve
 from museum.schema import problems
-from museum.shared_reads import SharedList, SharedRetrieve
 
 EVENT_ID = OpenApiParameter(
     "eventId",
@@ -76,14 +76,14 @@ EVENT_ID = OpenApiParameter(
 )
 @extend_schema(tags=["Events"])
 class SpecialEventViewSet(
-    SharedList,
-    SharedRetrieve,
+    CachedList,
+    CachedRetrieve,
     StrictQueryParameters,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
 ):
-    shared_reads_section = "events"
+    cache_group = "events"
     queryset = SpecialEvent.objects.active().prefetch_related(
         Prefetch("dates", to_attr=PREFETCHED_DATES)
     )

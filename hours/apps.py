@@ -7,8 +7,8 @@ class HoursConfig(AppConfig):
 
     def ready(self):
         from hours.models import EntrySlot, MuseumDay
-        from museum.shared_reads import watch
+        from museum.response_cache import group_changes_with
 
-        watch("hours", MuseumDay)
+        group_changes_with("hours", MuseumDay)
         # A closed or reopened day changes its slots' answer too.
-        watch("slots", EntrySlot, MuseumDay)
+        group_changes_with("slots", EntrySlot, MuseumDay)

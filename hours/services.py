@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timedelta
 from django.db import transaction
 
 from hours.models import EntrySlot, MuseumDay
-from museum.shared_reads import section_changed
+from museum.response_cache import group_changed
 from tickets.models import Ticket
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -165,7 +165,7 @@ def apply_weekly_pattern(
     )
     # Tickets point at their day with PROTECT: were one missed above, this raises, not loses it.
     MuseumDay.objects.filter(date__in=to_remove).delete()
-    section_changed("hours")  # bulk writes send no signals
+    group_changed("hours")  # bulk writes send no signals
     summary.slots = add_entry_slots(
         start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
     )
@@ -203,7 +203,7 @@ def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: in
             slots.append(EntrySlot(day_id=day, entry_time=entry.time(), capacity=capacity))
             entry += step
     EntrySlot.objects.bulk_create(slots, batch_size=500)
-    section_changed("slots")
+    group_changed("slots")
     return len(slots)
 
 
@@ -222,7 +222,7 @@ def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
     if not fits.update(capacity=capacity):
         sold = slot.values_list("sold", flat=True).get()
         raise CapacityBelowSold(f"{sold} places of this slot are sold or held already.")
-    section_changed("slots")  # update() sends no signals
+    group_changed("slots")  # update() sends no signals
 
 
 def close_days(*, dates: Iterable[date], note: str) -> int:
@@ -232,5 +232,5 @@ def close_days(*, dates: Iterable[date], note: str) -> int:
     closed = MuseumDay.objects.filter(date__in=list(dates)).update(
         is_closed=True, note=note, edited_by_staff=True
     )
-    section_changed("hours")  # update() sends no signals
+    group_changed("hours")  # update() sends no signals
     return closed

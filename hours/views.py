@@ -10,8 +10,8 @@ from hours.models import EntrySlot, MuseumDay
 from hours.serializers import EntrySlotSerializer, HoursQuerySerializer, MuseumDailyHoursSerializer
 from museum.fields import StrictDateField
 from museum.query import StrictQueryParameters, validated_query
+from museum.response_cache import CachedList, cached_response
 from museum.schema import problems
-from museum.shared_reads import SharedList, shared_answer
 
 
 @extend_schema_view(
@@ -31,9 +31,9 @@ from museum.shared_reads import SharedList, shared_answer
     )
 )
 class MuseumHoursViewSet(
-    SharedList, StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet
+    CachedList, StrictQueryParameters, mixins.ListModelMixin, viewsets.GenericViewSet
 ):
-    shared_reads_section = "hours"
+    cache_group = "hours"
     queryset = MuseumDay.objects.filter(is_closed=False).order_by("date")
     serializer_class = MuseumDailyHoursSerializer
     list_query_serializer = HoursQuerySerializer
@@ -69,4 +69,4 @@ class EntrySlotList(StrictQueryParameters, generics.ListAPIView):
     )
     def get(self, request, *args, **kwargs):
         build = functools.partial(super().get, request, *args, **kwargs)
-        return shared_answer("slots", request, build)
+        return cached_response("slots", request, build)

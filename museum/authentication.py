@@ -8,7 +8,7 @@ username and active flag; each worker keeps a copy of the entries it has read.
 What a later request costs depends on the cache. With a shared one (REDIS_URL), the remembered
 entry also keeps the account, valid while the account's version key in the cache is the one it
 was kept with. Saving or deleting the account deletes that key (a signal, now and again after
-the commit, as museum/shared_reads.py does), so a password change, a deactivation or a deletion
+the commit, as museum/response_cache.py does), so a password change, a deactivation or a deletion
 takes effect on the next request on every node, for one cache round trip and no query. An
 update that sends no signal (QuerySet.update(), SQL by hand) is seen when the version key
 expires, MUSEUM_AUTH_CACHE_SECONDS after it was made. Without a shared cache, each process's
@@ -34,7 +34,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
 
-from museum.shared_reads import now_and_on_commit
+from museum.response_cache import now_and_on_commit
 from museum.throttling import (
     client_address,
     one_password_check_at_a_time,

@@ -322,16 +322,16 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
-# How long an answer every visitor shares (hours, events) or a drawn ticket image is kept in the
-# cache; writes replace it at once (museum/shared_reads.py, tickets/services.py). 0: not kept.
+# How long a response every visitor shares (hours, events) or a drawn ticket image is kept in the
+# cache; writes replace it at once (museum/response_cache.py, tickets/selectors.py). 0: not kept.
 # A write replaces it only in the cache its own process sees, so it needs a cache every worker
 # shares: off without one, and a value asking for it anyway is refused rather than ignored.
-MUSEUM_SHARED_READS_SECONDS = envint("MUSEUM_SHARED_READS_SECONDS", 600 if SHARED_CACHE else 0)
-if MUSEUM_SHARED_READS_SECONDS > 0 and not SHARED_CACHE:
+MUSEUM_RESPONSE_CACHE_SECONDS = envint("MUSEUM_RESPONSE_CACHE_SECONDS", 600 if SHARED_CACHE else 0)
+if MUSEUM_RESPONSE_CACHE_SECONDS > 0 and not SHARED_CACHE:
     raise ImproperlyConfigured(
-        "MUSEUM_SHARED_READS_SECONDS needs REDIS_URL: without a cache every worker shares, a "
-        "write would not replace the answers other workers keep. Set REDIS_URL, or set "
-        "MUSEUM_SHARED_READS_SECONDS to 0."
+        "MUSEUM_RESPONSE_CACHE_SECONDS needs REDIS_URL: without a cache every worker shares, a "
+        "write would not replace the responses other workers keep. Set REDIS_URL, or set "
+        "MUSEUM_RESPONSE_CACHE_SECONDS to 0."
     )
 
 # Tickets

@@ -7,7 +7,7 @@ from django.core.mail import EmailMessage
 from PIL import Image
 
 from orders.models import Order
-from tickets.services import ticket_image
+from tickets.images import ticket_image
 
 
 def tickets_pdf(*, order: Order) -> bytes:

@@ -20,59 +20,24 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
 
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
-from museum.errors import MuseumProblem
-from museum.shared_reads import section_changed
+from museum.response_cache import group_changed
+from orders.exceptions import HoldExpired, OrderCancelled, SoldOutOn, TooLate
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
+from orders.selectors import may_view_order
+from tickets.exceptions import DateInPast, EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from tickets.models import Ticket, TicketImage, TicketType
-from tickets.services import (
-    CODE_ALPHABET,
-    DateInPast,
-    EventNotOnDate,
-    MuseumClosed,
-    SoldOut,
-    UnknownEvent,
-    new_confirmation_code,
-)
+from tickets.services import CODE_ALPHABET, new_confirmation_code
 from tickets.tasks import queue_confirmation
 
-VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
 CENT = Decimal("0.01")
-
-
-class HoldExpired(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "hold_expired"
-    title = "Hold expired"
-    default_detail = "The hold on these places ran out; they are back on sale."
-
-
-class OrderNotHeld(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "not_held"
-    title = "Order not held"
-    default_detail = "Only a held order can be confirmed."
-
-
-class OrderCancelled(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "cancelled"
-    title = "Already cancelled"
-    default_detail = "The order or ticket is already cancelled."
-
-
-class TooLate(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "too_late"
-    title = "Too late to cancel"
-    default_detail = "Tickets can be cancelled until shortly before the visit."
 
 
 @dataclass(frozen=True)
@@ -313,17 +278,8 @@ def _count_places(
             raise MuseumClosed()
         raise _sold_out(available=_left(day), scope="day")
     if slot is not None:
-        section_changed("slots")
+        group_changed("slots")
     return None
-
-
-class SoldOutOn(SoldOut):
-    """Sold out, knowing which row was full (`scope`: slot, day or event_date), which the
-    earliest-slot search needs and the answer does not show."""
-
-    def __init__(self, detail=None, *, scope: str, **extra):
-        super().__init__(detail, **extra)
-        self.scope = scope
 
 
 def _sold_out(*, available: int, scope: str) -> SoldOutOn:
@@ -404,24 +360,7 @@ def mail_confirmation(*, order: Order) -> None:
     send_order_confirmation_email.enqueue(order_id=str(order.pk))
 
 
-# Who sees and who changes an order.
-
-
-def may_view_order(*, viewer, order: Order) -> bool:
-    return viewer.pk == order.buyer_id or viewer.has_perm(VIEW_ANY_ORDER)
-
-
-def viewable_order(*, order_id: uuid.UUID, viewer) -> Order:
-    """The order with its tickets, if `viewer` may see it; else 404, as for no order."""
-    order = (
-        Order.objects.select_related("slot", "event")
-        .prefetch_related("tickets__category", "tickets__slot", "refunds")
-        .filter(pk=order_id)
-        .first()
-    )
-    if order is None or not may_view_order(viewer=viewer, order=order):
-        raise NotFound()
-    return order
+# Who changes an order.
 
 
 def _order_to_change(*, order_id: uuid.UUID, by) -> Order:
@@ -503,7 +442,7 @@ def _give_back(*, order: Order, n: int) -> None:
         return
     if order.slot_id is not None:
         EntrySlot.objects.filter(pk=order.slot_id).update(sold=F("sold") - n)
-        section_changed("slots")
+        group_changed("slots")
     if order.event_id is not None:
         EventDate.objects.filter(event_id=order.event_id, date=order.date).update(
             sold=F("sold") - n

@@ -18,7 +18,7 @@ from museum.periodic import schedule_periodic_tasks
 from orders import services
 from orders.models import Order
 from orders.notifications import send_order_confirmation
-from tickets.services import describe_mail_error
+from tickets.notifications import describe_mail_error
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
-from orders import services
+from orders import selectors, services
 from orders.models import Order
 from orders.notifications import tickets_pdf
 from orders.serializers import (
@@ -94,7 +94,7 @@ class OrderViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         responses={200: OrderSerializer, **problems(401, 404)},
     )
     def retrieve(self, request, orderId):
-        order = services.viewable_order(order_id=orderId, viewer=request.user)
+        order = selectors.viewable_order(order_id=orderId, viewer=request.user)
         return Response(OrderSerializer(order).data)
 
     @extend_schema(
@@ -154,7 +154,7 @@ class OrderViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         renderer_classes=[MuseumJSONRenderer, PDFRenderer],
     )
     def tickets_pdf(self, request, orderId):
-        order = services.viewable_order(order_id=orderId, viewer=request.user)
+        order = selectors.viewable_order(order_id=orderId, viewer=request.user)
         response = HttpResponse(tickets_pdf(order=order), content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
         return response

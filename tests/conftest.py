@@ -1,9 +1,11 @@
 import base64
 import signal
+from contextlib import contextmanager
 from io import StringIO
+from types import SimpleNamespace
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.servers.basehttp import WSGIServer
@@ -19,6 +21,41 @@ from tests.servers import NODE_SETUP, database_url, manage
 # tests open fifty at once, and on a busy machine the kernel dropped some of them (a
 # ConnectionResetError in the client), which is not what those tests are about.
 WSGIServer.request_queue_size = 128
+
+
+PROBLEM = "application/problem+json"
+EVENT = {
+    "name": "Night at the museum",
+    "location": "Main hall",
+    "eventDescription": "Torches and stories.",
+    "dates": ["2030-10-31"],
+    "price": 10,
+}
+
+
+def assert_problem(response, status: int):
+    assert response.status_code == status
+    assert response["Content-Type"] == PROBLEM
+    problem = response.json()
+    assert problem["status"] == status
+    assert problem["type"].startswith("urn:museum:problem:")
+    assert problem["title"] and problem["detail"]
+    return problem
+
+
+@contextmanager
+def counting_hashes(hasher_class=MD5PasswordHasher):
+    """Counts password hashes computed: checks, and Django's dummy hash for unknown usernames."""
+    counter = SimpleNamespace(count=0)
+    original_encode = hasher_class.encode
+
+    def counting_encode(hasher, *args, **kwargs):
+        counter.count += 1
+        return original_encode(hasher, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hasher_class, "encode", counting_encode)
+        yield counter
 
 
 def pytest_collection_modifyitems(config, items):
@@ -81,10 +118,10 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture
-def shared_reads(settings):
-    """Shared answers and drawn images kept in the cache, as with REDIS_URL (the settings refuse
+def response_cache(settings):
+    """The response cache and drawn images kept in the cache, as with REDIS_URL (the settings refuse
     them without it): a test is one process, so its own cache is the one every request sees."""
-    settings.MUSEUM_SHARED_READS_SECONDS = 600
+    settings.MUSEUM_RESPONSE_CACHE_SECONDS = 600
 
 
 def basic_auth(username: str, password: str = PASSWORD) -> str:

@@ -4,6 +4,7 @@ import base64
 import json
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from email.message import Message
 
@@ -61,3 +62,13 @@ def sign_in(server_url: str, *, username: str, password: str = PASSWORD) -> None
     """
     answer = call("GET", f"{server_url}/v1.1/museum-hours", username=username, password=password)
     assert answer.status == 200, answer.status
+
+
+def post(url: str, body: dict, username: str) -> tuple[int, dict]:
+    answer = call("POST", url, username=username, body=body)
+    return answer.status, answer.json()
+
+
+def in_parallel(count: int, call) -> list:
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(lambda _: call(), range(count)))

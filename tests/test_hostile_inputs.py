@@ -24,7 +24,7 @@ from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
 from orders.models import Order
-from tests.conftest import client_for
+from tests.conftest import EVENT, assert_problem, client_for
 from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
@@ -33,7 +33,6 @@ from tests.factories import (
     staff_member,
 )
 from tests.qr import qr_text
-from tests.test_errors_and_auth import EVENT, assert_problem
 from tickets import tokens
 from tickets.models import OutboxEmail, Ticket
 

@@ -20,8 +20,7 @@ from django.urls import path
 from rest_framework.test import APIClient
 
 from events.models import SpecialEvent
-from tests.conftest import basic_auth, client_for
-from tests.test_errors_and_auth import EVENT, assert_problem
+from tests.conftest import EVENT, assert_problem, basic_auth, client_for
 
 ONE_MEGABYTE = 1024 * 1024
 TEN_MEGABYTES = 10 * ONE_MEGABYTE

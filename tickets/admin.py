@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.utils import timezone
 from django.utils.html import format_html
 
+from tickets.images import ticket_image
 from tickets.models import OutboxEmail, Ticket
-from tickets.services import ticket_image
 
 
 class TicketStatusFilter(admin.SimpleListFilter):

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods
 from museum.errors import MuseumProblem
 from museum.permissions import MayCheckIn
 from tickets import services
+from tickets.exceptions import AlreadyCheckedIn, TooEarly, WrongDay
 from tickets.models import Ticket
 
 # What the desk reads for each refusal reason of services.check_in.
@@ -30,7 +31,7 @@ REFUSALS = {
 
 class ScanForm(forms.Form):
     # The API's limit for the same field: a QR token is ~124 characters.
-    code = forms.CharField(max_length=400)
+    scanned = forms.CharField(max_length=400)
 
 
 @dataclass(frozen=True)
@@ -52,19 +53,19 @@ def admitted_today() -> int:
 def refusal(problem: MuseumProblem) -> Verdict:
     ticket = getattr(problem, "ticket", None)
     words = REFUSALS.get(problem.default_code, problem.title)
-    if isinstance(problem, services.AlreadyCheckedIn):
+    if isinstance(problem, AlreadyCheckedIn):
         words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
-    elif isinstance(problem, services.WrongDay):
+    elif isinstance(problem, WrongDay):
         words = f"{words}: {ticket.date:%A %d %B %Y}"
-    elif isinstance(problem, services.TooEarly):
+    elif isinstance(problem, TooEarly):
         words = f"{words}: entry from {problem.extra['entryTime']}"
     return Verdict(admitted=False, words=words, ticket=ticket)
 
 
-def scan(*, code: str, by) -> Verdict:
+def scan(*, scanned: str, by) -> Verdict:
     # The API's check-in service and its refusals: the door and the scanners cannot disagree.
     try:
-        ticket = services.check_in(code=code, by=by)
+        ticket = services.check_in(scanned=scanned, by=by)
     except MuseumProblem as problem:
         return refusal(problem)
     return Verdict(admitted=True, words="Welcome", ticket=ticket)
@@ -79,8 +80,8 @@ def door(request):
     if request.method == "POST":
         form = ScanForm(request.POST)
         if form.is_valid():
-            verdict = scan(code=form.cleaned_data["code"], by=request.user)
-        elif form.has_error("code", "max_length"):
+            verdict = scan(scanned=form.cleaned_data["scanned"], by=request.user)
+        elif form.has_error("scanned", "max_length"):
             verdict = Verdict(admitted=False, words=REFUSALS["forged"])
     context = {
         "verdict": verdict,

@@ -1,5 +1,7 @@
-"""Drawing a ticket: the signed QR code with what a person at the door needs to read."""
+"""Drawing a ticket: the signed QR code with what a person at the door needs to read; drawn once
+and kept as its `TicketImage`."""
 
+import hashlib
 from io import BytesIO
 
 import qrcode
@@ -7,7 +9,8 @@ from django.conf import settings
 from PIL import Image, ImageDraw, ImageFont
 
 from museum.text import one_line
-from tickets.models import Ticket
+from tickets import tokens
+from tickets.models import Ticket, TicketImage
 
 WIDTH = 640
 MARGIN = 32
@@ -76,3 +79,18 @@ def _stamp_cancelled(draw: ImageDraw.ImageDraw, canvas: Image.Image, *, top: int
     y = top + (canvas.height - top - (box[3] - box[1])) // 2
     draw.rectangle((0, y - 10, canvas.width, y + box[3] - box[1] + 30), fill=PAPER)
     draw.text((x, y), "CANCELLED", RED, font)
+
+
+def ticket_image(*, ticket: Ticket) -> TicketImage:
+    """The ticket's PNG, drawn on first use and kept."""
+    try:
+        return ticket.image
+    except TicketImage.DoesNotExist:
+        pass
+    token = tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date)
+    png = render_ticket_png(ticket=ticket, token=token)
+    # Two first fetches at once both draw; get_or_create keeps one.
+    image, _ = TicketImage.objects.get_or_create(
+        ticket=ticket, defaults={"png": png, "etag": hashlib.sha256(png).hexdigest()[:32]}
+    )
+    return image

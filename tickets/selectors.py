@@ -1,4 +1,4 @@
-"""Reads the ticket views need: each returns what was asked for or raises NotFound."""
+"""Reads of tickets: each returns what was asked for or raises a problem (NotFound, a bad scan)."""
 
 import uuid
 from dataclasses import dataclass
@@ -7,8 +7,10 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.exceptions import NotFound
 
-from museum.shared_reads import now_and_on_commit
-from tickets import services
+from museum.response_cache import now_and_on_commit
+from tickets import tokens
+from tickets.exceptions import ForgedTicket, UnknownTicket
+from tickets.images import ticket_image
 from tickets.models import Ticket, TicketImage
 
 
@@ -39,7 +41,7 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if ticket is None:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
-    image = services.ticket_image(ticket=ticket)
+    image = ticket_image(ticket=ticket)
     drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
     _keep(ticket_id, drawn)
     return drawn
@@ -47,7 +49,7 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
     # A ticket the viewer may not see is answered as if it did not exist.
-    if not services.may_view_ticket(viewer=viewer, buyer_id=buyer_id):
+    if not may_view_ticket(viewer=viewer, buyer_id=buyer_id):
         raise NotFound()
 
 
@@ -72,8 +74,8 @@ def drawn_image_key(ticket_id: uuid.UUID | str) -> str:
 
 
 def _seconds_kept() -> int:
-    # As long as shared answers: what bounds how long a row changed by hand goes unseen.
-    return settings.MUSEUM_SHARED_READS_SECONDS
+    # As long as cached responses: what bounds how long a row changed by hand goes unseen.
+    return settings.MUSEUM_RESPONSE_CACHE_SECONDS
 
 
 def _keep(ticket_id: uuid.UUID, drawn: DrawnImage) -> None:
@@ -82,10 +84,37 @@ def _keep(ticket_id: uuid.UUID, drawn: DrawnImage) -> None:
 
 
 def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
-    """Drop the cached copy of a deleted image, as a shared answer's section is bumped."""
+    """Drop the cached copy of a deleted image, as a cache group gets a new version."""
     key = drawn_image_key(ticket_id)
 
     def drop() -> None:
         cache.delete(key)
 
     now_and_on_commit(drop)
+
+
+VIEW_ANY_TICKET = "tickets.view_ticket"
+
+
+def may_view_ticket(*, viewer, buyer_id: int) -> bool:
+    """Its buyer sees a ticket; so does an account that may view any ticket (staff)."""
+    # The buyer first: the common case then costs no permission query.
+    return viewer.pk == buyer_id or viewer.has_perm(VIEW_ANY_TICKET)
+
+
+def ticket_for_scan(scanned: str) -> Ticket:
+    """The ticket the scanned text names: a signed QR token, or a confirmation code read aloud."""
+    # With what the door shows and checks: the event, the order (paid?), the slot, the category.
+    tickets = Ticket.objects.select_related("event", "order", "slot", "category")
+    if scanned.startswith("ticket-"):
+        tickets = tickets.filter(confirmation_code=scanned)
+    else:
+        try:
+            claim = tokens.verify_ticket_token(scanned)
+        except tokens.InvalidTicketToken:
+            raise ForgedTicket() from None
+        tickets = tickets.filter(pk=claim.ticket_id, date=claim.date)
+    try:
+        return tickets.get()
+    except Ticket.DoesNotExist:
+        raise UnknownTicket() from None

@@ -78,7 +78,10 @@ class BuyMuseumTicketsResponseSerializer(serializers.Serializer):
 
 
 class CheckInRequestSerializer(serializers.Serializer):
+    # `code` is the published API's name for the field (the contract); in Python it is the
+    # scanned text, as check_in names it.
     code = StrictCharField(
+        source="scanned",
         max_length=400,
         help_text="The scanned QR text, or a confirmation code read aloud.",
     )

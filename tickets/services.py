@@ -1,125 +1,21 @@
 """The rules of selling tickets and letting their holders in."""
 
-import hashlib
-import logging
-import re
 import secrets
 import uuid
 from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
-from rest_framework import status
 
 from events.models import SpecialEvent
-from museum.errors import MuseumProblem
-from museum.text import one_line
-from tickets import tokens
-from tickets.images import render_ticket_png
+from tickets.exceptions import AlreadyCheckedIn, NotPaid, TicketCancelled, TooEarly, WrongDay
 from tickets.models import OutboxEmail, Ticket, TicketImage
-
-logger = logging.getLogger(__name__)
-
-VIEW_ANY_TICKET = "tickets.view_ticket"
+from tickets.selectors import ticket_for_scan
 
 # Crockford's lowercase base32: no i, l, o or u, so a code read aloud is not misheard.
 CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
-
-
-class DateInPast(MuseumProblem):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "date_in_past"
-    title = "Date in the past"
-    default_detail = "Tickets are sold from the museum's today onwards."
-
-
-class MuseumClosed(MuseumProblem):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "museum_closed"
-    title = "Museum closed"
-    default_detail = "The museum is not open on that date."
-
-
-class EventNotOnDate(MuseumProblem):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "event_not_on_date"
-    title = "Event not on that date"
-    default_detail = "The event does not run on that date."
-
-
-class UnknownEvent(MuseumProblem):
-    status_code = status.HTTP_404_NOT_FOUND
-    default_code = "unknown_event"
-    title = "Unknown event"
-    default_detail = "There is no such event, or it was cancelled."
-
-
-class SoldOut(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "sold_out"
-    title = "Sold out"
-    default_detail = "There are no places left on that date."
-
-
-class ForgedTicket(MuseumProblem):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "forged"
-    title = "Not our ticket"
-    default_detail = "The code is not a ticket signed by this museum."
-
-
-class UnknownTicket(MuseumProblem):
-    status_code = status.HTTP_404_NOT_FOUND
-    default_code = "unknown_ticket"
-    title = "Ticket not found"
-    default_detail = "No ticket has that code."
-
-
-class TicketRefused(MuseumProblem):
-    """A real ticket refused at the door; the ticket rides along for the door page's summary."""
-
-    def __init__(self, detail=None, *, ticket: Ticket | None = None, **extra):
-        super().__init__(detail, **extra)
-        # An attribute, not an extra: extras become members of the API's problem body.
-        self.ticket = ticket
-
-
-class TicketCancelled(TicketRefused):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "cancelled"
-    title = "Ticket cancelled"
-    default_detail = "The ticket was cancelled."
-
-
-class WrongDay(TicketRefused):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "wrong_day"
-    title = "Ticket for another day"
-    default_detail = "The ticket is for another day."
-
-
-class NotPaid(TicketRefused):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "not_paid"
-    title = "Ticket not paid"
-    default_detail = "The ticket's order is held, not confirmed: it is not paid yet."
-
-
-class TooEarly(TicketRefused):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "too_early"
-    title = "Too early"
-    default_detail = "The ticket is for a later entry time."
-
-
-class AlreadyCheckedIn(TicketRefused):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "already_checked_in"
-    title = "Ticket already used"
-    default_detail = "The ticket was already used."
 
 
 def new_confirmation_code(ticket_type: str) -> str:
@@ -162,64 +58,6 @@ def buy_ticket(
         phone=phone,
     )
     return order.sold_tickets[0]
-
-
-def may_view_ticket(*, viewer, buyer_id: int) -> bool:
-    """Its buyer sees a ticket; so does an account that may view any ticket (staff)."""
-    # The buyer first: the common case then costs no permission query.
-    return viewer.pk == buyer_id or viewer.has_perm(VIEW_ANY_TICKET)
-
-
-def ticket_image(*, ticket: Ticket) -> TicketImage:
-    """The ticket's PNG, drawn on first use and kept."""
-    try:
-        return ticket.image
-    except TicketImage.DoesNotExist:
-        pass
-    token = tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date)
-    png = render_ticket_png(ticket=ticket, token=token)
-    # Two first fetches at once both draw; get_or_create keeps one.
-    image, _ = TicketImage.objects.get_or_create(
-        ticket=ticket, defaults={"png": png, "etag": hashlib.sha256(png).hexdigest()[:32]}
-    )
-    return image
-
-
-def send_confirmation(*, ticket_id: uuid.UUID) -> None:
-    ticket = Ticket.objects.select_related("event", "image", "category", "slot").get(pk=ticket_id)
-    # One line: a line break stored in a name (before names refused them) would make the
-    # subject a header injection, which Django refuses on every attempt.
-    what = one_line(ticket.event.name) if ticket.is_event_ticket else "general entry"
-    message = EmailMessage(
-        subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",
-        body=(
-            f"Thank you for your purchase.\n\nConfirmation code: {ticket.confirmation_code}\n"
-            f"Date: {ticket.date:%A %d %B %Y}\nTicket: {what}\n\n"
-            "Show the attached ticket at the door."
-        ),
-        to=[ticket.email],
-    )
-    image = ticket_image(ticket=ticket)
-    message.attach(f"{ticket.confirmation_code}.png", bytes(image.png), "image/png")
-    message.send()
-
-
-# An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP
-# account is often an address too). Generous on purpose: a quoted local part, any non-space run
-# around an @, a domain literal; better a word too many scrubbed than an address kept.
-EMAIL_ADDRESS = re.compile(
-    r"""(?:"[^"]*"|[^\s'"<>()\[\]{},;:]+)"""  # the local part: quoted, or a run of the rest
-    r"""@(?:\[[^\]\s]*\]|[^\s'"<>()\[\]{},;:]+)"""  # the domain: a literal, or a run
-)
-
-
-def describe_mail_error(exc: Exception) -> str:
-    """The class and message of a mail error, for the log, the email's row and its task result:
-    without the SMTP password or any email address, which they would otherwise keep."""
-    error = f"{type(exc).__name__}: {exc}"
-    if settings.EMAIL_HOST_PASSWORD:
-        error = error.replace(settings.EMAIL_HOST_PASSWORD, "********")
-    return EMAIL_ADDRESS.sub("<address>", error)
 
 
 # What an anonymised ticket keeps instead of its buyer's address: a valid address at a domain
@@ -268,24 +106,6 @@ def cancel_tickets(*, event: SpecialEvent) -> int:
     return cancelled
 
 
-def _ticket_for_code(code: str) -> Ticket:
-    """The ticket a scanned QR token names, or the confirmation code a visitor reads aloud."""
-    # With what the door shows and checks: the event, the order (paid?), the slot, the category.
-    tickets = Ticket.objects.select_related("event", "order", "slot", "category")
-    if code.startswith("ticket-"):
-        tickets = tickets.filter(confirmation_code=code)
-    else:
-        try:
-            claim = tokens.verify_ticket_token(code)
-        except tokens.InvalidTicketToken:
-            raise ForgedTicket() from None
-        tickets = tickets.filter(pk=claim.ticket_id, date=claim.date)
-    try:
-        return tickets.get()
-    except Ticket.DoesNotExist:
-        raise UnknownTicket() from None
-
-
 def _check_entry_time(*, ticket: Ticket, entry_time: time, now: datetime) -> None:
     """A timed ticket is admitted from its entry time less the allowance, until the day ends."""
     allowance = timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES)
@@ -298,9 +118,9 @@ def _check_entry_time(*, ticket: Ticket, entry_time: time, now: datetime) -> Non
         )
 
 
-def check_in(*, code: str, by) -> Ticket:
-    """Admit the ticket's holder once, on the ticket's day."""
-    ticket = _ticket_for_code(code.strip())
+def check_in(*, scanned: str, by) -> Ticket:
+    """Admit the holder of the ticket the scanned text names once, on the ticket's day."""
+    ticket = ticket_for_scan(scanned.strip())
     if ticket.cancelled_at:
         raise TicketCancelled(ticket=ticket)
     if ticket.date != timezone.localdate():

@@ -33,10 +33,10 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist
 
-# A module reference, used only when a task runs: tickets.services enqueues these tasks.
-import tickets.services as services
 from museum.periodic import schedule_periodic_tasks
 from tickets.models import OutboxEmail, Ticket
+from tickets.notifications import describe_mail_error, send_confirmation
+from tickets.services import anonymise_old_tickets
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def attempt_confirmation(*, ticket_id: uuid.UUID) -> str:
             return "nothing to do: sent, given up, or not due yet"
         email.attempts += 1
         try:
-            services.send_confirmation(ticket_id=ticket_id)
+            send_confirmation(ticket_id=ticket_id)
         except DatabaseError:
             raise  # not the mail's fault, and nothing can be written now: the email stays due
         # Whatever the mail backend raises (refused, timed out, TLS, authentication) means "later".
@@ -100,7 +100,7 @@ def attempt_confirmation(*, ticket_id: uuid.UUID) -> str:
 
 
 def _postpone(email: OutboxEmail, exc: Exception) -> str:
-    email.last_error = services.describe_mail_error(exc)[:500]
+    email.last_error = describe_mail_error(exc)[:500]
     if email.attempts >= OUTBOX_MAX_ATTEMPTS:
         email.next_attempt_at = None
         logger.error("Confirmation of ticket %s given up: %s", email.ticket_id, email.last_error)
@@ -157,4 +157,4 @@ def _is_waiting(result_id: str) -> bool:
 def anonymise_tickets() -> int:
     """Replace buyers' email and phone past MUSEUM_PERSONAL_DATA_RETENTION_DAYS; how many."""
     schedule_periodic_tasks()
-    return services.anonymise_old_tickets()
+    return anonymise_old_tickets()

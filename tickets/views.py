@@ -81,7 +81,7 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     def check_in(self, request):
         serializer = CheckInRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ticket = services.check_in(code=serializer.validated_data["code"], by=request.user)
+        ticket = services.check_in(scanned=serializer.validated_data["scanned"], by=request.user)
         return Response(CheckInResponseSerializer(ticket).data)
 
     @extend_schema(
@@ -114,7 +114,7 @@ class PNGRenderer(BaseRenderer):
         return MuseumJSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
-class TicketCodeView(StrictQueryParameters, APIView):
+class TicketImageView(StrictQueryParameters, APIView):
     renderer_classes = [MuseumJSONRenderer, PNGRenderer]
 
     @extend_schema(

@@ -10,8 +10,9 @@ from museum.accounts import create_account
 from tests.conftest import basic_auth
 from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
 from tests.qr import qr_text
+from tickets.images import ticket_image
 from tickets.models import Ticket
-from tickets.services import buy_ticket, ticket_image
+from tickets.services import buy_ticket
 
 
 def log_in(page, username: str, *, then: str) -> None:
@@ -69,7 +70,7 @@ def test_a_fresh_ticket_is_admitted_once_at_the_door(page):
 
     log_in(page, "desk", then="/door/")
     expect(page).to_have_url(re.compile(r"/door/$"))
-    scanner_input = page.locator("#code")
+    scanner_input = page.locator("#scanned")
     expect(scanner_input).to_be_focused()
     page.keyboard.type(token)  # a keyboard-wedge scanner types into what has focus
     page.keyboard.press("Enter")
@@ -78,7 +79,7 @@ def test_a_fresh_ticket_is_admitted_once_at_the_door(page):
     # The page's own style sheet and script load under its Content-Security-Policy.
     expect(page.locator("#verdict")).to_have_css("background-color", "rgb(11, 122, 53)")
     page.locator("#verdict .word").click()
-    expect(page.locator("#code")).to_be_focused()
+    expect(page.locator("#scanned")).to_be_focused()
     expect(page.locator("#verdict")).to_contain_text(ticket.confirmation_code)
     expect(page.locator("#admitted-today")).to_have_text("1")
     expect(scanner_input).to_be_focused()
@@ -109,4 +110,4 @@ def test_a_visitor_cannot_open_the_door_page(page, live_server, client):
     response = page.goto("/door/")
 
     assert response.status == 403
-    expect(page.locator("#code")).to_have_count(0)
+    expect(page.locator("#scanned")).to_have_count(0)

@@ -234,3 +234,15 @@ def test_deleting_a_day_with_tickets_in_the_admin_is_refused_with_a_page(desk_cl
     assert page.status_code == selected.status_code == 200
     assert "Cannot delete museum day" in page.content.decode()
     assert MuseumDay.objects.get(date=MONDAY).sold == 1
+
+
+def test_editing_a_day_in_the_admin_protects_it_from_seeding(admin_client):
+    day = MuseumDayFactory(date=dt.date(2030, 1, 7))
+
+    admin_client.post(
+        f"/admin/hours/museumday/{day.date.isoformat()}/change/",
+        {"date": "2030-01-07", "opens_at": "12:00", "closes_at": "14:00", "note": "Short day"},
+    )
+
+    day.refresh_from_db()
+    assert day.edited_by_staff and day.opens_at == dt.time(12)

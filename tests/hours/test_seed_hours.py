@@ -13,8 +13,9 @@ from hours.services import (
     parse_weekly_pattern,
 )
 from tests.factories import MuseumDayFactory, UserFactory
+from tickets.exceptions import SoldOut
 from tickets.models import Ticket
-from tickets.services import SoldOut, buy_ticket
+from tickets.services import buy_ticket
 
 MONDAY = dt.date(2030, 1, 7)
 

@@ -95,7 +95,7 @@ def test_an_untimed_day_has_no_slots_and_a_closed_day_is_404(visitor_client):
 
 
 def test_a_sale_is_seen_at_once_by_the_shared_slots_answer(
-    visitor_client, visitor, timed_day, shared_reads, django_assert_max_num_queries
+    visitor_client, visitor, timed_day, response_cache, django_assert_max_num_queries
 ):
     url = f"/v1.1/museum-hours/{timed_day.date}/slots"
     assert visitor_client.get(url).json()[0]["available"] == 40

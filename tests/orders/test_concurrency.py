@@ -12,9 +12,8 @@ from hours.models import EntrySlot, MuseumDay
 from orders.models import Order, OrderStatus
 from orders.services import cancel_order, place_order, release_expired_holds
 from tests.factories import MuseumDayFactory, UserFactory
-from tests.live_http import sign_in
+from tests.live_http import in_parallel, post, sign_in
 from tests.orders.conftest import order_body
-from tests.tickets.test_concurrency import in_parallel, post
 from tickets.models import Ticket
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]

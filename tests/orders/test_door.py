@@ -77,7 +77,7 @@ def at_the_door(client, ticket, when: dt.datetime) -> str:
     with time_machine.travel(when, tick=False):
         # Signed in at that time: a session from the test's real time would have run out.
         client.force_login(staff_member(username="desk"))
-        return client.post("/door/", {"code": ticket.confirmation_code}).content.decode()
+        return client.post("/door/", {"scanned": ticket.confirmation_code}).content.decode()
 
 
 def test_the_door_page_shows_the_slot_and_asks_for_proof(client, timed_today):

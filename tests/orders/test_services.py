@@ -11,11 +11,12 @@ from rest_framework.exceptions import NotFound, ValidationError
 
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
-from orders import services
+from orders import selectors, services
+from orders.exceptions import TooLate
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory, staff_member
 from tests.orders.conftest import later
-from tickets.services import EventNotOnDate, SoldOut, UnknownEvent
+from tickets.exceptions import EventNotOnDate, SoldOut, UnknownEvent
 
 
 def order(day, *lines, buyer=None, hold=False, **extra):
@@ -104,7 +105,7 @@ def test_staff_cancel_after_the_deadline_and_are_recorded_as_cancelling(db):
     sold = order(day.date, ("adult", 1), entry_time=slot.entry_time)
     staff = staff_member(username="staff")
 
-    with pytest.raises(services.TooLate):
+    with pytest.raises(TooLate):
         services.cancel_order(order_id=sold.pk, by=sold.buyer)
     services.cancel_order(order_id=sold.pk, by=staff)
 
@@ -117,7 +118,7 @@ def test_nobody_else_sees_or_changes_an_order(db):
     stranger = UserFactory(username="stranger")
 
     for attempt in (
-        lambda: services.viewable_order(order_id=sold.pk, viewer=stranger),
+        lambda: selectors.viewable_order(order_id=sold.pk, viewer=stranger),
         lambda: services.cancel_order(order_id=sold.pk, by=stranger),
         lambda: services.confirm_order(order_id=sold.pk, by=stranger),
     ):

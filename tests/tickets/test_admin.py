@@ -90,3 +90,18 @@ def test_staff_see_confirmation_emails_still_waiting_and_why(db, client):
     assert waiting.status_code == 200
     assert "ConnectionRefusedError" in waiting.content.decode()
     assert "ticket-general-waitng-12345" in waiting.content.decode()
+
+
+@pytest.fixture
+def adas_ticket(db):
+    return TicketFactory(confirmation_code="ticket-general-abcdef-12345")
+
+
+def test_staff_find_a_ticket_by_code_or_email_and_see_its_image(admin_client, adas_ticket):
+    by_code = admin_client.get("/admin/tickets/ticket/", {"q": "abcdef-12345"})
+    by_email = admin_client.get("/admin/tickets/ticket/", {"q": "ada@example"})
+    page = admin_client.get(f"/admin/tickets/ticket/{adas_ticket.pk}/change/")
+
+    assert adas_ticket.confirmation_code in by_code.content.decode()
+    assert adas_ticket.confirmation_code in by_email.content.decode()
+    assert b"data:image/png;base64," in page.content

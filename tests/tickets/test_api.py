@@ -372,7 +372,7 @@ def test_unknown_tickets_are_a_404_problem(visitor_client, ticket_id):
 
 
 def test_a_drawn_image_comes_from_the_shared_cache(
-    visitor_client, open_day, shared_reads, django_assert_num_queries
+    visitor_client, open_day, response_cache, django_assert_num_queries
 ):
     ticket = bought(visitor_client, general(open_day.date))
     visitor_client.get(qr_url(ticket))
@@ -384,7 +384,7 @@ def test_a_drawn_image_comes_from_the_shared_cache(
 def test_without_the_shared_cache_a_drawn_image_is_one_query(
     visitor_client, open_day, settings, django_assert_num_queries
 ):
-    settings.MUSEUM_SHARED_READS_SECONDS = 0
+    settings.MUSEUM_RESPONSE_CACHE_SECONDS = 0
     ticket = bought(visitor_client, general(open_day.date))
     visitor_client.get(qr_url(ticket))
 
@@ -393,7 +393,7 @@ def test_without_the_shared_cache_a_drawn_image_is_one_query(
 
 
 def test_a_deleted_image_is_dropped_from_the_cache_again_when_the_deletion_commits(
-    visitor_client, open_day, shared_reads, django_capture_on_commit_callbacks
+    visitor_client, open_day, response_cache, django_capture_on_commit_callbacks
 ):
     ticket = bought(visitor_client, general(open_day.date))
     drawn = visitor_client.get(qr_url(ticket))

@@ -1,14 +1,9 @@
 """Parallel buyers and scanners against a real PostgreSQL server, through real HTTP requests."""
 
-import base64
 import datetime as dt
-import json
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection, connections, transaction
@@ -16,37 +11,18 @@ from django.utils import timezone
 
 from hours.models import MuseumDay
 from tests.factories import (
-    PASSWORD,
     MuseumDayFactory,
     SpecialEventFactory,
     TicketFactory,
     UserFactory,
     staff_member,
 )
-from tests.live_http import sign_in
+from tests.live_http import in_parallel, post, sign_in
+from tickets.exceptions import UnknownEvent
 from tickets.models import Ticket
-from tickets.services import UnknownEvent, buy_ticket, take_place
+from tickets.services import buy_ticket, take_place
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def post(url: str, body: dict, username: str) -> tuple[int, dict]:
-    credentials = base64.b64encode(f"{username}:{PASSWORD}".encode()).decode()
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Basic {credentials}"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
-
-
-def in_parallel(count: int, call) -> list:
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        return list(pool.map(lambda _: call(), range(count)))
 
 
 def test_fifty_parallel_buyers_get_exactly_ten_places(live_server, settings):

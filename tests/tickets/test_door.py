@@ -40,8 +40,8 @@ def qr_token(ticket: Ticket) -> str:
     return tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date)
 
 
-def scan(client, code: str) -> str:
-    response = client.post(DOOR, {"code": code})
+def scan(client, scanned: str) -> str:
+    response = client.post(DOOR, {"scanned": scanned})
     assert response.status_code == 200
     return response.content.decode()
 
@@ -163,9 +163,9 @@ def test_text_far_too_long_for_a_ticket_is_refused(desk_client):
 def test_after_a_scan_the_input_is_empty_and_focused_again(desk_client, open_today):
     page = scan(desk_client, qr_token(buy()))
 
-    code_input = re.search(r"<input id=\"code\"[^>]*>", page)[0]
-    assert "autofocus" in code_input
-    assert "value=" not in code_input
+    scanned_input = re.search(r"<input id=\"scanned\"[^>]*>", page)[0]
+    assert "autofocus" in scanned_input
+    assert "value=" not in scanned_input
 
 
 def test_the_page_counts_visitors_admitted_on_the_museums_today(desk_client, settings):
@@ -188,7 +188,7 @@ def test_a_visitor_is_forbidden_and_admits_no_one(client, open_today):
     client.force_login(UserFactory(username="visitor"))
 
     shown = client.get(DOOR)
-    scanned = client.post(DOOR, {"code": qr_token(ticket)})
+    scanned = client.post(DOOR, {"scanned": qr_token(ticket)})
 
     assert shown.status_code == 403
     assert scanned.status_code == 403
@@ -201,7 +201,7 @@ def test_is_staff_without_the_check_in_permission_is_forbidden(client, bare_staf
     client.force_login(bare_staff)
 
     shown = client.get(DOOR)
-    scanned = client.post(DOOR, {"code": qr_token(ticket)})
+    scanned = client.post(DOOR, {"scanned": qr_token(ticket)})
 
     assert shown.status_code == 403
     assert scanned.status_code == 403
@@ -226,7 +226,7 @@ def test_anonymous_people_are_sent_to_the_admin_login(client, open_today):
     ticket = buy()
 
     shown = client.get(DOOR)
-    scanned = client.post(DOOR, {"code": qr_token(ticket)})
+    scanned = client.post(DOOR, {"scanned": qr_token(ticket)})
 
     assert shown.status_code == 302
     assert shown["Location"] == "/admin/login/?next=/door/"
@@ -240,10 +240,10 @@ def test_a_scan_without_the_pages_csrf_token_is_refused(desk_client, open_today)
     strict.cookies = desk_client.cookies
     ticket = buy()
 
-    forged_post = strict.post(DOOR, {"code": qr_token(ticket)})
+    forged_post = strict.post(DOOR, {"scanned": qr_token(ticket)})
     page = strict.get(DOOR).content.decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
-    real_post = strict.post(DOOR, {"code": qr_token(ticket), "csrfmiddlewaretoken": token})
+    real_post = strict.post(DOOR, {"scanned": qr_token(ticket), "csrfmiddlewaretoken": token})
 
     assert forged_post.status_code == 403
     assert verdict(real_post.content.decode()) == "admit"

@@ -16,6 +16,7 @@ from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory
 from tests.servers import free_port
 from tickets import services, tasks
 from tickets.models import OutboxEmail, Ticket
+from tickets.notifications import describe_mail_error
 
 BUYER = "ada.lovelace@example.com"
 
@@ -168,6 +169,6 @@ def test_every_shape_of_address_is_scrubbed_from_a_mail_error(settings, address)
     settings.EMAIL_HOST_PASSWORD = "s3cret"
     error = ConnectionError(f"refused {address}: no such user; signed in with s3cret")
 
-    described = services.describe_mail_error(error)
+    described = describe_mail_error(error)
 
     assert described == "ConnectionError: refused <address>: no such user; signed in with ********"

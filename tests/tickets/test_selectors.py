@@ -12,7 +12,7 @@ from tickets.selectors import viewable_ticket_image
 
 @pytest.fixture(params=["not drawn", "drawn", "drawn and kept"])
 def ticket(request, db, settings):
-    settings.MUSEUM_SHARED_READS_SECONDS = 600 if request.param == "drawn and kept" else 0
+    settings.MUSEUM_RESPONSE_CACHE_SECONDS = 600 if request.param == "drawn and kept" else 0
     ticket = TicketFactory()
     if request.param != "not drawn":
         TicketImage.objects.create(ticket=ticket, png=b"\x89PNG...", etag="abc")

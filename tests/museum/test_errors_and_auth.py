@@ -3,27 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from tests.conftest import basic_auth
+from tests.conftest import EVENT, assert_problem, basic_auth
 from tests.factories import SpecialEventFactory, UserFactory, staff_member
-
-PROBLEM = "application/problem+json"
-EVENT = {
-    "name": "Night at the museum",
-    "location": "Main hall",
-    "eventDescription": "Torches and stories.",
-    "dates": ["2030-10-31"],
-    "price": 10,
-}
-
-
-def assert_problem(response, status: int):
-    assert response.status_code == status
-    assert response["Content-Type"] == PROBLEM
-    problem = response.json()
-    assert problem["status"] == status
-    assert problem["type"].startswith("urn:museum:problem:")
-    assert problem["title"] and problem["detail"]
-    return problem
 
 
 def operations(event_id):

@@ -7,9 +7,8 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from museum import authentication, throttling
-from tests.conftest import basic_auth
+from tests.conftest import basic_auth, counting_hashes
 from tests.factories import PASSWORD, UserFactory
-from tests.test_authentication import counting_hashes
 
 HOURS = "/v1.1/museum-hours"
 SCHEMA = "/v1.1/openapi.json"  # readable without an account

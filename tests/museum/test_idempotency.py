@@ -16,10 +16,9 @@ from events.models import SpecialEvent
 from hours.models import MuseumDay
 from museum import idempotency
 from museum.models import IdempotencyKey
-from tests.conftest import client_for
+from tests.conftest import EVENT, assert_problem, client_for
 from tests.factories import MuseumDayFactory, UserFactory
 from tests.live_http import call, sign_in
-from tests.test_errors_and_auth import EVENT, assert_problem
 from tickets.models import OutboxEmail, Ticket
 
 TICKETS = "/v1.1/tickets"

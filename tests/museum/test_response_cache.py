@@ -1,4 +1,4 @@
-"""Hours and events are answered from the shared cache, and every write shows on the next read."""
+"""Hours and events are answered from the response cache, and every write shows on the next read."""
 
 import datetime as dt
 
@@ -6,11 +6,11 @@ import pytest
 from django.core.cache import cache
 
 from hours.services import apply_weekly_pattern, close_days, parse_weekly_pattern
-from museum import shared_reads
+from museum import response_cache
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 
 # Each test is one process, so its own cache stands in for the shared one.
-pytestmark = pytest.mark.usefixtures("shared_reads")
+pytestmark = pytest.mark.usefixtures("response_cache")
 
 HOURS = "/v1.1/museum-hours"
 EVENTS = "/v1.1/special-events"
@@ -49,7 +49,7 @@ def test_a_cached_page_keeps_its_paging_headers_and_gets_fresh_rate_limit_ones(v
     assert int(again["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 1
 
 
-def test_each_query_has_its_own_answer(visitor_client):
+def test_each_query_has_its_own_response(visitor_client):
     MuseumDayFactory(date=DAY)
     MuseumDayFactory(date=DAY + dt.timedelta(days=1))
 
@@ -112,25 +112,25 @@ def test_days_seeded_in_bulk_show_on_the_next_read(visitor_client):
     assert hours(visitor_client) == ["2030-01-01", "2030-01-02"]
 
 
-def test_a_write_bumps_the_version_again_when_it_commits(db, django_capture_on_commit_callbacks):
-    # A reader may build an answer from the rows as they were before the commit; the second bump
-    # makes whatever it stored stale.
+def test_a_write_changes_the_version_again_when_it_commits(db, django_capture_on_commit_callbacks):
+    # A reader may build a response from the rows as they were before the commit; the second new
+    # version makes whatever it stored stale.
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        shared_reads.section_changed("events")
-    before_commit = cache.get("museum:shared-reads:events:version")
+        response_cache.group_changed("events")
+    before_commit = cache.get("museum:response-cache:events:version")
 
     for callback in callbacks:
         callback()
 
-    assert cache.get("museum:shared-reads:events:version") not in (None, before_commit)
+    assert cache.get("museum:response-cache:events:version") not in (None, before_commit)
 
 
-def test_an_evicted_version_is_a_miss_not_an_old_answer(visitor_client):
+def test_an_evicted_version_is_a_miss_not_an_old_response(visitor_client):
     day = MuseumDayFactory(date=DAY)
     assert hours(visitor_client) == ["2030-01-01"]
 
-    cache.delete("museum:shared-reads:hours:version")
-    # A change nothing announced, then the version gone: the stored answer must not come back.
+    cache.delete("museum:response-cache:hours:version")
+    # A change nothing announced, then the version gone: the stored response must not come back.
     type(day).objects.filter(date=DAY).update(is_closed=True)
 
     assert hours(visitor_client) == []
@@ -139,7 +139,7 @@ def test_an_evicted_version_is_a_miss_not_an_old_answer(visitor_client):
 def test_zero_seconds_turns_the_cache_off(
     visitor_client, event, settings, django_assert_num_queries
 ):
-    settings.MUSEUM_SHARED_READS_SECONDS = 0
+    settings.MUSEUM_RESPONSE_CACHE_SECONDS = 0
     visitor_client.get(f"{EVENTS}/{event.id}")
 
     with django_assert_num_queries(3):  # the account, the event, its dates

@@ -7,9 +7,8 @@ from axes.models import AccessAttempt
 from django.core.management import call_command
 from django.test import Client
 
-from tests.conftest import basic_auth
+from tests.conftest import basic_auth, counting_hashes
 from tests.factories import PASSWORD, UserFactory
-from tests.test_authentication import counting_hashes
 
 LOGIN = "/admin/login/?next=/door/"
 

@@ -12,9 +12,8 @@ from PIL import Image
 
 from events.models import SpecialEvent
 from museum.text import BREAKING, BREAKING_BUT_LINES, one_line
-from tests.conftest import client_for, run_task_worker
+from tests.conftest import EVENT, assert_problem, client_for, run_task_worker
 from tests.factories import SpecialEventFactory, UserFactory
-from tests.test_errors_and_auth import EVENT, assert_problem
 from tickets.models import OutboxEmail
 
 INJECTED = "Night tour\r\nBcc: x@example.org"

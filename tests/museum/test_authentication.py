@@ -1,36 +1,19 @@
 """A verified Basic credential is remembered briefly, and never outlives what made it valid."""
 
 import base64
-from contextlib import contextmanager
-from types import SimpleNamespace
 
 import pytest
-from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from museum import authentication
-from tests.conftest import basic_auth
+from tests.conftest import basic_auth, counting_hashes
 from tests.factories import PASSWORD, UserFactory
 
 HOURS = "/v1.1/museum-hours"
 CHECK_IN = "/v1.1/tickets/check-in"
 START = 1_800_000_000  # a fixed moment, moved by the tests that are about time
-
-
-@contextmanager
-def counting_hashes(hasher_class=MD5PasswordHasher):
-    """Counts password hashes computed: checks, and Django's dummy hash for unknown usernames."""
-    counter = SimpleNamespace(count=0)
-    original_encode = hasher_class.encode
-
-    def counting_encode(hasher, *args, **kwargs):
-        counter.count += 1
-        return original_encode(hasher, *args, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(hasher_class, "encode", counting_encode)
-        yield counter
 
 
 @pytest.fixture

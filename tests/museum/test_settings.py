@@ -6,7 +6,9 @@ import sys
 
 from django.conf import settings
 
-PRINT_SHARED_READS = "from django.conf import settings; print(settings.MUSEUM_SHARED_READS_SECONDS)"
+PRINT_RESPONSE_CACHE_SECONDS = (
+    "from django.conf import settings; print(settings.MUSEUM_RESPONSE_CACHE_SECONDS)"
+)
 
 
 def manage(*arguments: str, **environment: str) -> subprocess.CompletedProcess:
@@ -20,26 +22,30 @@ def manage(*arguments: str, **environment: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_shared_answers_are_kept_by_default_only_with_a_shared_cache():
-    alone = manage("shell", "--no-imports", "-c", PRINT_SHARED_READS)
+def test_cached_responses_are_kept_by_default_only_with_a_shared_cache():
+    alone = manage("shell", "--no-imports", "-c", PRINT_RESPONSE_CACHE_SECONDS)
     shared = manage(
-        "shell", "--no-imports", "-c", PRINT_SHARED_READS, REDIS_URL="redis://127.0.0.1:6379/0"
+        "shell",
+        "--no-imports",
+        "-c",
+        PRINT_RESPONSE_CACHE_SECONDS,
+        REDIS_URL="redis://127.0.0.1:6379/0",
     )
 
     assert alone.stdout.strip() == "0", alone.stderr
     assert shared.stdout.strip() == "600", shared.stderr
 
 
-def test_shared_answers_without_a_shared_cache_are_refused_at_start():
-    result = manage("check", MUSEUM_SHARED_READS_SECONDS="600")
+def test_cached_responses_without_a_shared_cache_are_refused_at_start():
+    result = manage("check", MUSEUM_RESPONSE_CACHE_SECONDS="600")
 
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
-    assert "MUSEUM_SHARED_READS_SECONDS needs REDIS_URL" in result.stderr
+    assert "MUSEUM_RESPONSE_CACHE_SECONDS needs REDIS_URL" in result.stderr
 
 
-def test_turning_shared_answers_off_needs_no_shared_cache():
-    assert manage("check", MUSEUM_SHARED_READS_SECONDS="0").returncode == 0
+def test_turning_cached_responses_off_needs_no_shared_cache():
+    assert manage("check", MUSEUM_RESPONSE_CACHE_SECONDS="0").returncode == 0
 
 
 def test_order_settings_refuse_nonsense_at_start():

@@ -1,0 +1,121 @@
+"""The response cache: responses every visitor shares (opening hours, special events) kept in the
+shared cache.
+
+The same page of hours or events is asked for by every visitor, and building it costs several
+database round trips and a serializer pass; reading it back is one cache round trip. Each cache
+group ("hours", "events", "slots") has a version in the cache; a response is stored with the
+version it was built under and used only while that version is current. Any write to what a
+group shows gives it a new version (`group_changed`), on every node at once, since the version
+lives in the shared cache. That cache must be one every worker shares (REDIS_URL): in a
+per-process cache the new version would reach only the writer's own process. So without
+REDIS_URL, MUSEUM_RESPONSE_CACHE_SECONDS is 0 and the settings refuse any other value; the drawn
+ticket images (tickets/selectors.py) follow it.
+
+A write changes the version right away and again once its transaction commits: a reader that
+built a response from the rows as they were before the commit stored it under the first version,
+which the second makes stale. Writes that bypass Django (SQL by hand) are seen when the
+response's MUSEUM_RESPONSE_CACHE_SECONDS run out; 0 turns the cache off.
+
+Ours: Django's per-view cache (cache_page) expires responses only with time, and drf-extensions'
+cache_response keeps each response's headers whole (the RateLimit-* of whoever built it) and has
+no new version at commit; this is a version key per group and the response's data, about a
+hundred lines.
+"""
+
+import functools
+import hashlib
+import uuid
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.utils import timezone
+from rest_framework import mixins
+from rest_framework.response import Response
+
+# The headers that belong to the response (paging); per-request ones (RateLimit-*) are not kept.
+KEPT_HEADERS = ("X-Total-Count", "Link")
+
+
+def _version_key(group: str) -> str:
+    return f"museum:response-cache:{group}:version"
+
+
+def _new_version(group: str) -> None:
+    cache.set(_version_key(group), uuid.uuid4().hex, timeout=None)
+
+
+def now_and_on_commit(change: Callable[[], None]) -> None:
+    """Make a cached copy stale now and again once the write's transaction commits: a reader in
+    between may have stored what it read of the rows as they were before the commit."""
+    change()
+    transaction.on_commit(change)
+
+
+def group_changed(group: str) -> None:
+    """Call after any write to what the group's responses show."""
+    now_and_on_commit(lambda: _new_version(group))
+
+
+def group_changes_with(group: str, *models) -> None:
+    """Mark `group` changed on every save and delete of these models (bulk writes call
+    group_changed themselves: they send no signals)."""
+    for model in models:
+        for signal in (post_save, post_delete):
+            signal.connect(
+                lambda sender, **kwargs: group_changed(group),
+                sender=model,
+                weak=False,
+                dispatch_uid=f"response-cache:{group}:{model._meta.label}:{signal is post_save}",
+            )
+
+
+def cached_response(group: str, request, build) -> Response:
+    """The response to this GET, from the cache while `group` is unchanged, else `build()`'s.
+
+    Keyed by the whole URL (host, path, query), which is all a cached response depends on, and
+    the museum's today, which the default dates depend on. Only a 200 is kept.
+    """
+    seconds = settings.MUSEUM_RESPONSE_CACHE_SECONDS
+    if seconds <= 0:
+        return build()
+    url = f"{timezone.localdate()} {request.build_absolute_uri()}"
+    key = f"museum:response-cache:{group}:{hashlib.sha256(url.encode()).hexdigest()}"
+    version_key = _version_key(group)
+    found = cache.get_many([version_key, key])  # one round trip
+    version = found.get(version_key)
+    if version is None:
+        _new_version(group)  # never set, or evicted: a fresh version, which nothing stored matches
+        version = cache.get(version_key)
+    elif (stored := found.get(key)) is not None and stored["version"] == version:
+        return Response(stored["data"], headers=stored["headers"])
+    response = build()
+    if response.status_code == 200 and version is not None:
+        headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
+        cache.set(key, {"version": version, "data": response.data, "headers": headers}, seconds)
+    return response
+
+
+class CachedList(mixins.ListModelMixin):
+    """Viewset mixin: `list` answered through `cached_response` for its `cache_group`."""
+
+    cache_group: str
+
+    def list(self, request, *args, **kwargs):
+        build = functools.partial(super().list, request, *args, **kwargs)
+        return cached_response(self.cache_group, request, build)
+
+
+class CachedRetrieve(mixins.RetrieveModelMixin):
+    """Viewset mixin: `retrieve` answered through `cached_response` for its `cache_group`.
+
+    A mixin of its own: a viewset with a `retrieve` gets a detail route from DRF's router.
+    """
+
+    cache_group: str
+
+    def retrieve(self, request, *args, **kwargs):
+        build = functools.partial(super().retrieve, request, *args, **kwargs)
+        return cached_response(self.cache_group, request, build)

@@ -141,17 +141,7 @@ def _kept_account(remembered: dict):
 def _load_account(key: str, remembered: dict):
     """The account from the database, if the remembered credential is still its password (else
     None); with a shared cache, kept in the entry for the next requests."""
-    version = None
-    if settings.SHARED_CACHE:
-        # Taken before the account is read: a change committed after the read deletes this
-        # version, so the account kept with it is never used.
-        version = secrets.token_hex(16)
-        if not cache.add(
-            account_version_key(remembered["user_id"]),
-            version,
-            timeout=settings.MUSEUM_AUTH_CACHE_SECONDS,
-        ):
-            version = None  # another request's, which keeps the account itself
+    version = _account_version(remembered["user_id"]) if settings.SHARED_CACHE else None
     user = get_user_model()._default_manager.filter(pk=remembered["user_id"]).first()
     if user is None or not constant_time_compare(
         _hmac("password", user.password), remembered["password"]
@@ -160,6 +150,19 @@ def _load_account(key: str, remembered: dict):
     if version is not None:
         _store(key, {**remembered, "account": {"version": version, "fields": _fields(user)}})
     return user
+
+
+def _account_version(user_id) -> str | None:
+    """The account's current version, made if it has none. Read before the account is: a change
+    committed after the read deletes it, so an account kept with it is never used."""
+    key = account_version_key(user_id)
+    version = cache.get(key)
+    if version is None:
+        version = secrets.token_hex(16)
+        if not cache.add(key, version, timeout=settings.MUSEUM_AUTH_CACHE_SECONDS):
+            # Another request made one meanwhile (None if a change deleted it again since).
+            version = cache.get(key)
+    return version
 
 
 def _fields(user) -> dict:

@@ -96,6 +96,19 @@ def test_with_a_shared_cache_a_remembered_credential_costs_no_query(
         assert client.get("/v1.1/tickets/signing-key").status_code == 200
 
 
+def test_an_account_version_made_elsewhere_still_lets_this_worker_keep_the_account(
+    visitor, shared_cache, django_assert_num_queries
+):
+    client = signed_in_client()
+    client.get(HOURS)  # the hasher
+    # Another worker (or an earlier run of this one) already gave the account a version.
+    cache.set(authentication.account_version_key(visitor.pk), "made-elsewhere")
+    client.get(HOURS)  # the account, loaded once and kept under that version
+
+    with django_assert_num_queries(0):
+        assert client.get("/v1.1/tickets/signing-key").status_code == 200
+
+
 def test_the_kept_account_is_the_account_without_its_password_hash(visitor, shared_cache):
     client = signed_in_client()
     client.get(HOURS)

@@ -34,6 +34,7 @@ run: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # pytest last: its summary line ("N passed") is the last thing the run prints.
 test: lint

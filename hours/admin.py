@@ -83,7 +83,8 @@ class WeeklyPatternForm(forms.Form):
         return self.cleaned_data["pattern"]
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         start, end, days = cleaned.get("start"), cleaned.get("end"), cleaned.get("days")
         if start is None or self.has_error("end") or self.has_error("days"):
             return cleaned

@@ -32,6 +32,7 @@ def test_the_pre_commit_hooks_run_the_pinned_tools_of_make_lint():
     assert [entry.split(".venv/bin/")[1].split()[0] for entry in entries] == [
         "ruff",
         "ruff",
+        "mypy",
         "python",
         "python",
     ]

@@ -40,7 +40,9 @@ class TicketDateFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         today = timezone.localdate()
-        lookup = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}.get(self.value())
+        lookup = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}.get(
+            self.value() or ""
+        )
         return queryset.filter(**{lookup: today}) if lookup else queryset
 
 
@@ -110,11 +112,11 @@ class ConfirmationEmailAdmin(admin.ModelAdmin):
     """Staff see which confirmation emails are still waiting, and why; the task worker sends them
     (each attempt is also a task result, under Django Tasks DB)."""
 
-    list_display = ["ticket", "created_at", "attempts", "sent_at", "next_attempt_at", "last_error"]
+    list_display = ("ticket", "created_at", "attempts", "sent_at", "next_attempt_at", "last_error")
     list_filter = [("sent_at", admin.EmptyFieldListFilter)]
     list_select_related = ["ticket"]
     search_fields = ["ticket__confirmation_code", "ticket__email"]
-    readonly_fields = [*list_display, "task_result_id"]
+    readonly_fields = (*list_display, "task_result_id")
 
     def has_add_permission(self, request):
         return False

@@ -53,9 +53,9 @@ def admitted_today() -> int:
 def refusal(problem: MuseumProblem) -> Verdict:
     ticket = getattr(problem, "ticket", None)
     words = REFUSALS.get(problem.default_code, problem.title)
-    if isinstance(problem, AlreadyCheckedIn):
+    if isinstance(problem, AlreadyCheckedIn) and ticket is not None:
         words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
-    elif isinstance(problem, WrongDay):
+    elif isinstance(problem, WrongDay) and ticket is not None:
         words = f"{words}: {ticket.date:%A %d %B %Y}"
     elif isinstance(problem, TooEarly):
         words = f"{words}: entry from {problem.extra['entryTime']}"

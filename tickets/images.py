@@ -28,7 +28,7 @@ def _fitted(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> str:
 
 
 def _lines(ticket: Ticket) -> list[tuple[str, int]]:
-    what = ticket.event.name if ticket.is_event_ticket else "General entry"
+    what = ticket.event.name if ticket.event is not None else "General entry"
     # Each is drawn as one line: a name stored with a line break (before names refused them)
     # would make Pillow refuse to measure it.
     if ticket.category is not None:

@@ -15,7 +15,7 @@ def send_confirmation(*, ticket_id: uuid.UUID) -> None:
     ticket = Ticket.objects.select_related("event", "image", "category", "slot").get(pk=ticket_id)
     # One line: a line break stored in a name (before names refused them) would make the
     # subject a header injection, which Django refuses on every attempt.
-    what = one_line(ticket.event.name) if ticket.is_event_ticket else "general entry"
+    what = one_line(ticket.event.name) if ticket.event is not None else "general entry"
     message = EmailMessage(
         subject=f"Your ticket for {what} on {ticket.date:%d %B %Y}",
         body=(

@@ -139,10 +139,12 @@ def check_in(*, scanned: str, by) -> Ticket:
         ticket.refresh_from_db(fields=["checked_in_at", "cancelled_at"])
         if ticket.cancelled_at:
             raise TicketCancelled(ticket=ticket)
+        first_entry = ticket.checked_in_at
+        assert first_entry is not None  # the claim only fails for a cancelled or admitted ticket
         raise AlreadyCheckedIn(
-            f"Already checked in at {timezone.localtime(ticket.checked_in_at):%H:%M}.",
+            f"Already checked in at {timezone.localtime(first_entry):%H:%M}.",
             ticket=ticket,
-            firstEntryAt=ticket.checked_in_at.isoformat(),
+            firstEntryAt=first_entry.isoformat(),
         )
     ticket.checked_in_at, ticket.checked_in_by = now, by
     return ticket

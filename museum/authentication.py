@@ -9,7 +9,8 @@ What a later request costs depends on the cache. With a shared one (REDIS_URL), 
 entry also keeps the account, valid while the account's version key in the cache is the one it
 was kept with. Saving or deleting the account deletes that key (a signal, now and again after
 the commit, as museum/response_cache.py does), so a password change, a deactivation or a deletion
-takes effect on the next request on every node, for one cache round trip and no query. An
+takes effect on the next request on every node, for no query and no round trip of its own: the
+version is read with the lockout's counters, in one `get_many`. An
 update that sends no signal (QuerySet.update(), SQL by hand) is seen when the version key
 expires, MUSEUM_AUTH_CACHE_SECONDS after it was made. Without a shared cache, each process's
 cache is its own and a signal cannot reach the others: the account is loaded from the database
@@ -102,9 +103,16 @@ def _recall(key: str) -> dict | None:
     return remembered
 
 
-def recall_verified_user(*, authorization: bytes, username: str, verified_at: str | None = None):
+def recall_verified_user(
+    *,
+    authorization: bytes,
+    username: str,
+    verified_at: str | None = None,
+    read_already: dict | None = None,
+):
     """The account this exact header was verified for, if it still may sign in with it (and,
-    given `verified_at`, only if the hasher verified it from that address)."""
+    given `verified_at`, only if the hasher verified it from that address). `read_already` holds
+    cache values this request has read (the account's version, see `version_to_read_along`)."""
     key = verified_credential_key(authorization)
     remembered = _recall(key)
     if remembered is None:
@@ -113,7 +121,7 @@ def recall_verified_user(*, authorization: bytes, username: str, verified_at: st
         _hmac("address", verified_at), remembered["verified_at"]
     ):
         return None
-    user = _kept_account(remembered) if settings.SHARED_CACHE else None
+    user = _kept_account(remembered, read_already or {}) if settings.SHARED_CACHE else None
     if user is None:
         user = _load_account(key, remembered)
     if user is None or not user.is_active or user.get_username() != username:
@@ -122,12 +130,26 @@ def recall_verified_user(*, authorization: bytes, username: str, verified_at: st
     return user
 
 
-def _kept_account(remembered: dict):
+def version_to_read_along(authorization: bytes) -> str | None:
+    """The version key of the account this worker's copy of the header's entry keeps, if it
+    keeps one: read with the failure counters, it costs no round trip of its own. Known
+    without I/O, and only a guess: `_kept_account` reads the key itself if the entry it
+    recalls is another."""
+    if not settings.SHARED_CACHE:
+        return None
+    remembered = remembered_here.get(verified_credential_key(authorization))
+    if remembered is None or "account" not in remembered:
+        return None
+    return account_version_key(remembered["user_id"])
+
+
+def _kept_account(remembered: dict, read_already: dict):
     """The account kept in the entry, if it has not changed since (else None)."""
     kept = remembered.get("account")
     if kept is None:
         return None
-    version = cache.get(account_version_key(remembered["user_id"]))
+    key = account_version_key(remembered["user_id"])
+    version = read_already[key] if key in read_already else cache.get(key)
     if version is None or version != kept["version"]:
         return None
     user_model = get_user_model()
@@ -212,10 +234,13 @@ class MuseumBasicAuthentication(BasicAuthentication):
         # answer for a right one as for a wrong one. And before the hasher: DRF's throttles run
         # only after authentication, and a client sending wrong passwords as fast as it can
         # would otherwise keep every CPU hashing.
-        lockout = sign_in_lockout(username=userid, address=address)
+        version_key = version_to_read_along(authorization)
+        lockout, read = sign_in_lockout(
+            username=userid, address=address, read_along=[version_key] if version_key else []
+        )
         if lockout is not None:
-            return self._during_lockout(lockout, authorization, userid, address)
-        user = recall_verified_user(authorization=authorization, username=userid)
+            return self._during_lockout(lockout, authorization, userid, address, read)
+        user = recall_verified_user(authorization=authorization, username=userid, read_already=read)
         if user is not None:
             return (user, None)
         with one_password_check_at_a_time(
@@ -235,11 +260,14 @@ class MuseumBasicAuthentication(BasicAuthentication):
         return (user, None)
 
     @staticmethod
-    def _during_lockout(lockout, authorization: bytes, username: str, address: str):
+    def _during_lockout(lockout, authorization: bytes, username: str, address: str, read: dict):
         if not lockout.locks_address:
             # Only the username is locked: its owner keeps working from where it signed in.
             user = recall_verified_user(
-                authorization=authorization, username=username, verified_at=address
+                authorization=authorization,
+                username=username,
+                verified_at=address,
+                read_already=read,
             )
             if user is not None:
                 return (user, None)

@@ -96,6 +96,53 @@ def test_with_a_shared_cache_a_remembered_credential_costs_no_query(
         assert client.get("/v1.1/tickets/signing-key").status_code == 200
 
 
+@pytest.fixture
+def cache_reads(monkeypatch):
+    """The keys of each cache.get and cache.get_many the code makes (not those the cache
+    backend makes inside them); the reads still happen."""
+    reads = []
+    inside = []
+
+    def recording(original):
+        def read(keys, *args, **kwargs):
+            if not inside:
+                reads.append([keys] if isinstance(keys, str) else list(keys))
+            inside.append(True)
+            try:
+                return original(keys, *args, **kwargs)
+            finally:
+                inside.pop()
+
+        return read
+
+    monkeypatch.setattr(cache, "get", recording(cache.get))
+    monkeypatch.setattr(cache, "get_many", recording(cache.get_many))
+    return reads
+
+
+def test_the_lockout_and_the_kept_account_s_version_are_one_cache_read(
+    visitor, shared_cache, cache_reads
+):
+    client = remembered_client()
+    cache_reads.clear()
+
+    assert client.get("/v1.1/tickets/signing-key").status_code == 200
+
+    # (The request rate's count reads too on this test's cache; on Redis it is one script.)
+    [read] = [keys for keys in cache_reads if any(key.startswith("museum:") for key in keys)]
+    assert authentication.account_version_key(visitor.pk) in read
+    assert sum(key.startswith("museum:auth-failures:") for key in read) == 3
+
+
+def test_a_version_read_with_the_lockout_still_sees_a_change(visitor, shared_cache):
+    client = remembered_client()
+
+    visitor.is_active = False
+    visitor.save()
+
+    assert client.get("/v1.1/tickets/signing-key").status_code == 401
+
+
 def test_an_account_version_made_elsewhere_still_lets_this_worker_keep_the_account(
     visitor, shared_cache, django_assert_num_queries
 ):

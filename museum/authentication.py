@@ -163,8 +163,9 @@ def _kept_account(remembered: dict, read_already: dict):
     user = user_model.from_db(
         router.db_for_read(user_model), list(kept["fields"]), list(kept["fields"].values())
     )
-    if "permissions" in kept:  # (entries kept before permissions were have none)
-        user.kept_permissions = KeptPermissions(
+    if "permissions" in kept:  # else KeptPermissionsBackend loads them, as ModelBackend does
+        # An attribute of ours, which the user model does not declare.
+        user.kept_permissions = KeptPermissions(  # type: ignore[attr-defined]
             user=frozenset(kept["permissions"]["user"]),
             group=frozenset(kept["permissions"]["group"]),
         )

@@ -1,6 +1,6 @@
 from django.apps import AppConfig, apps
 from django.contrib.auth import get_user_model
-from django.db.models.signals import post_delete, post_migrate, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save, pre_delete
 
 
 class MuseumConfig(AppConfig):
@@ -8,15 +8,39 @@ class MuseumConfig(AppConfig):
     verbose_name = "Museum"
 
     def ready(self):
-        from museum import checks
-        from museum.authentication import forget_accounts_on_change
+        from django.contrib.auth.models import Group, Permission
+
+        from museum import authentication, checks
 
         checks.register()
+        user_model = get_user_model()
         for signal in (post_save, post_delete):
             signal.connect(
-                forget_accounts_on_change,
-                sender=get_user_model(),
+                authentication.forget_accounts_on_change,
+                sender=user_model,
                 dispatch_uid="museum:forget-accounts-on-change",
+            )
+        # The permissions kept with an account (museum/authentication.py), wherever they change.
+        for through in (
+            user_model.groups.through,
+            user_model.user_permissions.through,
+            Group.permissions.through,
+        ):
+            m2m_changed.connect(
+                authentication.forget_accounts_on_permission_change,
+                sender=through,
+                dispatch_uid=f"museum:forget-accounts-on-permission-change:{through.__name__}",
+            )
+        pre_delete.connect(
+            authentication.forget_accounts_on_group_delete,
+            sender=Group,
+            dispatch_uid="museum:forget-accounts-on-group-delete",
+        )
+        for signal in (post_save, pre_delete):
+            signal.connect(
+                authentication.forget_accounts_on_permission_save_or_delete,
+                sender=Permission,
+                dispatch_uid="museum:forget-accounts-on-permission-save-or-delete",
             )
         post_migrate.connect(after_migrate, sender=self, dispatch_uid="museum:role-groups")
         post_migrate.connect(

@@ -9,12 +9,15 @@ What a later request costs depends on the cache. With a shared one (REDIS_URL), 
 entry also keeps the account, valid while the account's version key in the cache is the one it
 was kept with. Saving or deleting the account deletes that key (a signal, now and again after
 the commit, as museum/response_cache.py does), so a password change, a deactivation or a deletion
-takes effect on the next request on every node, for one cache round trip and no query. An
+takes effect on the next request on every node, for no query and no round trip of its own: the
+version is read with the lockout's counters, in one `get_many`. An
 update that sends no signal (QuerySet.update(), SQL by hand) is seen when the version key
 expires, MUSEUM_AUTH_CACHE_SECONDS after it was made. Without a shared cache, each process's
 cache is its own and a signal cannot reach the others: the account is loaded from the database
-on every request, which sees every change at once. Permissions are never kept: Django loads
-them afresh for each request that asks.
+on every request, which sees every change at once. With a shared cache the account's permission
+names are kept with it too, and KeptPermissionsBackend answers has_perm from them; a change to
+the account's groups or permissions, or to a group's permissions, deletes the version keys of
+the accounts concerned the same way. Without one, Django loads them for each request that asks.
 
 The failed sign-in lockout comes first: a locked-out client gets the same 429 for a right
 password as for a wrong one. While only the username is locked (guesses from everywhere), a
@@ -24,12 +27,15 @@ keeps working and nobody else learns anything.
 
 import secrets
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.db import router
+from django.db.models import Q
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
@@ -102,9 +108,16 @@ def _recall(key: str) -> dict | None:
     return remembered
 
 
-def recall_verified_user(*, authorization: bytes, username: str, verified_at: str | None = None):
+def recall_verified_user(
+    *,
+    authorization: bytes,
+    username: str,
+    verified_at: str | None = None,
+    read_already: dict | None = None,
+):
     """The account this exact header was verified for, if it still may sign in with it (and,
-    given `verified_at`, only if the hasher verified it from that address)."""
+    given `verified_at`, only if the hasher verified it from that address). `read_already` holds
+    cache values this request has read (the account's version, see `version_to_read_along`)."""
     key = verified_credential_key(authorization)
     remembered = _recall(key)
     if remembered is None:
@@ -113,7 +126,7 @@ def recall_verified_user(*, authorization: bytes, username: str, verified_at: st
         _hmac("address", verified_at), remembered["verified_at"]
     ):
         return None
-    user = _kept_account(remembered) if settings.SHARED_CACHE else None
+    user = _kept_account(remembered, read_already or {}) if settings.SHARED_CACHE else None
     if user is None:
         user = _load_account(key, remembered)
     if user is None or not user.is_active or user.get_username() != username:
@@ -122,20 +135,41 @@ def recall_verified_user(*, authorization: bytes, username: str, verified_at: st
     return user
 
 
-def _kept_account(remembered: dict):
+def version_to_read_along(authorization: bytes) -> str | None:
+    """The version key of the account this worker's copy of the header's entry keeps, if it
+    keeps one: read with the failure counters, it costs no round trip of its own. Known
+    without I/O, and only a guess: `_kept_account` reads the key itself if the entry it
+    recalls is another."""
+    if not settings.SHARED_CACHE:
+        return None
+    remembered = remembered_here.get(verified_credential_key(authorization))
+    if remembered is None or "account" not in remembered:
+        return None
+    return account_version_key(remembered["user_id"])
+
+
+def _kept_account(remembered: dict, read_already: dict):
     """The account kept in the entry, if it has not changed since (else None)."""
     kept = remembered.get("account")
     if kept is None:
         return None
-    version = cache.get(account_version_key(remembered["user_id"]))
+    key = account_version_key(remembered["user_id"])
+    version = read_already[key] if key in read_already else cache.get(key)
     if version is None or version != kept["version"]:
         return None
     user_model = get_user_model()
     # As a query deferring the password would load it: the hash never sits in the cache, and a
     # save() of this instance writes only the fields it holds.
-    return user_model.from_db(
+    user = user_model.from_db(
         router.db_for_read(user_model), list(kept["fields"]), list(kept["fields"].values())
     )
+    if "permissions" in kept:  # else KeptPermissionsBackend loads them, as ModelBackend does
+        # An attribute of ours, which the user model does not declare.
+        user.kept_permissions = KeptPermissions(  # type: ignore[attr-defined]
+            user=frozenset(kept["permissions"]["user"]),
+            group=frozenset(kept["permissions"]["group"]),
+        )
+    return user
 
 
 def _load_account(key: str, remembered: dict):
@@ -148,7 +182,8 @@ def _load_account(key: str, remembered: dict):
     ):
         return None
     if version is not None:
-        _store(key, {**remembered, "account": {"version": version, "fields": _fields(user)}})
+        account = {"version": version, "fields": _fields(user), "permissions": _permissions(user)}
+        _store(key, {**remembered, "account": account})
     return user
 
 
@@ -174,6 +209,45 @@ def _fields(user) -> dict:
     }
 
 
+def _permissions(user) -> dict:
+    """The account's permission names, its own and its groups', as ModelBackend finds them."""
+    backend = KeptPermissionsBackend()
+    return {
+        "user": sorted(backend.get_user_permissions(user)),
+        "group": sorted(backend.get_group_permissions(user)),
+    }
+
+
+@dataclass(frozen=True)
+class KeptPermissions:
+    """An account's permission names, kept with its remembered credential."""
+
+    user: frozenset[str]
+    group: frozenset[str]
+
+
+class KeptPermissionsBackend(ModelBackend):
+    """ModelBackend, answering from the permissions kept with the account when the account came
+    from the cache (`user.kept_permissions`): a request asking `has_perm` then needs no query.
+
+    They are exactly as fresh as the kept account: a change to the account's groups or
+    permissions, or to its groups' permissions, deletes the account's version key as a change
+    to the account does (`forget_accounts_on_permission_change`).
+    """
+
+    def get_user_permissions(self, user_obj, obj=None):
+        kept = getattr(user_obj, "kept_permissions", None)
+        if kept is None or not user_obj.is_active or obj is not None:
+            return super().get_user_permissions(user_obj, obj=obj)
+        return set(kept.user)
+
+    def get_group_permissions(self, user_obj, obj=None):
+        kept = getattr(user_obj, "kept_permissions", None)
+        if kept is None or not user_obj.is_active or obj is not None:
+            return super().get_group_permissions(user_obj, obj=obj)
+        return set(kept.group)
+
+
 def forget_accounts_on_change(sender, instance, **kwargs) -> None:
     """post_save and post_delete of the user model: the account kept with its remembered
     credentials is stale, on every node sharing the cache."""
@@ -181,6 +255,55 @@ def forget_accounts_on_change(sender, instance, **kwargs) -> None:
 
     def forget() -> None:
         cache.delete(key)
+
+    now_and_on_commit(forget)
+
+
+def forget_accounts_on_permission_change(sender, instance, action, reverse, pk_set, **kwargs):
+    """m2m_changed of an account's groups or own permissions, and of a group's permissions: the
+    permissions kept with the accounts concerned are stale."""
+    user_model = get_user_model()
+    if action not in ("post_add", "post_remove", "pre_clear"):
+        return
+    # pre_clear: pk_set is None, so the accounts are those still linked before the clear.
+    if sender is Group.permissions.through:
+        groups = [instance.pk] if not reverse else pk_set
+        if groups is None:  # a permission's groups, cleared
+            groups = list(instance.group_set.values_list("pk", flat=True))
+        users = user_model._default_manager.filter(groups__in=groups)
+    elif not reverse:  # the account's groups or permissions
+        users = user_model._default_manager.filter(pk=instance.pk)
+    elif pk_set is not None:  # added to or removed from a group's members or a permission's
+        users = user_model._default_manager.filter(pk__in=pk_set)
+    elif sender is user_model.groups.through:  # a group's members, cleared
+        users = user_model._default_manager.filter(groups=instance)
+    else:  # a permission's accounts, cleared
+        users = user_model._default_manager.filter(user_permissions=instance)
+    _forget_accounts(users)
+
+
+def forget_accounts_on_group_delete(sender, instance, **kwargs) -> None:
+    """pre_delete of a group: its members lose its permissions (the deletion sends no
+    m2m_changed), so the permissions kept with them are stale."""
+    _forget_accounts(get_user_model()._default_manager.filter(groups=instance))
+
+
+def forget_accounts_on_permission_save_or_delete(sender, instance, **kwargs) -> None:
+    """post_save and pre_delete of a permission: its name, as kept, may be new or gone for the
+    accounts holding it, their own or through a group, and for superusers, who hold them all."""
+    users = get_user_model()._default_manager.filter(
+        Q(user_permissions=instance) | Q(groups__permissions=instance) | Q(is_superuser=True)
+    )
+    _forget_accounts(users)
+
+
+def _forget_accounts(users) -> None:
+    keys = [account_version_key(pk) for pk in users.values_list("pk", flat=True).distinct()]
+    if not keys:
+        return
+
+    def forget() -> None:
+        cache.delete_many(keys)
 
     now_and_on_commit(forget)
 
@@ -212,10 +335,13 @@ class MuseumBasicAuthentication(BasicAuthentication):
         # answer for a right one as for a wrong one. And before the hasher: DRF's throttles run
         # only after authentication, and a client sending wrong passwords as fast as it can
         # would otherwise keep every CPU hashing.
-        lockout = sign_in_lockout(username=userid, address=address)
+        version_key = version_to_read_along(authorization)
+        lockout, read = sign_in_lockout(
+            username=userid, address=address, read_along=[version_key] if version_key else []
+        )
         if lockout is not None:
-            return self._during_lockout(lockout, authorization, userid, address)
-        user = recall_verified_user(authorization=authorization, username=userid)
+            return self._during_lockout(lockout, authorization, userid, address, read)
+        user = recall_verified_user(authorization=authorization, username=userid, read_already=read)
         if user is not None:
             return (user, None)
         with one_password_check_at_a_time(
@@ -235,11 +361,14 @@ class MuseumBasicAuthentication(BasicAuthentication):
         return (user, None)
 
     @staticmethod
-    def _during_lockout(lockout, authorization: bytes, username: str, address: str):
+    def _during_lockout(lockout, authorization: bytes, username: str, address: str, read: dict):
         if not lockout.locks_address:
             # Only the username is locked: its owner keeps working from where it signed in.
             user = recall_verified_user(
-                authorization=authorization, username=username, verified_at=address
+                authorization=authorization,
+                username=username,
+                verified_at=address,
+                read_already=read,
             )
             if user is not None:
                 return (user, None)

@@ -140,7 +140,9 @@ CONTENT_SECURITY_POLICY = {
 # its own limits, so nothing here counts or refuses API requests.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # ModelBackend, answering has_perm from the permissions kept with a remembered credential's
+    # account under a shared cache (museum/authentication.py).
+    "museum.authentication.KeptPermissionsBackend",
 ]
 AXES_FAILURE_LIMIT = envint("MUSEUM_ADMIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MUSEUM_ADMIN_COOLOFF_MINUTES", 15))

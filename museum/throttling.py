@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -176,17 +177,25 @@ def _seconds_left_in_window() -> int:
     return math.ceil(window_seconds - time.time() % window_seconds)
 
 
-def sign_in_lockout(*, username: str, address: str) -> Lockout | None:
-    """The lockout this username from this address is under, if any: read before the hasher."""
+def sign_in_lockout(
+    *, username: str, address: str, read_along: Sequence[str] = ()
+) -> tuple[Lockout | None, dict]:
+    """The lockout this username from this address is under, if any: read before the hasher.
+
+    With it, the values of the `read_along` keys (None where missing), read in the same cache
+    round trip.
+    """
     counters = _failure_counters(username=username, address=address)
-    failures = cache.get_many([counter.key for counter in counters])
-    reached = [counter for counter in counters if failures.get(counter.key, 0) >= counter.limit]
+    found = cache.get_many([*(counter.key for counter in counters), *read_along])
+    reached = [counter for counter in counters if found.get(counter.key, 0) >= counter.limit]
+    along = {key: found.get(key) for key in read_along}
     if not reached:
-        return None
-    return Lockout(
+        return None, along
+    lockout = Lockout(
         locks_address=any(counter.locks_address for counter in reached),
         seconds_left=_seconds_left_in_window(),
     )
+    return lockout, along
 
 
 def record_failed_sign_in(*, username: str, address: str) -> None:

@@ -4,10 +4,12 @@ import base64
 
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from museum import authentication
+from museum.accounts import door_group
 from tests.conftest import basic_auth, counting_hashes
 from tests.factories import PASSWORD, UserFactory
 
@@ -94,6 +96,53 @@ def test_with_a_shared_cache_a_remembered_credential_costs_no_query(
     with django_assert_num_queries(0):
         assert client.get("/v1.1/tickets/signing-key").status_code == 200
         assert client.get("/v1.1/tickets/signing-key").status_code == 200
+
+
+@pytest.fixture
+def cache_reads(monkeypatch):
+    """The keys of each cache.get and cache.get_many the code makes (not those the cache
+    backend makes inside them); the reads still happen."""
+    reads = []
+    inside = []
+
+    def recording(original):
+        def read(keys, *args, **kwargs):
+            if not inside:
+                reads.append([keys] if isinstance(keys, str) else list(keys))
+            inside.append(True)
+            try:
+                return original(keys, *args, **kwargs)
+            finally:
+                inside.pop()
+
+        return read
+
+    monkeypatch.setattr(cache, "get", recording(cache.get))
+    monkeypatch.setattr(cache, "get_many", recording(cache.get_many))
+    return reads
+
+
+def test_the_lockout_and_the_kept_account_s_version_are_one_cache_read(
+    visitor, shared_cache, cache_reads
+):
+    client = remembered_client()
+    cache_reads.clear()
+
+    assert client.get("/v1.1/tickets/signing-key").status_code == 200
+
+    # (The request rate's count reads too on this test's cache; on Redis it is one script.)
+    [read] = [keys for keys in cache_reads if any(key.startswith("museum:") for key in keys)]
+    assert authentication.account_version_key(visitor.pk) in read
+    assert sum(key.startswith("museum:auth-failures:") for key in read) == 3
+
+
+def test_a_version_read_with_the_lockout_still_sees_a_change(visitor, shared_cache):
+    client = remembered_client()
+
+    visitor.is_active = False
+    visitor.save()
+
+    assert client.get("/v1.1/tickets/signing-key").status_code == 401
 
 
 def test_an_account_version_made_elsewhere_still_lets_this_worker_keep_the_account(
@@ -191,6 +240,81 @@ def test_a_member_removed_from_a_group_loses_its_rights_on_the_next_request(
     door_staff.groups.clear()
 
     assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def check_in_permission() -> Permission:
+    return Permission.objects.get(content_type__app_label="tickets", codename="check_in_ticket")
+
+
+def test_a_member_removed_from_a_group_s_members_loses_its_rights_on_the_next_request(
+    door_staff, either_cache
+):
+    client = remembered_client("door")
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    door_group().user_set.remove(door_staff)
+
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_a_permission_removed_from_a_group_is_lost_on_the_next_request(door_staff, either_cache):
+    client = remembered_client("door")
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    door_group().permissions.remove(check_in_permission())
+
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_a_permission_whose_groups_are_cleared_is_lost_on_the_next_request(
+    door_staff, either_cache
+):
+    client = remembered_client("door")
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    check_in_permission().group_set.clear()
+
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_a_deleted_group_s_rights_are_lost_on_the_next_request(door_staff, either_cache):
+    client = remembered_client("door")
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    door_group().delete()
+
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_an_account_s_own_permission_is_gained_and_lost_on_the_next_request(visitor, either_cache):
+    client = remembered_client()
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+    visitor.user_permissions.add(check_in_permission())
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    visitor.user_permissions.remove(check_in_permission())
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_a_permission_taken_from_its_accounts_is_lost_on_the_next_request(visitor, either_cache):
+    visitor.user_permissions.add(check_in_permission())
+    client = remembered_client()
+    assert client.post(CHECK_IN, {}, format="json").status_code == 400
+
+    check_in_permission().user_set.clear()
+
+    assert client.post(CHECK_IN, {}, format="json").status_code == 403
+
+
+def test_with_a_shared_cache_the_door_s_permission_check_costs_no_query(
+    door_staff, shared_cache, django_assert_num_queries
+):
+    client = remembered_client("door")
+
+    # Refused for the missing scan, after the permission: nothing else needs the database.
+    with django_assert_num_queries(0):
+        assert client.post(CHECK_IN, {}, format="json").status_code == 400
 
 
 def test_a_change_is_seen_again_when_it_commits(

@@ -9,10 +9,11 @@ from django.core import mail
 from django.core.cache import cache
 from django.utils import timezone
 from PIL import Image
+from rest_framework.test import APIClient
 
 from events.models import EventDate
 from hours.models import MuseumDay
-from tests.conftest import client_for, run_task_worker
+from tests.conftest import basic_auth, client_for, run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.qr import qr_text
 from tickets import selectors, tokens
@@ -557,6 +558,25 @@ def test_check_in_costs_a_few_queries(staff_client, todays_ticket, django_assert
     # The account, its permissions (Django's two queries), the ticket with its event, the claim.
     with django_assert_num_queries(5):
         assert staff_client.post(CHECK_IN, {"code": code}, format="json").status_code == 200
+
+
+def test_a_remembered_door_credential_s_check_in_reads_only_what_the_door_needs(
+    door_staff, todays_ticket, settings, django_assert_num_queries
+):
+    settings.SHARED_CACHE = True  # the account and its permissions kept with the credential
+    code, _ = todays_ticket
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=basic_auth("door"))
+    for _ in range(2):  # the hasher, then the account loaded and kept
+        client.get("/v1.1/museum-hours")
+
+    # The ticket with what the door shows and checks, then the claim.
+    with django_assert_num_queries(2) as queries:
+        assert client.post(CHECK_IN, {"code": code}, format="json").status_code == 200
+
+    lookup = queries.captured_queries[0]["sql"]
+    # Neither the holder's contact details nor the event's description and prices.
+    assert '"email"' not in lookup and '"description"' not in lookup and '"price"' not in lookup
 
 
 # Cancellation

@@ -214,7 +214,7 @@ class MuseumDayAdmin(admin.ModelAdmin):
     @admin.display(description="hours")
     def hours(self, day):
         if day.is_closed:
-            return format_html('<strong style="color:#b3141c">{}</strong>', "Closed")
+            return format_html('<strong class="museum-closed">{}</strong>', "Closed")
         return f"{day.opens_at:%H:%M}–{day.closes_at:%H:%M}"
 
     @admin.display(description="tickets sold")

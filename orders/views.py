@@ -10,7 +10,6 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
-from museum.throttling import PurchaseRateThrottle
 from orders import selectors, services
 from orders.models import Order
 from orders.notifications import tickets_pdf
@@ -19,6 +18,7 @@ from orders.serializers import (
     PlaceOrderRequestSerializer,
     VisitorCategorySerializer,
 )
+from tickets.views import PurchasesThrottled
 
 ORDER_ID = OpenApiParameter("orderId", OpenApiTypes.UUID, OpenApiParameter.PATH)
 TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -56,17 +56,11 @@ class PDFRenderer(BaseRenderer):
 
 
 @extend_schema(tags=["Orders"], parameters=[ORDER_ID])
-class OrderViewSet(StrictQueryParameters, viewsets.GenericViewSet):
+class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericViewSet):
     queryset = Order.objects.all()
     lookup_url_kwarg = "orderId"
     lookup_value_converter = "uuid"
     serializer_class = PlaceOrderRequestSerializer
-
-    def get_throttles(self):
-        throttles = super().get_throttles()
-        if self.action == "create":
-            throttles.append(PurchaseRateThrottle())
-        return throttles
 
     @extend_schema(
         operation_id="placeOrder",

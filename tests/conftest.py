@@ -134,6 +134,17 @@ def client_for(user) -> APIClient:
     return client
 
 
+def buy_event_ticket(client: APIClient, event, day):
+    """POST /v1.1/tickets for one ticket of `event` on `day`, bought by `client`'s account."""
+    body = {
+        "ticketType": "event",
+        "eventId": str(event.pk),
+        "ticketDate": day.isoformat(),
+        "email": "ada@example.com",
+    }
+    return client.post("/v1.1/tickets", body, format="json")
+
+
 @pytest.fixture
 def visitor(db):
     return UserFactory(username="visitor")

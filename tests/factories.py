@@ -3,6 +3,7 @@ from decimal import Decimal
 
 import factory
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
@@ -10,6 +11,11 @@ from museum.accounts import door_group, staff_group
 from tickets.models import Ticket
 
 PASSWORD = "correct horse battery staple"
+
+
+def days_from_today(days: int) -> dt.date:
+    """A date in the museum's time zone, `days` after its today."""
+    return timezone.localdate() + dt.timedelta(days=days)
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -24,12 +24,13 @@ from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
 from orders.models import Order
-from tests.conftest import EVENT, assert_problem, client_for
+from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for
 from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
     TicketFactory,
     UserFactory,
+    days_from_today,
     staff_member,
 )
 from tests.qr import qr_text
@@ -37,10 +38,6 @@ from tickets import tokens
 from tickets.models import OutboxEmail, Ticket
 
 TEN_MEGABYTES = 10 * 1024 * 1024
-
-
-def days_from_today(days: int) -> dt.date:
-    return timezone.localdate() + dt.timedelta(days=days)
 
 
 def database_state() -> tuple:
@@ -465,16 +462,7 @@ def test_html_in_names_is_escaped_in_the_admin_and_drawn_as_text_on_the_ticket(w
     script = "<script>alert('museum')</script>"
     event = SpecialEventFactory(name=script, dates=[days_from_today(3)])
     visitor = client_for(world["visitor"])
-    bought = visitor.post(
-        "/v1.1/tickets",
-        {
-            "ticketType": "event",
-            "eventId": str(event.pk),
-            "ticketDate": days_from_today(3).isoformat(),
-            "email": "ada@example.com",
-        },
-        format="json",
-    )
+    bought = buy_event_ticket(visitor, event, days_from_today(3))
     assert bought.status_code == 201 and bought.json()["eventName"] == script
     ticket_id = bought.json()["ticketId"]
 

@@ -101,7 +101,7 @@ class TicketAdmin(admin.ModelAdmin):
     def ticket_image_preview(self, ticket):
         png = bytes(ticket_image(ticket=ticket).png)
         return format_html(
-            '<img src="data:image/png;base64,{}" alt="Ticket {}" style="max-width:320px">',
+            '<img src="data:image/png;base64,{}" alt="Ticket {}" class="museum-ticket-image">',
             base64.b64encode(png).decode(),
             ticket.confirmation_code,
         )

@@ -30,7 +30,18 @@ TICKET_IMAGE_MAX_AGE = 24 * 60 * 60
 
 
 @extend_schema(tags=["Tickets"])
-class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
+class PurchasesThrottled(APIView):
+    """View mixin: its `create` action is a purchase, counted by PurchaseRateThrottle too."""
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        # A viewset's action; None on a view that is not one.
+        if getattr(self, "action", None) == "create":
+            throttles.append(PurchaseRateThrottle())
+        return throttles
+
+
+class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericViewSet):
     queryset = Ticket.objects.all()
 
     def get_serializer_class(self):
@@ -58,12 +69,6 @@ class TicketViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         return Response(
             BuyMuseumTicketsResponseSerializer(ticket).data, status=status.HTTP_201_CREATED
         )
-
-    def get_throttles(self):
-        throttles = super().get_throttles()
-        if self.action == "create":
-            throttles.append(PurchaseRateThrottle())
-        return throttles
 
     @extend_schema(
         operation_id="checkInTicket",

@@ -11,15 +11,17 @@ from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from events.services import DatesHaveTickets, update_event
-from tests.factories import SpecialEventFactory, TicketFactory, UserFactory, staff_member
+from tests.factories import (
+    SpecialEventFactory,
+    TicketFactory,
+    UserFactory,
+    days_from_today,
+    staff_member,
+)
 from tickets.models import Ticket
 from tickets.services import buy_ticket
 
 EVENTS = "/admin/events/specialevent/"
-
-
-def days_from_today(days: int) -> dt.date:
-    return timezone.localdate() + dt.timedelta(days=days)
 
 
 @pytest.fixture

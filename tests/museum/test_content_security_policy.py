@@ -1,6 +1,6 @@
 """The admin and the door pages carry a Content-Security-Policy that allows our own files only."""
 
-from tests.factories import staff_member
+from tests.factories import MuseumDayFactory, TicketFactory, days_from_today, staff_member
 
 POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"  # noqa: E501
 
@@ -34,3 +34,15 @@ def test_the_api_docs_keep_their_inline_script(client, db):
 
     assert docs.status_code == 200
     assert "Content-Security-Policy" not in docs
+
+
+def test_admin_pages_style_through_the_stylesheet_not_inline(admin_client):
+    # The policy refuses style attributes: a colour or a size given inline would be dropped.
+    day = MuseumDayFactory(date=days_from_today(1), is_closed=True)
+    ticket = TicketFactory()
+
+    days = admin_client.get("/admin/hours/museumday/").content.decode()
+    page = admin_client.get(f"/admin/tickets/ticket/{ticket.pk}/change/").content.decode()
+
+    assert day.is_closed and 'class="museum-closed"' in days and "style=" not in days
+    assert 'class="museum-ticket-image"' in page and "style=" not in page

@@ -1,28 +1,22 @@
 """Text that would break a ticket: refused in names and locations, shown on one line if stored."""
 
-import datetime as dt
 import io
 import sys
 import unicodedata
 
 import pytest
 from django.core import mail
-from django.utils import timezone
 from PIL import Image
 
 from events.models import SpecialEvent
 from museum.text import BREAKING, BREAKING_BUT_LINES, one_line
-from tests.conftest import EVENT, assert_problem, client_for, run_task_worker
-from tests.factories import SpecialEventFactory, UserFactory
+from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for, run_task_worker
+from tests.factories import SpecialEventFactory, UserFactory, days_from_today
 from tickets.models import OutboxEmail
 
 INJECTED = "Night tour\r\nBcc: x@example.org"
 BREAKERS = ["\r\nBcc: x@example.org", "\n", "\r", "\t", "\x0b", "\x1b[31m", "\x7f", "\x85"]
 BREAKERS += ["\u2028", "\u2029"]
-
-
-def days_from_today(days: int) -> dt.date:
-    return timezone.localdate() + dt.timedelta(days=days)
 
 
 def test_the_rule_is_exactly_unicodes_controls_and_line_separators():
@@ -96,16 +90,7 @@ def stored_injection(db, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     event = SpecialEventFactory(name=INJECTED, location="Hall\r\n", dates=[days_from_today(3)])
     client = client_for(UserFactory(username="buyer"))
-    bought = client.post(
-        "/v1.1/tickets",
-        {
-            "ticketType": "event",
-            "eventId": str(event.pk),
-            "ticketDate": days_from_today(3).isoformat(),
-            "email": "ada@example.com",
-        },
-        format="json",
-    )
+    bought = buy_event_ticket(client, event, days_from_today(3))
     assert bought.status_code == 201
     return client, bought.json()["ticketId"]
 

@@ -13,13 +13,6 @@ class HoldExpired(MuseumProblem):
     default_detail = "The hold on these places ran out; they are back on sale."
 
 
-class OrderNotHeld(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "not_held"
-    title = "Order not held"
-    default_detail = "Only a held order can be confirmed."
-
-
 class OrderCancelled(MuseumProblem):
     status_code = status.HTTP_409_CONFLICT
     default_code = "cancelled"

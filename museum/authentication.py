@@ -236,27 +236,30 @@ class KeptPermissionsBackend(ModelBackend):
     """
 
     def get_user_permissions(self, user_obj, obj=None):
-        kept = getattr(user_obj, "kept_permissions", None)
-        if kept is None or not user_obj.is_active or obj is not None:
+        kept = _kept_permissions(user_obj, obj)
+        if kept is None:
             return super().get_user_permissions(user_obj, obj=obj)
         return set(kept.user)
 
     def get_group_permissions(self, user_obj, obj=None):
-        kept = getattr(user_obj, "kept_permissions", None)
-        if kept is None or not user_obj.is_active or obj is not None:
+        kept = _kept_permissions(user_obj, obj)
+        if kept is None:
             return super().get_group_permissions(user_obj, obj=obj)
         return set(kept.group)
+
+
+def _kept_permissions(user_obj, obj) -> KeptPermissions | None:
+    """The permissions kept with a cached account, where they answer: an active account's model
+    permissions (object permissions and inactive accounts go to ModelBackend as ever)."""
+    if obj is not None or not user_obj.is_active:
+        return None
+    return getattr(user_obj, "kept_permissions", None)
 
 
 def forget_accounts_on_change(sender, instance, **kwargs) -> None:
     """post_save and post_delete of the user model: the account kept with its remembered
     credentials is stale, on every node sharing the cache."""
-    key = account_version_key(instance.pk)
-
-    def forget() -> None:
-        cache.delete(key)
-
-    now_and_on_commit(forget)
+    _forget_account_versions([instance.pk])
 
 
 def forget_accounts_on_permission_change(sender, instance, action, reverse, pk_set, **kwargs):
@@ -298,7 +301,13 @@ def forget_accounts_on_permission_save_or_delete(sender, instance, **kwargs) -> 
 
 
 def _forget_accounts(users) -> None:
-    keys = [account_version_key(pk) for pk in users.values_list("pk", flat=True).distinct()]
+    _forget_account_versions(users.values_list("pk", flat=True).distinct())
+
+
+def _forget_account_versions(user_ids) -> None:
+    """Delete the accounts' version keys, at once and again on commit (a request between the
+    two could keep the account as it was before the transaction)."""
+    keys = [account_version_key(pk) for pk in user_ids]
     if not keys:
         return
 

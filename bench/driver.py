@@ -218,7 +218,7 @@ def endpoints() -> list[Endpoint]:
         Endpoint("floor", "GET /bench/floor (DRF floor)", floor, {200}),
         Endpoint("signed-in", "GET /v1.1/tickets/signing-key (signed in)", signed_in, {200}),
         Endpoint("hours", "GET /v1.1/museum-hours", hours, {200}, 0.35, read=True),
-        Endpoint("list", "GET /v1.1/special-events (30)", _list_lines(today), {200}, 0.2, True),
+        Endpoint("list", "GET /v1.1/special-events (30)", _list_lines(today), {200}, 0.25, True),
         Endpoint(
             "get", "GET /v1.1/special-events/{id}", _event_lines(today, rng), {200}, 0.35, True
         ),
@@ -253,7 +253,7 @@ def endpoints() -> list[Endpoint]:
             0.15,
             again={409},
         ),
-        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.1),
+        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.12),
         Endpoint(
             "slots", "GET /v1.1/museum-hours/{date}/slots", _slots_lines(today), {200}, 0.35, True
         ),

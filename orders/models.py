@@ -98,7 +98,8 @@ class Order(models.Model):
     cancelled_at = models.DateTimeField(null=True, blank=True)
     confirmation_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
 
-    # The tickets just sold, kept by the sale so its answer needs no query for them.
+    # The order's tickets as its answer shows them, kept on it by the service or selector that
+    # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.
     sold_tickets: list["Ticket"]
 
     class Meta:

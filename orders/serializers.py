@@ -96,13 +96,17 @@ class OrderSerializer(serializers.Serializer):
     tickets = serializers.SerializerMethodField()
 
     def get_refundDue(self, order) -> float:
-        due = sum(refund.amount for refund in order.refunds.all())
+        # Only a cancelled ticket of a paid order has a refund (loaded with it: tickets_of).
+        due = sum(
+            ticket.refund.amount
+            for ticket in order.sold_tickets
+            if ticket.cancelled_at is not None and hasattr(ticket, "refund")
+        )
         return MoneyField().to_representation(due)
 
     @extend_schema_field(OrderTicketSerializer(many=True))
     def get_tickets(self, order):
-        tickets = getattr(order, "sold_tickets", None) or order.tickets.all()
-        ordered = sorted(tickets, key=lambda ticket: ticket.confirmation_code)
+        ordered = sorted(order.sold_tickets, key=lambda ticket: ticket.confirmation_code)
         return OrderTicketSerializer(ordered, many=True).data
 
     def to_representation(self, order):

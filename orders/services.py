@@ -10,8 +10,7 @@ never wait on each other in a circle.
 
 import secrets
 import uuid
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -28,7 +27,7 @@ from hours.models import EntrySlot, MuseumDay
 from museum.response_cache import group_changed
 from orders.exceptions import HoldExpired, OrderCancelled, SoldOutOn, TooLate
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
-from orders.selectors import may_view_order
+from orders.selectors import may_view_order, tickets_of
 from tickets.exceptions import DateInPast, EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from tickets.models import Ticket, TicketImage, TicketType
 from tickets.services import CODE_ALPHABET, new_confirmation_code
@@ -131,7 +130,8 @@ def place_order(
     slot = None
     if ticket_type == TicketType.GENERAL:
         slot = _slot_for(ticket_date=ticket_date, entry_time=entry_time)
-    with transaction.atomic():
+
+    def sell() -> Order:
         event, event_date_id = _take_places(
             ticket_type=ticket_type, ticket_date=ticket_date, event_id=event_id, slot=slot, n=count
         )
@@ -148,6 +148,8 @@ def place_order(
             lines=priced,
             hold=hold,
         )
+
+    return _selling(sell, ticket_date=ticket_date, event_id=event_id, slot=slot)
 
 
 def sell_single_ticket(
@@ -167,7 +169,8 @@ def sell_single_ticket(
     if ticket_date < timezone.localdate():
         raise DateInPast()
     category = VisitorCategory.objects.filter(category=DEFAULT_CATEGORY).first()
-    with transaction.atomic():
+
+    def sell() -> Order:
         slot, event, event_date_id = None, None, None
         if ticket_type == TicketType.GENERAL:
             slot = _take_earliest_slot(ticket_date=ticket_date)
@@ -190,37 +193,48 @@ def sell_single_ticket(
             mail="ticket",
         )
 
+    # On a timed day, holds that ran out anywhere on the day may free a place.
+    return _selling(sell, ticket_date=ticket_date, event_id=event_id, slot=None)
+
+
+def _selling(
+    sell: Callable[[], Order],
+    *,
+    ticket_date: date,
+    event_id: uuid.UUID | None,
+    slot: EntrySlot | None,
+) -> Order:
+    """Run the sale `sell` in one transaction. Sold out, it gives back the places of holds that
+    ran out on the sale's rows and, if there were any, runs once more: expired holds never block
+    a buyer, whether or not a task worker released them yet."""
+    try:
+        with transaction.atomic():
+            return sell()
+    except SoldOut:
+        if not release_expired_holds(ticket_date=ticket_date, event_id=event_id, slot=slot):
+            raise
+    with transaction.atomic():
+        return sell()
+
 
 def _take_earliest_slot(*, ticket_date: date) -> EntrySlot | None:
     """The earliest slot of a timed day with a place left, its place taken; None if untimed."""
-    slots = EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time")
-    if not slots.exists():
-        _take_places(
-            ticket_type=TicketType.GENERAL, ticket_date=ticket_date, event_id=None, slot=None, n=1
-        )
+    slots = list(EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time"))
+    if not slots:
+        _count_places(ticket_date=ticket_date, event=None, slot=None, n=1)
         return None
-    for attempt in range(2):
-        slot = _first_slot_taken(ticket_date=ticket_date, slots=slots)
-        if slot is not None:
-            return slot
-        # Every slot, or the day, is full: holds that ran out may free a place (once).
-        if attempt or not release_expired_holds(ticket_date=ticket_date):
-            break
-    raise _sold_out(available=0, scope="day")
-
-
-def _first_slot_taken(*, ticket_date: date, slots: QuerySet[EntrySlot]) -> EntrySlot | None:
-    """The earliest slot whose place (and the day's) this took; None when none had one."""
-    for slot in slots.filter(Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))):
+    # Read without a lock: the conditional UPDATE decides, and a slot taken meanwhile is skipped.
+    for slot in slots:
+        if slot.capacity is not None and slot.sold >= slot.capacity:
+            continue
         try:
-            with transaction.atomic():
-                _count_places(ticket_date=ticket_date, event=None, slot=slot, n=1)
+            _count_places(ticket_date=ticket_date, event=None, slot=slot, n=1)
         except SoldOutOn as sold_out:
             if sold_out.scope == "slot":
-                continue  # taken meanwhile: the next one
-            return None  # the day is full, whatever the slots say
+                continue  # its UPDATE changed nothing: the next one
+            raise  # the day is full, whatever the slots say
         return slot
-    return None
+    raise _sold_out(available=0, scope="day")
 
 
 def _has_room(n: int) -> Q:
@@ -235,23 +249,16 @@ def _take_places(
     slot: EntrySlot | None,
     n: int,
 ) -> tuple[SpecialEvent | None, int | None]:
-    """Count n places on the order's rows, or none; for an event order, the event and the key
-    of the date's row that counts its tickets."""
+    """Count n places on the order's rows, or raise (the caller's transaction then undoes any
+    counted); for an event order, the event and the key of the date's row that counts its
+    tickets."""
     event = None
     if ticket_type == TicketType.EVENT:
         # The event row lock orders a purchase against a PATCH or DELETE of the same event.
         event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
         if event is None:
             raise UnknownEvent()
-    # With a slot, two rows: a savepoint gives the slot's places back if the day is full.
-    try:
-        with transaction.atomic() if slot is not None else nullcontext():
-            return event, _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
-    except SoldOut:
-        # Expired holds never block a buyer, worker or not: give them back, then try again.
-        if not release_expired_holds(ticket_date=ticket_date, event=event, slot=slot):
-            raise
-        return event, _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
+    return event, _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
 
 
 def _count_places(
@@ -364,8 +371,14 @@ def mail_confirmation(*, order: Order) -> None:
 
 
 def _order_to_change(*, order_id: uuid.UUID, by) -> Order:
-    """The order's row, locked, if `by` may change it; 404 for those who may not see it."""
-    order = Order.objects.select_for_update().filter(pk=order_id).first()
+    """The order's row, locked, with its slot, if `by` may change it; 404 for those who may not
+    see it."""
+    order = (
+        Order.objects.select_related("slot")
+        .select_for_update(of=("self",))
+        .filter(pk=order_id)
+        .first()
+    )
     if order is None or not may_view_order(viewer=by, order=order):
         raise NotFound()
     if by.pk != order.buyer_id and not by.has_perm(CANCEL_ANY_ORDER):
@@ -396,13 +409,14 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
         # A confirmed order is left as it is: a retried confirmation.
     if ran_out:
         raise HoldExpired()
+    order.sold_tickets = list(tickets_of(order))
     return order
 
 
 def release_expired_holds(
     *,
     ticket_date: date | None = None,
-    event: SpecialEvent | None = None,
+    event_id: uuid.UUID | None = None,
     slot: EntrySlot | None = None,
     limit: int = 500,
 ) -> int:
@@ -410,7 +424,7 @@ def release_expired_holds(
     now = timezone.now()
     due = Order.objects.filter(status=OrderStatus.HELD, hold_expires_at__lte=now)
     if ticket_date is not None:
-        due = due.filter(date=ticket_date, event=event)
+        due = due.filter(date=ticket_date, event_id=event_id)
     if slot is not None:
         due = due.filter(slot=slot)
     released = 0
@@ -473,27 +487,36 @@ def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None)
     now = timezone.now()
     if now > cancel_deadline(order=order) and not by.has_perm(CANCEL_ANY_ORDER):
         raise TooLate(deadline=cancel_deadline(order=order).isoformat())
-    tickets = Ticket.objects.filter(order=order)
-    if ticket_id is not None:
-        tickets = tickets.filter(pk=ticket_id)
-        if not tickets.exists():
-            raise NotFound()
-    voided = list(
-        tickets.select_for_update().filter(cancelled_at__isnull=True).values_list("pk", "price")
-    )
+    # All of them, locked: the answer shows them, and they tell whether any stays valid.
+    tickets = list(tickets_of(order).select_for_update(of=("self",)))
+    if ticket_id is not None and all(ticket.pk != ticket_id for ticket in tickets):
+        raise NotFound()
+    voided = [
+        ticket
+        for ticket in tickets
+        if ticket.cancelled_at is None and ticket_id in (None, ticket.pk)
+    ]
     if not voided:
         raise OrderCancelled()
-    Ticket.objects.filter(pk__in=[pk for pk, _ in voided]).update(cancelled_at=now)
-    # Redrawn on the next fetch, stamped CANCELLED.
-    TicketImage.objects.filter(ticket_id__in=[pk for pk, _ in voided]).delete()
+    voided_ids = [ticket.pk for ticket in voided]
+    Ticket.objects.filter(pk__in=voided_ids).update(cancelled_at=now)
+    for ticket in voided:
+        ticket.cancelled_at = now
+    # Redrawn on the next fetch, stamped CANCELLED. Only their keys are read for the deletion
+    # (its signal forgets the cached copies), not the pictures.
+    TicketImage.objects.filter(ticket_id__in=voided_ids).only("pk").delete()
     if order.status == OrderStatus.CONFIRMED:  # a held order was never paid
-        Refund.objects.bulk_create(
-            Refund(order=order, ticket_id=pk, amount=price, cancelled_by=by) for pk, price in voided
+        refunds = Refund.objects.bulk_create(
+            Refund(order=order, ticket=ticket, amount=ticket.price, cancelled_by=by)
+            for ticket in voided
         )
+        for refund in refunds:
+            refund.ticket.refund = refund
     _give_back(order=order, n=len(voided))
-    if not Ticket.objects.filter(order=order, cancelled_at__isnull=True).exists():
+    if all(ticket.cancelled_at is not None for ticket in tickets):
         order.status, order.cancelled_at = OrderStatus.CANCELLED, now
         order.save(update_fields=["status", "cancelled_at"])
+    order.sold_tickets = tickets
     return order
 
 

@@ -100,8 +100,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     )
     @action(detail=True, methods=["post"])
     def confirm(self, request, orderId):
-        services.confirm_order(order_id=orderId, by=request.user)
-        return self.retrieve(request, orderId)
+        order = services.confirm_order(order_id=orderId, by=request.user)
+        return Response(OrderSerializer(order).data)
 
     @extend_schema(
         operation_id="cancelOrder",
@@ -116,8 +116,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     )
     @action(detail=True, methods=["post"])
     def cancel(self, request, orderId):
-        services.cancel_order(order_id=orderId, by=request.user)
-        return self.retrieve(request, orderId)
+        order = services.cancel_order(order_id=orderId, by=request.user)
+        return Response(OrderSerializer(order).data)
 
     @extend_schema(
         operation_id="cancelOrderTicket",
@@ -129,8 +129,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     )
     @action(detail=True, methods=["post"], url_path="tickets/<uuid:ticketId>/cancel")
     def cancel_ticket(self, request, orderId, ticketId):
-        services.cancel_order(order_id=orderId, by=request.user, ticket_id=ticketId)
-        return self.retrieve(request, orderId)
+        order = services.cancel_order(order_id=orderId, by=request.user, ticket_id=ticketId)
+        return Response(OrderSerializer(order).data)
 
     @extend_schema(
         operation_id="getOrderTicketsPdf",

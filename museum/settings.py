@@ -190,11 +190,12 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
     "DB_PREPARED_STATEMENTS", True
 ):
-    # Parameters sent apart from the SQL, and a statement a connection runs again prepared after
-    # psycopg's fifth use: PostgreSQL then skips planning it, which costs more than running the
-    # door's and a sale's joins by primary key. Off behind a pooler in transaction mode (a
-    # prepared statement lives in one server connection): DB_PREPARED_STATEMENTS=false. The
-    # backend keeps Django's batches within what a statement bound this way may carry.
+    # Parameters sent apart from the SQL, and a statement a connection runs again prepared once
+    # it has run five times (psycopg's default): PostgreSQL then skips planning it, which costs
+    # more than running the door's and a sale's joins by primary key. Off behind a pooler in
+    # transaction mode (a prepared statement lives in one server connection):
+    # DB_PREPARED_STATEMENTS=false. The backend keeps Django's batches within what a statement
+    # bound this way may carry.
     DATABASES["default"]["ENGINE"] = "museum.postgresql"
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=5

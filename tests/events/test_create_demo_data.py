@@ -6,6 +6,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
+from hours.models import EntrySlot
+from orders.models import Order
 from tests.factories import SpecialEventFactory
 from tickets.models import Ticket
 
@@ -69,3 +71,20 @@ def test_without_open_days_only_event_tickets_are_bought(db):
 
     assert set(Ticket.objects.values_list("ticket_type", flat=True)) == {"event"}
     assert "No open days" in output
+
+
+def test_the_next_open_saturday_is_timed_with_the_visitors_family_order_in_a_slot(fresh_museum):
+    output = run("create_demo_data")
+
+    order = Order.objects.get(buyer__username="visitor", slot__isnull=False)
+    assert order.date.isoweekday() == 6 and order.date >= timezone.localdate() + dt.timedelta(2)
+    assert order.slot is not None and order.slot.entry_time == dt.time(10, 30)
+    assert sorted(order.tickets.values_list("category__category", flat=True)) == [
+        "adult",
+        "adult",
+        "child",
+        "child",
+    ]
+    assert EntrySlot.objects.filter(day_id=order.date).count() == 16  # 09:00 to 16:30
+    assert order.slot.sold == 4
+    assert order.confirmation_code in output

@@ -9,12 +9,17 @@ from django.utils import timezone
 
 from events.models import SpecialEvent
 from events.services import create_event
-from hours.models import MuseumDay
+from hours.models import EntrySlot, MuseumDay
+from hours.services import add_entry_slots
+from orders.services import place_order
 from tickets.models import TicketType
 from tickets.services import buy_ticket
 
 DEMO_VISITOR = "visitor"  # made by create_demo_accounts
 DEMO_EMAIL = "visitor@example.com"
+# The family's order on the first timed day: what the Orders section of the README walks through.
+DEMO_FAMILY = [{"category": "adult", "quantity": 2}, {"category": "child", "quantity": 2}]
+DEMO_SLOT_MINUTES, DEMO_SLOT_CAPACITY = 30, 40
 
 # (name, location, description, price, places per date, days from today)
 DEMO_EVENTS = [
@@ -63,9 +68,10 @@ DEMO_EVENTS = [
 
 class Command(BaseCommand):
     help = (
-        "Fill an empty museum with demo events over the coming month and a few tickets for the "
-        "demo visitor. Does nothing when any event exists. Run after seed_hours and "
-        "create_demo_accounts; never against a production database."
+        "Fill an empty museum with demo events over the coming month, a few tickets for the "
+        "demo visitor, and timed entry on the next open Saturday with the visitor's family "
+        "order in one of its slots. Does nothing when any event exists. Run after seed_hours "
+        "and create_demo_accounts; never against a production database."
     )
 
     def handle(self, *args, **options):
@@ -77,6 +83,7 @@ class Command(BaseCommand):
             with transaction.atomic():
                 events = self._create_events()
                 codes = self._buy_tickets(events)
+                codes += self._timed_saturday()
         self.stdout.write(self.style.SUCCESS(f"Demo data: {len(events)} events."))
         for code in codes:
             self.stdout.write(f"  demo ticket: {code}")
@@ -123,3 +130,41 @@ class Command(BaseCommand):
             what = event.name if event else "general entry"
             codes.append(f"{ticket.confirmation_code} ({what}, {day:%a %d %b})")
         return codes
+
+    def _timed_saturday(self) -> list[str]:
+        """Entry slots on the first open Saturday two days away or more (so the family may still
+        cancel), and the demo visitor's family order in its 10:30 slot, or its first."""
+        visitor = User.objects.filter(username=DEMO_VISITOR).first()
+        today = timezone.localdate()
+        day = (
+            MuseumDay.objects.filter(
+                date__gte=today + timedelta(days=2), is_closed=False, date__week_day=7
+            )
+            .order_by("date")
+            .first()
+        )
+        if visitor is None or day is None:
+            return []
+        add_entry_slots(
+            start=day.date,
+            end=day.date + timedelta(days=1),
+            minutes=DEMO_SLOT_MINUTES,
+            capacity=DEMO_SLOT_CAPACITY,
+        )
+        slots = EntrySlot.objects.filter(day=day).order_by("entry_time")
+        slot = slots.filter(entry_time__gte="10:30").first() or slots.first()
+        if slot is None:
+            return []
+        order = place_order(
+            buyer=visitor,
+            email=DEMO_EMAIL,
+            ticket_type=TicketType.GENERAL,
+            ticket_date=day.date,
+            lines=DEMO_FAMILY,
+            entry_time=slot.entry_time,
+        )
+        when = f"{day.date:%a %d %b} {slot.entry_time:%H:%M}"
+        return [f"{order.confirmation_code} (family order: 2 adults, 2 children, {when})"] + [
+            f"{ticket.confirmation_code} ({ticket.category.name}, {when})"
+            for ticket in order.sold_tickets
+        ]

@@ -131,7 +131,11 @@ def summary(plans: list[Plan]) -> str:
         statement = plan.sql.split(None, 1)[0]
         scanned = [scan for scan in _scans(plan.text) if not scan.startswith("Bitmap Index")]
         tables = sorted({scan.rsplit(" on ", 1)[-1].split()[0] for scan in scanned})
-        verdict = "**sequential scan**" if plan.seq_scans & LARGE_TABLES else "no sequential scan"
+        verdict = (
+            "**sequential scan of a large table**"
+            if plan.seq_scans & LARGE_TABLES
+            else "no sequential scan of a large table"
+        )
         scans = "; ".join(f"`{scan}`" for scan in _scans(plan.text))
         lines.append(f"- {plan.read}, {statement} ({', '.join(tables)}): {verdict} — {scans}")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -37,6 +38,27 @@ CANCEL_ANY_ORDER = "orders.cancel_any_order"
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
 CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class Purchase:
+    """Who buys, and for which kind of visit and day: what every ticket of a sale shares."""
+
+    buyer: Any
+    email: str
+    phone: str
+    ticket_type: str
+    ticket_date: date
+
+
+@dataclass(frozen=True)
+class Taken:
+    """The rows a sale counted its places on: its slot, or its event and the event date's row
+    (by key); none of them for untimed general entry, counted on the day (its key, the date)."""
+
+    slot: EntrySlot | None = None
+    event: SpecialEvent | None = None
+    event_date_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -130,24 +152,12 @@ def place_order(
     slot = None
     if ticket_type == TicketType.GENERAL:
         slot = _slot_for(ticket_date=ticket_date, entry_time=entry_time)
+    purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
 
     def sell() -> Order:
-        event, event_date_id = _take_places(
-            ticket_type=ticket_type, ticket_date=ticket_date, event_id=event_id, slot=slot, n=count
-        )
-        priced = _priced(lines=lines, categories=categories, event=event)
-        return _record_order(
-            buyer=buyer,
-            email=email,
-            phone=phone,
-            ticket_type=ticket_type,
-            ticket_date=ticket_date,
-            event=event,
-            event_date_id=event_date_id,
-            slot=slot,
-            lines=priced,
-            hold=hold,
-        )
+        taken = _take_places(purchase, event_id=event_id, slot=slot, n=count)
+        priced = _priced(lines=lines, categories=categories, event=taken.event)
+        return _record_order(purchase, taken, priced, hold=hold)
 
     return _selling(sell, ticket_date=ticket_date, event_id=event_id, slot=slot)
 
@@ -169,29 +179,16 @@ def sell_single_ticket(
     if ticket_date < timezone.localdate():
         raise DateInPast()
     category = VisitorCategory.objects.filter(category=DEFAULT_CATEGORY).first()
+    purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
 
     def sell() -> Order:
-        slot, event, event_date_id = None, None, None
         if ticket_type == TicketType.GENERAL:
-            slot = _take_earliest_slot(ticket_date=ticket_date)
+            taken = Taken(slot=_take_earliest_slot(ticket_date=ticket_date))
         else:
-            event, event_date_id = _take_places(
-                ticket_type=ticket_type, ticket_date=ticket_date, event_id=event_id, slot=None, n=1
-            )
-        price = event.price if event else settings.MUSEUM_GENERAL_ADMISSION_PRICE
-        return _record_order(
-            buyer=buyer,
-            email=email,
-            phone=phone,
-            ticket_type=ticket_type,
-            ticket_date=ticket_date,
-            event=event,
-            event_date_id=event_date_id,
-            slot=slot,
-            lines=[Line(category=category, quantity=1, price=price)],
-            hold=False,
-            mail="ticket",
-        )
+            taken = _take_places(purchase, event_id=event_id, slot=None, n=1)
+        price = taken.event.price if taken.event else settings.MUSEUM_GENERAL_ADMISSION_PRICE
+        line = Line(category=category, quantity=1, price=price)
+        return _record_order(purchase, taken, [line], hold=False, mail="ticket")
 
     # On a timed day, holds that ran out anywhere on the day may free a place.
     return _selling(sell, ticket_date=ticket_date, event_id=event_id, slot=None)
@@ -242,23 +239,18 @@ def _has_room(n: int) -> Q:
 
 
 def _take_places(
-    *,
-    ticket_type: str,
-    ticket_date: date,
-    event_id: uuid.UUID | None,
-    slot: EntrySlot | None,
-    n: int,
-) -> tuple[SpecialEvent | None, int | None]:
-    """Count n places on the order's rows, or raise (the caller's transaction then undoes any
-    counted); for an event order, the event and the key of the date's row that counts its
-    tickets."""
+    purchase: Purchase, *, event_id: uuid.UUID | None, slot: EntrySlot | None, n: int
+) -> Taken:
+    """Count n places on the purchase's rows, or raise (the caller's transaction then undoes any
+    counted)."""
     event = None
-    if ticket_type == TicketType.EVENT:
+    if purchase.ticket_type == TicketType.EVENT:
         # The event row lock orders a purchase against a PATCH or DELETE of the same event.
         event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
         if event is None:
             raise UnknownEvent()
-    return event, _count_places(ticket_date=ticket_date, event=event, slot=slot, n=n)
+    event_date_id = _count_places(ticket_date=purchase.ticket_date, event=event, slot=slot, n=n)
+    return Taken(slot=slot, event=event, event_date_id=event_date_id)
 
 
 def _count_places(
@@ -303,19 +295,11 @@ def _left(row: QuerySet) -> int:
 
 
 def _record_order(
-    *,
-    buyer,
-    email: str,
-    phone: str,
-    ticket_type: str,
-    ticket_date: date,
-    event: SpecialEvent | None,
-    event_date_id: int | None,
-    slot: EntrySlot | None,
-    lines: list[Line],
-    hold: bool,
-    mail: str = "order",
+    purchase: Purchase, taken: Taken, lines: list[Line], *, hold: bool, mail: str = "order"
 ) -> Order:
+    buyer, email, phone = purchase.buyer, purchase.email, purchase.phone
+    ticket_type, ticket_date = purchase.ticket_type, purchase.ticket_date
+    slot, event, event_date_id = taken.slot, taken.event, taken.event_date_id
     now = timezone.now()
     order = Order.objects.create(
         buyer=buyer,

@@ -17,7 +17,7 @@ from tickets.services import buy_ticket
 
 DEMO_VISITOR = "visitor"  # made by create_demo_accounts
 DEMO_EMAIL = "visitor@example.com"
-# The family's order on the first timed day: what the Orders section of the README walks through.
+# The demo visitor's family order, on the first timed day.
 DEMO_FAMILY = [{"category": "adult", "quantity": 2}, {"category": "child", "quantity": 2}]
 DEMO_SLOT_MINUTES, DEMO_SLOT_CAPACITY = 30, 40
 
@@ -69,9 +69,9 @@ DEMO_EVENTS = [
 class Command(BaseCommand):
     help = (
         "Fill an empty museum with demo events over the coming month, a few tickets for the "
-        "demo visitor, and timed entry on the next open Saturday with the visitor's family "
-        "order in one of its slots. Does nothing when any event exists. Run after seed_hours "
-        "and create_demo_accounts; never against a production database."
+        "demo visitor, and timed entry on the first open day two days away with the visitor's "
+        "family order in one of its slots. Does nothing when any event exists. Run after "
+        "seed_hours and create_demo_accounts; never against a production database."
     )
 
     def handle(self, *args, **options):
@@ -83,7 +83,7 @@ class Command(BaseCommand):
             with transaction.atomic():
                 events = self._create_events()
                 codes = self._buy_tickets(events)
-                codes += self._timed_saturday()
+                codes += self._timed_day()
         self.stdout.write(self.style.SUCCESS(f"Demo data: {len(events)} events."))
         for code in codes:
             self.stdout.write(f"  demo ticket: {code}")
@@ -131,15 +131,13 @@ class Command(BaseCommand):
             codes.append(f"{ticket.confirmation_code} ({what}, {day:%a %d %b})")
         return codes
 
-    def _timed_saturday(self) -> list[str]:
-        """Entry slots on the first open Saturday two days away or more (so the family may still
+    def _timed_day(self) -> list[str]:
+        """Entry slots on the first open day two days away or more (so the family may still
         cancel), and the demo visitor's family order in its 10:30 slot, or its first."""
         visitor = User.objects.filter(username=DEMO_VISITOR).first()
         today = timezone.localdate()
         day = (
-            MuseumDay.objects.filter(
-                date__gte=today + timedelta(days=2), is_closed=False, date__week_day=7
-            )
+            MuseumDay.objects.filter(date__gte=today + timedelta(days=2), is_closed=False)
             .order_by("date")
             .first()
         )
@@ -164,7 +162,8 @@ class Command(BaseCommand):
             entry_time=slot.entry_time,
         )
         when = f"{day.date:%a %d %b} {slot.entry_time:%H:%M}"
-        return [f"{order.confirmation_code} (family order: 2 adults, 2 children, {when})"] + [
-            f"{ticket.confirmation_code} ({ticket.category.name}, {when})"
-            for ticket in order.sold_tickets
-        ]
+        codes = [f"{order.confirmation_code} (family order: 2 adults, 2 children, {when})"]
+        for ticket in order.sold_tickets:
+            assert ticket.category is not None  # an order's tickets have a category
+            codes.append(f"{ticket.confirmation_code} ({ticket.category.name}, {when})")
+        return codes

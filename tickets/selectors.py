@@ -114,6 +114,7 @@ DOOR_FIELDS = (
     "event__name",
     "order__status",
     "slot__entry_time",
+    "category__category",
     "category__name",
     "category__check_at_door",
 )

@@ -3,6 +3,7 @@ import re
 from django.core.validators import EmailValidator
 from rest_framework import serializers
 
+from hours.serializers import HourMinuteField
 from museum.fields import StrictCharField, StrictDateField, StrictUUIDField
 from tickets.models import TicketType
 
@@ -94,6 +95,15 @@ class CheckInResponseSerializer(serializers.Serializer):
     confirmationCode = serializers.CharField(source="confirmation_code")
     eventName = serializers.CharField(source="event.name", allow_null=True, default=None)
     checkedInAt = serializers.DateTimeField(source="checked_in_at")
+    # What the door page shows besides, for a scanner: the visitor category, whether its proof
+    # (age, student card) is to be checked, and a timed ticket's entry slot.
+    category = serializers.CharField(source="category.category", allow_null=True, default=None)
+    checkAtDoor = serializers.SerializerMethodField()
+    entryTime = HourMinuteField(source="slot.entry_time", allow_null=True, default=None)
+
+    def get_checkAtDoor(self, ticket) -> bool:
+        # A ticket sold before visitor categories existed has none, and nothing to check.
+        return ticket.category is not None and ticket.category.check_at_door
 
 
 class SigningKeySerializer(serializers.Serializer):

@@ -73,6 +73,15 @@ def test_a_timed_ticket_is_admitted_from_its_entry_time_less_the_allowance(
         assert answer.json()["entryTime"] == "10:30"
 
 
+def test_a_check_in_names_the_category_its_proof_and_the_entry_slot(staff_client, timed_today):
+    child = order(("child", 1)).sold_tickets[0]
+
+    with time_machine.travel(at(10, 20), tick=False):
+        body = scan(staff_client, child).json()
+
+    assert (body["category"], body["checkAtDoor"], body["entryTime"]) == ("child", True, "10:30")
+
+
 def at_the_door(client, ticket, when: dt.datetime) -> str:
     with time_machine.travel(when, tick=False):
         # Signed in at that time: a session from the test's real time would have run out.

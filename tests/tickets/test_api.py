@@ -471,6 +471,14 @@ def test_an_event_tickets_check_in_names_its_event(staff_client, visitor_client,
     assert body["ticketType"] == "event" and body["ticketDate"] == today.isoformat()
 
 
+def test_an_untimed_contract_tickets_check_in_has_no_entry_slot(staff_client, todays_ticket):
+    code, _ = todays_ticket
+
+    body = staff_client.post(CHECK_IN, {"code": code}, format="json").json()
+
+    assert (body["category"], body["checkAtDoor"], body["entryTime"]) == ("adult", False, None)
+
+
 def test_a_general_tickets_check_in_has_no_event_name(staff_client, todays_ticket):
     code, _ = todays_ticket
 
@@ -631,3 +639,12 @@ def test_a_failing_mail_server_does_not_undo_the_purchase(visitor_client, open_d
 
     assert response.status_code == 201
     assert Ticket.objects.filter(pk=response.json()["ticketId"]).exists()
+
+
+def test_a_ticket_without_a_category_checks_in_with_nothing_to_check(staff_client, todays_ticket):
+    code, ticket = todays_ticket
+    type(ticket).objects.filter(pk=ticket.pk).update(category=None)  # sold before categories
+
+    body = staff_client.post(CHECK_IN, {"code": code}, format="json").json()
+
+    assert (body["category"], body["checkAtDoor"]) == (None, False)

@@ -111,9 +111,11 @@ MuseumDay.objects.create(date="{NODE_DAY.isoformat()}", opens_at="09:00", closes
 """
 
 
-def manage(database: str, *arguments: str, environment: dict[str, str] | None = None) -> None:
-    """A manage.py command in a process of its own, as an operator runs one."""
-    subprocess.run(
+def manage(
+    database: str, *arguments: str, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """A manage.py command in a process of its own, as an operator runs one; what it printed."""
+    return subprocess.run(
         [sys.executable, "manage.py", *arguments],
         cwd=settings.BASE_DIR,
         env={
@@ -124,6 +126,7 @@ def manage(database: str, *arguments: str, environment: dict[str, str] | None = 
         },
         check=True,
         capture_output=True,
+        text=True,
         timeout=120,
     )
 

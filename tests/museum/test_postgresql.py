@@ -7,7 +7,7 @@ from django.db import connection
 
 from hours.models import MuseumDay
 from museum.postgresql.base import MAX_PARAMETERS
-from tests.museum.test_settings import manage
+from tests.servers import database_url, manage
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db]
 
@@ -38,16 +38,14 @@ def test_a_deletion_beyond_the_protocols_parameters_collects_related_rows_in_bat
     assert deleted == count
 
 
-def test_prepared_statements_can_be_turned_off_for_a_pooler_in_transaction_mode(
-    settings,
-):
+def test_prepared_statements_can_be_turned_off_for_a_pooler_in_transaction_mode():
     show = "from django.db import connection as c; print(c.settings_dict['OPTIONS'])"
-    url = "postgres://postgres@127.0.0.1:5432/museum"
+    url = database_url(connection.settings_dict)
 
-    on = manage("shell", "--no-imports", "-c", show, DATABASE_URL=url)
+    on = manage(url, "shell", "--no-imports", "-c", show)
     off = manage(
-        "shell", "--no-imports", "-c", show, DATABASE_URL=url, DB_PREPARED_STATEMENTS="false"
+        url, "shell", "--no-imports", "-c", show, environment={"DB_PREPARED_STATEMENTS": "false"}
     )
 
-    assert "'prepare_threshold': 5" in on.stdout, on.stderr
-    assert "server_side_binding" not in off.stdout, off.stderr
+    assert "'prepare_threshold': 5" in on.stdout
+    assert "server_side_binding" not in off.stdout

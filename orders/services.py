@@ -468,9 +468,9 @@ def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None)
     order = _order_to_change(order_id=order_id, by=by)
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
-    now = timezone.now()
-    if now > cancel_deadline(order=order) and not by.has_perm(CANCEL_ANY_ORDER):
-        raise TooLate(deadline=cancel_deadline(order=order).isoformat())
+    now, deadline = timezone.now(), cancel_deadline(order=order)
+    if now > deadline and not by.has_perm(CANCEL_ANY_ORDER):
+        raise TooLate(deadline=deadline.isoformat())
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
     tickets = list(tickets_of(order).select_for_update(of=("self",)))
     if ticket_id is not None and all(ticket.pk != ticket_id for ticket in tickets):

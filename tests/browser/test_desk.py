@@ -95,6 +95,23 @@ def test_a_fresh_ticket_is_admitted_once_at_the_door(page):
     expect(page.locator("#admitted-today")).to_have_text("1")
 
 
+def test_the_door_page_keeps_what_a_scanner_typed_while_it_loaded(page):
+    # A fast scanner may type before the page's load event (and its pageshow) has fired; only a
+    # page restored from the back/forward cache, holding the last scan, is emptied then.
+    create_account(username="desk", password=PASSWORD, staff=True)
+    log_in(page, "desk", then="/door/")
+    expect(page).to_have_url(re.compile(r"/door/$"))
+    expect(page.locator("#scanned")).to_be_focused()
+    page.keyboard.type("ticket-general-")
+
+    page.evaluate("window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: false}))")
+    expect(page.locator("#scanned")).to_have_value("ticket-general-")
+
+    page.evaluate("window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))")
+    expect(page.locator("#scanned")).to_have_value("")
+    expect(page.locator("#scanned")).to_be_focused()
+
+
 def test_a_visitor_cannot_open_the_door_page(page, live_server, client):
     visitor = UserFactory(username="visitor")
 

@@ -43,12 +43,11 @@ SERVICE_ENV = {
     "REDIS_URL": REDIS_URL,
     # No TLS on loopback, so no redirect to it.
     "SECURE_SSL_REDIRECT": "false",
-    # Each account sends about a hundred requests a second here; 600/min would answer 429. At
-    # 1000/s a worker takes shares of 10 requests (museum/throttling.py), close to the 6 of
-    # production's 600/min, so the counting costs about what it would there.
+    # Each account sends about a hundred requests a second here; 600/min would answer 429. Every
+    # request is still counted, one atomic round trip to Redis, as in production.
     "MUSEUM_THROTTLE_USER_RATE": "1000/s",
-    # Purchases have their own limit too (30/min by default would refuse most of them here). At
-    # 30/min each purchase counts in the cache, one round trip; at 1000/s, one in ten does.
+    # Purchases have their own limit too (30/min by default would refuse most of them here),
+    # counted the same way.
     "MUSEUM_THROTTLE_PURCHASE_RATE": "1000/s",
     # A remembered sign-in outlives the run (the default 300 s would expire mid-measurement and
     # make each account pay PBKDF2 again there; in production a client pays it once per 300 s).

@@ -31,6 +31,7 @@ PERIODIC_TASKS = {
     "tickets.tasks.resend_lost_confirmations": timedelta(minutes=10),
     # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed.
     "tickets.tasks.anonymise_tickets": timedelta(hours=1),
+    "orders.tasks.anonymise_orders": timedelta(hours=1),
     "museum.tasks.purge_idempotency_keys": timedelta(hours=1),
     "museum.tasks.prune_task_results": timedelta(days=1),
     # Holds that ran out give their places back (a buyer who finds a row full does it too).

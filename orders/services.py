@@ -31,7 +31,12 @@ from orders.models import Order, OrderStatus, Refund, VisitorCategory
 from orders.selectors import may_view_order, tickets_of
 from tickets.exceptions import DateInPast, EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from tickets.models import Ticket, TicketImage, TicketType
-from tickets.services import CODE_ALPHABET, new_confirmation_code
+from tickets.services import (
+    ANONYMISED_EMAIL,
+    CODE_ALPHABET,
+    new_confirmation_code,
+    past_retention,
+)
 from tickets.tasks import queue_confirmation
 
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
@@ -524,3 +529,17 @@ def close_orders_of_cancelled_event(*, event: SpecialEvent) -> int:
     return Order.objects.filter(pk__in=[order.pk for order in orders]).update(
         status=OrderStatus.CANCELLED, cancelled_at=timezone.now()
     )
+
+
+# Personal data.
+
+
+def anonymise_old_orders(*, batch_size: int = 1000) -> int:
+    """Replace the buyer's email and phone on orders past the retention period, as their tickets'
+    (tickets.services.anonymise_old_tickets); how many. The order, its tickets and refunds stay."""
+    due = past_retention(Order.objects.all())
+    anonymised = 0
+    # A batch a statement, so each UPDATE stays short however many orders are due.
+    while batch := list(due[:batch_size]):
+        anonymised += Order.objects.filter(pk__in=batch).update(email=ANONYMISED_EMAIL, phone="")
+    return anonymised

@@ -1,4 +1,5 @@
-"""The orders' background work: one confirmation email per order, and expired holds released.
+"""The orders' background work: one confirmation email per order, expired holds released, and
+buyers' personal data removed after the retention period.
 
 The email's task is enqueued in the order's (or the confirmation's) transaction, on django-tasks'
 database backend, so a rolled-back order sends nothing and a committed one is never lost. A
@@ -19,6 +20,7 @@ from orders import services
 from orders.models import Order
 from orders.notifications import send_order_confirmation
 from tickets.notifications import describe_mail_error
+from tickets.services import ANONYMISED_EMAIL
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +41,11 @@ def send_order_confirmation_email(*, order_id: str, attempt: int = 1) -> str:
         order = (
             Order.objects.select_for_update()
             .filter(pk=uuid.UUID(order_id), confirmation_sent_at__isnull=True)
+            .exclude(email=ANONYMISED_EMAIL)
             .first()
         )
         if order is None:
-            return "nothing to do: already sent"
+            return "nothing to do: already sent, or the address was removed"
         try:
             send_order_confirmation(order=order)
         except Exception as exc:  # whatever the mail backend raises means "later"
@@ -67,3 +70,10 @@ def release_expired_holds() -> int:
     """Give back the places of holds that ran out; how many orders."""
     schedule_periodic_tasks()
     return services.release_expired_holds()
+
+
+@task()
+def anonymise_orders() -> int:
+    """Replace buyers' email and phone on orders past MUSEUM_PERSONAL_DATA_RETENTION_DAYS."""
+    schedule_periodic_tasks()
+    return services.anonymise_old_orders()

@@ -66,6 +66,19 @@ ANONYMISED_EMAIL = "anonymised@anonymised.invalid"
 NEVER_SENT_NOTE = "Not sent; the address was removed with the buyer's personal data."
 
 
+def past_retention(rows: QuerySet) -> QuerySet:
+    """The keys of `rows` (tickets or orders: a date, an email and a phone each) that still hold
+    a buyer's email or phone more than MUSEUM_PERSONAL_DATA_RETENTION_DAYS after their date."""
+    days = settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS
+    cutoff = timezone.localdate() - timedelta(days=days)
+    return (
+        rows.filter(date__lt=cutoff)
+        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone=""))
+        .order_by()
+        .values_list("pk", flat=True)
+    )
+
+
 def anonymise_old_tickets(*, batch_size: int = 1000) -> int:
     """Replace the buyer's email and phone on tickets past the retention period; how many.
 
@@ -73,14 +86,7 @@ def anonymise_old_tickets(*, batch_size: int = 1000) -> int:
     the buyer's account. Idempotent: an anonymised ticket no longer matches. A batch is a few
     statements, whatever its size, so the daily run stays short however many tickets are due.
     """
-    days = settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS
-    cutoff = timezone.localdate() - timedelta(days=days)
-    due = (
-        Ticket.objects.filter(date__lt=cutoff)
-        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone=""))
-        .order_by()
-        .values_list("pk", flat=True)
-    )
+    due = past_retention(Ticket.objects.all())
     anonymised = 0
     while batch := list(due[:batch_size]):
         with transaction.atomic():

@@ -29,6 +29,7 @@ from museum.models import PeriodicTask
 PERIODIC_TASKS = {
     # A confirmation whose attempt was lost with its worker is tried again.
     "tickets.tasks.resend_lost_confirmations": timedelta(minutes=10),
+    "orders.tasks.resend_lost_order_confirmations": timedelta(minutes=10),
     # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed.
     "tickets.tasks.anonymise_tickets": timedelta(hours=1),
     "orders.tasks.anonymise_orders": timedelta(hours=1),

@@ -97,6 +97,9 @@ class Order(models.Model):
     confirmed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
     confirmation_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The attempt at its confirmation email waiting in the task queue, or running; empty once
+    # sent or given up. orders.tasks finds an attempt lost with its worker by it.
+    confirmation_task_id = models.CharField(max_length=64, blank=True, editable=False)
 
     # The order's tickets as its answer shows them, kept on it by the service or selector that
     # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.

@@ -306,7 +306,7 @@ def _record_order(
     ticket_type, ticket_date = purchase.ticket_type, purchase.ticket_date
     slot, event, event_date_id = taken.slot, taken.event, taken.event_date_id
     now = timezone.now()
-    order = Order.objects.create(
+    order = Order(
         buyer=buyer,
         email=email,
         phone=phone,
@@ -320,6 +320,9 @@ def _record_order(
         slot=slot,
         total=sum((line.price * line.quantity for line in lines), Decimal("0")),
     )
+    if mail == "order" and not hold:
+        mail_confirmation(order=order)
+    order.save(force_insert=True)
     tickets = [
         Ticket(
             buyer=buyer,
@@ -343,17 +346,16 @@ def _record_order(
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
     if mail == "ticket":  # the contract's purchase: its ticket's own email, as it always had
         queue_confirmation(ticket=order.sold_tickets[0])
-    elif not hold:
-        mail_confirmation(order=order)
     return order
 
 
 def mail_confirmation(*, order: Order) -> None:
-    """Enqueue the order's one confirmation email, in the caller's transaction."""
+    """Enqueue the order's one confirmation email, in the caller's transaction; the order keeps
+    the attempt's id, for the caller to save."""
     # Imported here: the task module runs this module's services.
     from orders.tasks import send_order_confirmation_email
 
-    send_order_confirmation_email.enqueue(order_id=str(order.pk))
+    order.confirmation_task_id = send_order_confirmation_email.enqueue(order_id=str(order.pk)).id
 
 
 # Who changes an order.
@@ -393,8 +395,10 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
         elif order.status == OrderStatus.HELD:
             order.status, order.hold_expires_at = OrderStatus.CONFIRMED, None
             order.confirmed_at = now
-            order.save(update_fields=["status", "hold_expires_at", "confirmed_at"])
             mail_confirmation(order=order)
+            order.save(
+                update_fields=["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"]
+            )
         # A confirmed order is left as it is: a retried confirmation.
     if ran_out:
         raise HoldExpired()

@@ -7,12 +7,15 @@ import pytest
 import time_machine
 from django.core import mail
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from hours.models import MuseumDay
+from orders import tasks
 from orders.models import Order
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory
 from tests.orders.conftest import later, order_body
+from tickets.tasks import LOST_AFTER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,6 +71,62 @@ def test_a_failed_email_is_tried_again_later(visitor_client, settings, clock):
     assert Order.objects.get().confirmation_sent_at is not None
 
 
+def attempts_of(order: Order) -> list[DBTaskResult]:
+    """The order email's task results (the backend's table, read by the test)."""
+    return list(
+        DBTaskResult.objects.filter(
+            task_path=tasks.send_order_confirmation_email.module_path,
+            args_kwargs__kwargs__order_id=str(order.pk),
+        )
+    )
+
+
+def test_each_attempt_is_recorded_on_the_order_until_one_sends(visitor_client, settings, clock):
+    day = MuseumDayFactory(date=later())
+    visitor_client.post(ORDERS, order_body(day.date), format="json")
+    order = Order.objects.get()
+    [first] = attempts_of(order)
+    assert order.confirmation_task_id == str(first.pk)
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", 9  # nothing listens: refused
+
+    run_task_worker()
+    order.refresh_from_db()
+    [retry] = [result for result in attempts_of(order) if result.pk != first.pk]
+    assert order.confirmation_task_id == str(retry.pk)
+    assert tasks.requeue_lost_order_confirmations() == 0  # its retry waits: not lost
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    clock.shift(dt.timedelta(minutes=1, seconds=1))
+    run_task_worker()
+    order.refresh_from_db()
+    assert order.confirmation_sent_at is not None and order.confirmation_task_id == ""
+
+
+def test_an_attempt_lost_with_its_worker_is_enqueued_again(visitor_client, clock):
+    day = MuseumDayFactory(date=later())
+    visitor_client.post(ORDERS, order_body(day.date), format="json")
+    order = Order.objects.get()
+    # What a worker killed mid-attempt leaves: its task result running forever, the email unsent.
+    [lost] = attempts_of(order)
+    lost.claim("a-worker-that-died")
+
+    run_task_worker()
+    assert not mail.outbox
+    assert tasks.requeue_lost_order_confirmations() == 0  # perhaps still running
+
+    clock.shift(LOST_AFTER)
+    assert tasks.requeue_lost_order_confirmations() == 1
+    assert tasks.requeue_lost_order_confirmations() == 0  # its new attempt is waiting: not lost
+    run_task_worker()
+
+    [message] = mail.outbox
+    assert order.confirmation_code in message.body
+    order.refresh_from_db()
+    assert order.confirmation_sent_at is not None
+    assert tasks.requeue_lost_order_confirmations() == 0  # sent: nothing more
+
+
 def test_a_held_order_is_mailed_when_confirmed_not_before(visitor_client):
     day = MuseumDayFactory(date=later())
     answer = visitor_client.post(ORDERS, order_body(day.date, hold=True), format="json")
@@ -78,6 +137,8 @@ def test_a_held_order_is_mailed_when_confirmed_not_before(visitor_client):
     assert not mail.outbox
 
     visitor_client.post(f"{ORDERS}/{held['orderId']}/confirm")
+    order = Order.objects.get()
+    assert order.confirmation_task_id == str(attempts_of(order)[0].pk)  # found if it is lost
     run_task_worker()
     assert len(mail.outbox) == 1
 

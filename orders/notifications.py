@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 from PIL import Image
 
+from museum.text import one_line
 from orders.models import Order
 from tickets.images import ticket_image
 
@@ -24,7 +25,9 @@ def tickets_pdf(*, order: Order) -> bytes:
 
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's confirmation with its tickets' PDF (orders.tasks retries a failure)."""
-    what = order.event.name if order.event else "general entry"
+    # One line: a line break stored in a name (before names refused them) would make the
+    # subject a header injection, which Django refuses on every attempt.
+    what = one_line(order.event.name) if order.event else "general entry"
     when = f"{order.date:%A %d %B %Y}"
     if order.slot:
         when += f", entry from {order.slot.entry_time:%H:%M}"

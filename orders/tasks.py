@@ -46,11 +46,13 @@ def send_order_confirmation_email(*, order_id: str, attempt: int = 1) -> str:
         order = (
             Order.objects.select_for_update()
             .filter(pk=uuid.UUID(order_id), confirmation_sent_at__isnull=True)
+            # An order cancelled before its email went is not confirmed to its buyer.
+            .filter(status=OrderStatus.CONFIRMED)
             .exclude(email=ANONYMISED_EMAIL)
             .first()
         )
         if order is None:
-            return "nothing to do: already sent, or the address was removed"
+            return "nothing to do: already sent, cancelled, or the address was removed"
         try:
             send_order_confirmation(order=order)
         except Exception as exc:  # whatever the mail backend raises means "later"

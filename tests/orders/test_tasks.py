@@ -13,7 +13,7 @@ from hours.models import MuseumDay
 from orders import tasks
 from orders.models import Order
 from tests.conftest import run_task_worker
-from tests.factories import MuseumDayFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tests.orders.conftest import later, order_body
 from tickets.tasks import LOST_AFTER
 
@@ -153,3 +153,29 @@ def test_the_periodic_job_gives_back_expired_holds_within_a_minute(visitor_clien
 
     assert Order.objects.get(pk=held.json()["orderId"]).status == "expired"
     assert MuseumDay.objects.get(pk=day.pk).sold == 0
+
+
+def test_an_event_name_stored_with_a_line_break_is_mailed_on_one_line(visitor_client):
+    # Written before names refused control characters: the factory saves it as it is.
+    event = SpecialEventFactory(name="Night tour\r\nBcc: x@example.org", dates=[later()])
+    body = order_body(later(), ticketType="event", eventId=str(event.pk))
+    assert visitor_client.post(ORDERS, body, format="json").status_code == 201
+
+    run_task_worker()
+
+    [message] = mail.outbox
+    assert message.subject.startswith("Your 1 ticket for Night tour  Bcc: x@example.org on ")
+    assert message.recipients() == ["family@example.com"] and not message.bcc
+    assert "Tickets: 1, Night tour  Bcc: x@example.org\n" in message.body
+    assert Order.objects.get().confirmation_sent_at is not None
+
+
+def test_an_order_cancelled_before_its_email_went_is_not_mailed(visitor_client):
+    day = MuseumDayFactory(date=later(days=5))
+    placed = visitor_client.post(ORDERS, order_body(day.date), format="json").json()
+    assert visitor_client.post(f"{ORDERS}/{placed['orderId']}/cancel").status_code == 200
+
+    run_task_worker()
+
+    assert mail.outbox == []
+    assert tasks.requeue_lost_order_confirmations() == 0

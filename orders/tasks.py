@@ -2,17 +2,16 @@
 buyers' personal data removed after the retention period.
 
 The email's task is enqueued in the order's (or the confirmation's) transaction, on django-tasks'
-database backend, so a rolled-back order sends nothing and a committed one is never lost. A
-failed attempt enqueues the next itself, 1, 2, 4... minutes later (at most an hour), for
-ORDER_EMAIL_MAX_ATTEMPTS attempts; the order records when its email went (`confirmation_sent_at`)
-and which attempt is waiting or running (`confirmation_task_id`). Delivery is at least once: an
-attempt that died with its worker is enqueued again by the periodic task
-`resend_lost_order_confirmations`, as the tickets' emails are (tickets/tasks.py).
+database backend, so a rolled-back order sends nothing and a committed one is never lost. A failed
+attempt enqueues the next itself, on the schedule of the tickets' emails (tickets.tasks.retry_wait,
+MAX_ATTEMPTS); the order records when its email went (`confirmation_sent_at`) and which attempt is
+waiting or running (`confirmation_task_id`). Delivery is at least once: an attempt that died with
+its worker is enqueued again by the periodic task `resend_lost_order_confirmations`, as the
+tickets' emails are (tickets/tasks.py).
 """
 
 import logging
 import uuid
-from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -25,13 +24,9 @@ from orders.models import Order, OrderStatus
 from orders.notifications import send_order_confirmation
 from tickets.notifications import describe_mail_error
 from tickets.services import ANONYMISED_EMAIL
-from tickets.tasks import LOST_AFTER
+from tickets.tasks import LOST_AFTER, MAX_ATTEMPTS, retry_wait
 
 logger = logging.getLogger(__name__)
-
-ORDER_EMAIL_FIRST_RETRY = timedelta(minutes=1)
-ORDER_EMAIL_LONGEST_WAIT = timedelta(hours=1)
-ORDER_EMAIL_MAX_ATTEMPTS = 30  # about a day of tries
 
 
 class OrderConfirmationNotSent(Exception):
@@ -61,9 +56,9 @@ def send_order_confirmation_email(*, order_id: str, attempt: int = 1) -> str:
             _record_attempt(order, confirmation_sent_at=timezone.now(), confirmation_task_id="")
             return "sent"
         next_attempt = ""  # none: given up
-        if attempt < ORDER_EMAIL_MAX_ATTEMPTS:
-            wait = min(ORDER_EMAIL_FIRST_RETRY * 2 ** (attempt - 1), ORDER_EMAIL_LONGEST_WAIT)
-            retry = send_order_confirmation_email.using(run_after=timezone.now() + wait)
+        if attempt < MAX_ATTEMPTS:
+            run_after = timezone.now() + retry_wait(attempt)
+            retry = send_order_confirmation_email.using(run_after=run_after)
             next_attempt = retry.enqueue(order_id=order_id, attempt=attempt + 1).id
         _record_attempt(order, confirmation_task_id=next_attempt)
     if next_attempt:

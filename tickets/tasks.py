@@ -7,9 +7,9 @@ happens to the process after the commit. `manage.py db_worker` runs the task soo
 purchase does not wait for it (drawing the ticket image for the attachment costs several times
 the rest of a purchase).
 
-django-tasks has no retries, so a failed attempt enqueues the next one itself, with `run_after`
-1, 2, 4, ... minutes later (at most an hour), for OUTBOX_MAX_ATTEMPTS attempts (about a day). The
-row is the record staff see in the admin: attempts, last error (masked, `describe_mail_error`),
+django-tasks has no retries, so a failed attempt enqueues the next one itself, with `run_after` 1,
+2, 4, ... minutes later (at most an hour: `retry_wait`), for MAX_ATTEMPTS attempts (about a day).
+The row is the record staff see in the admin: attempts, last error (masked, `describe_mail_error`),
 when the next attempt is due (none once sent, or given up), when it was sent. The task result of
 each failed attempt is marked failed with the same masked error.
 
@@ -40,12 +40,18 @@ from tickets.services import anonymise_old_tickets
 
 logger = logging.getLogger(__name__)
 
-OUTBOX_FIRST_RETRY = timedelta(minutes=1)
-OUTBOX_LONGEST_WAIT = timedelta(hours=1)
-OUTBOX_MAX_ATTEMPTS = 30  # about a day of tries
+# The retry schedule of every confirmation email, a ticket's and an order's (orders/tasks.py).
+FIRST_RETRY = timedelta(minutes=1)
+LONGEST_WAIT = timedelta(hours=1)
+MAX_ATTEMPTS = 30  # about a day of tries
 # An attempt is due within seconds of its time; one this late with none waiting in the queue was
 # lost with its worker. Far longer than an attempt can take (EMAIL_TIMEOUT).
 LOST_AFTER = timedelta(minutes=10)
+
+
+def retry_wait(attempts: int) -> timedelta:
+    """How long the next attempt waits after `attempts` failed ones: doubling from a minute."""
+    return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
 
 
 class ConfirmationNotSent(Exception):
@@ -101,11 +107,11 @@ def attempt_confirmation(*, ticket_id: uuid.UUID) -> str:
 
 def _postpone(email: OutboxEmail, exc: Exception) -> str:
     email.last_error = describe_mail_error(exc)[:500]
-    if email.attempts >= OUTBOX_MAX_ATTEMPTS:
+    if email.attempts >= MAX_ATTEMPTS:
         email.next_attempt_at = None
         logger.error("Confirmation of ticket %s given up: %s", email.ticket_id, email.last_error)
         return f"attempt {email.attempts}, given up: {email.last_error}"
-    wait = min(OUTBOX_FIRST_RETRY * 2 ** (email.attempts - 1), OUTBOX_LONGEST_WAIT)
+    wait = retry_wait(email.attempts)
     email.next_attempt_at = timezone.now() + wait
     retry = send_confirmation_email.using(run_after=email.next_attempt_at)
     email.task_result_id = retry.enqueue(ticket_id=str(email.ticket_id)).id

@@ -153,11 +153,11 @@ def test_retries_wait_longer_each_time_then_give_up_with_the_error(
 
     minutes = [int(wait.total_seconds() // 60) for wait in waits]
     assert minutes[:8] == [1, 2, 4, 8, 16, 32, 60, 60]
-    assert len(minutes) == tasks.OUTBOX_MAX_ATTEMPTS - 1
-    assert email.attempts == tasks.OUTBOX_MAX_ATTEMPTS and email.sent_at is None
+    assert len(minutes) == tasks.MAX_ATTEMPTS - 1
+    assert email.attempts == tasks.MAX_ATTEMPTS and email.sent_at is None
     assert email.last_error.startswith("ConnectionRefusedError")
     results = attempts_of(ticket)
-    assert len(results) == tasks.OUTBOX_MAX_ATTEMPTS  # one task per attempt, none left waiting
+    assert len(results) == tasks.MAX_ATTEMPTS  # one task per attempt, none left waiting
     assert {result.status for result in results} == {TaskResultStatus.FAILED}
     assert "given up: ConnectionRefusedError" in results[-1].traceback
 

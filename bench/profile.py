@@ -6,6 +6,12 @@ changes how fast a request runs but hardly its CPU time, so this is the number t
 other work shares the cores. PostgreSQL's and Redis's own CPU is not in it.
 
     .venv/bin/python -m bench.profile [--rounds 5] [--endpoints hours,list] [--cprofile]
+    .venv/bin/python -m bench.profile --statements
+
+`--statements` prints instead what one statement costs: a ticket read by its key through the ORM
+(as a model, and as values) and through a cursor, and the check-in's claim, an UPDATE by key
+(with its BEGIN and ROLLBACK). A write's CPU is about the signed-in request's plus its
+statements' (docs/performance.md, "Against the targets").
 
 Run `make bench` (or `python -m bench.run --seconds 1`) once first: it loads the rows.
 """
@@ -69,14 +75,72 @@ def measure(application, lines: list[str], count: int) -> tuple[float, float, di
     return cpu / count * 1e6, wall / count * 1e6, statuses
 
 
+def _per_call(function, count: int = 2000) -> float:
+    """CPU µs per call of `function(n)`, after a warm-up (psycopg prepares a statement once a
+    connection has run it five times)."""
+    for n in range(100):
+        function(n)
+    started = time.process_time()
+    for n in range(count):
+        function(n)
+    return (time.process_time() - started) / count * 1e6
+
+
+def statements() -> None:
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from tickets.models import Ticket
+
+    keys = list(Ticket.objects.order_by().values_list("pk", flat=True)[:2000])
+    table = Ticket._meta.db_table
+
+    def key(n: int):
+        return keys[n % len(keys)]
+
+    def through_cursor(n: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f'SELECT "id", "date" FROM "{table}" WHERE "id" = %s', [key(n)])
+            cursor.fetchone()
+
+    now = timezone.now()
+
+    def claim(n: int) -> None:
+        # The check-in's claim, undone: the benchmark's tickets stay as they were.
+        unclaimed = Ticket.objects.filter(pk=key(n), checked_in_at=None, cancelled_at=None)
+        with transaction.atomic():
+            unclaimed.update(checked_in_at=now)
+            transaction.set_rollback(True)
+
+    measured = {
+        "a ticket by its key, as a model (ORM)": lambda n: Ticket.objects.get(pk=key(n)),
+        "a ticket by its key, two columns as values (ORM)": lambda n: (
+            Ticket.objects.filter(pk=key(n)).values_list("id", "date").get()
+        ),
+        "a ticket by its key, two columns through a cursor": through_cursor,
+        "the check-in's claim, an UPDATE by key (ORM)": claim,
+    }
+    for label, function in measured.items():
+        print(f"{label:<52} CPU per statement: {_per_call(function):5.0f} µs", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=100, help="per endpoint and round")
     parser.add_argument("--rounds", type=int, default=5, help="the endpoints take turns")
     parser.add_argument("--endpoints", default="", help="comma-separated keys; default: all")
     parser.add_argument("--cprofile", action="store_true", help="write each endpoint's profile")
+    parser.add_argument("--statements", action="store_true", help="what one statement costs")
     args = parser.parse_args(argv)
     setup_django()
+    if args.statements:
+        statements()
+    else:
+        profile_requests(args)
+    return 0
+
+
+def profile_requests(args) -> None:
     from django.core.wsgi import get_wsgi_application
 
     from bench import data, database, driver
@@ -128,7 +192,6 @@ def main(argv=None) -> int:
             stats.sort_stats("cumulative").print_stats(40)
             (WORK / f"profile-{endpoint.key}.txt").write_text(out.getvalue())
     print(f"(database {SERVICE_ENV['DATABASE_URL']}; cProfile output in {WORK}/)")
-    return 0
 
 
 if __name__ == "__main__":

@@ -120,18 +120,22 @@ DOOR_FIELDS = (
 )
 
 
-def ticket_for_scan(scanned: str) -> Ticket:
-    """The ticket the scanned text names: a signed QR token, or a confirmation code read aloud."""
-    tickets = Ticket.objects.select_related("event", "order", "slot", "category").only(*DOOR_FIELDS)
+def scan_key(scanned: str) -> dict:
+    """What names the ticket the scanned text reads: a signed QR token's ticket and date, or a
+    confirmation code read aloud (a filter on Ticket); ForgedTicket for a bad signature."""
     if scanned.startswith("ticket-"):
-        tickets = tickets.filter(confirmation_code=scanned)
-    else:
-        try:
-            claim = tokens.verify_ticket_token(scanned)
-        except tokens.InvalidTicketToken:
-            raise ForgedTicket() from None
-        tickets = tickets.filter(pk=claim.ticket_id, date=claim.date)
+        return {"confirmation_code": scanned}
     try:
-        return tickets.get()
+        claim = tokens.verify_ticket_token(scanned)
+    except tokens.InvalidTicketToken:
+        raise ForgedTicket() from None
+    return {"pk": claim.ticket_id, "date": claim.date}
+
+
+def ticket_for_scan(key: dict) -> Ticket:
+    """The ticket `scan_key` names, with what the door reads."""
+    tickets = Ticket.objects.select_related("event", "order", "slot", "category").only(*DOOR_FIELDS)
+    try:
+        return tickets.get(**key)
     except Ticket.DoesNotExist:
         raise UnknownTicket() from None

@@ -9,6 +9,7 @@ from django.utils import timezone
 from hours.models import EntrySlot
 from orders.services import place_order
 from tests.factories import MuseumDayFactory, UserFactory, staff_member
+from tickets import services
 
 CHECK_IN = "/v1.1/tickets/check-in"
 TODAY = dt.date(2030, 6, 12)
@@ -80,6 +81,37 @@ def test_a_check_in_names_the_category_its_proof_and_the_entry_slot(staff_client
         body = scan(staff_client, child).json()
 
     assert (body["category"], body["checkAtDoor"], body["entryTime"]) == ("child", True, "10:30")
+
+
+def test_a_valid_ticket_is_admitted_in_one_statement_with_what_the_door_shows(
+    timed_today, django_assert_num_queries
+):
+    child = order(("child", 1)).sold_tickets[0]
+    desk = staff_member(username="desk")
+
+    with time_machine.travel(at(10, 20), tick=False), django_assert_num_queries(1):
+        admitted = services.check_in(scanned=child.confirmation_code, by=desk)
+
+    assert admitted.pk == child.pk and admitted.date == TODAY
+    assert admitted.checked_in_at == at(10, 20) and admitted.checked_in_by == desk
+    assert admitted.slot.entry_time == dt.time(10, 30)
+    assert (admitted.category.category, admitted.category.check_at_door) == ("child", True)
+    child.refresh_from_db()
+    assert (child.checked_in_at, child.checked_in_by) == (at(10, 20), desk)
+
+
+def test_an_allowance_reaching_past_midnight_admits_the_days_last_slot(
+    timed_today, settings, django_assert_num_queries
+):
+    settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES = 15
+    EntrySlot.objects.create(day=timed_today, entry_time=dt.time(23, 55), capacity=40)
+    late = order(("adult", 1), entry_time=dt.time(23, 55)).sold_tickets[0]
+    desk = staff_member()
+
+    with time_machine.travel(at(23, 50), tick=False), django_assert_num_queries(1):
+        admitted = services.check_in(scanned=late.confirmation_code, by=desk)
+
+    assert admitted.checked_in_at == at(23, 50)
 
 
 def at_the_door(client, ticket, when: dt.datetime) -> str:

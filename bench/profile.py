@@ -9,8 +9,8 @@ other work shares the cores. PostgreSQL's and Redis's own CPU is not in it.
     .venv/bin/python -m bench.profile --statements
 
 `--statements` prints instead what one statement costs: a ticket read by its key through the ORM
-(as a model, and as values) and through a cursor, and the check-in's claim, an UPDATE by key
-(with its BEGIN and ROLLBACK). A write's CPU is about the signed-in request's plus its
+(as a model, and as values) and through a cursor, and an UPDATE of one ticket by key (with its
+BEGIN and ROLLBACK). A write's CPU is about the signed-in request's plus its
 statements' (docs/performance.md, "Against the targets").
 
 Run `make bench` (or `python -m bench.run --seconds 1`) once first: it loads the rows.
@@ -105,8 +105,8 @@ def statements() -> None:
 
     now = timezone.now()
 
-    def claim(n: int) -> None:
-        # The check-in's claim, undone: the benchmark's tickets stay as they were.
+    def update(n: int) -> None:
+        # Undone: the benchmark's tickets stay as they were.
         unclaimed = Ticket.objects.filter(pk=key(n), checked_in_at=None, cancelled_at=None)
         with transaction.atomic():
             unclaimed.update(checked_in_at=now)
@@ -118,7 +118,7 @@ def statements() -> None:
             Ticket.objects.filter(pk=key(n)).values_list("id", "date").get()
         ),
         "a ticket by its key, two columns through a cursor": through_cursor,
-        "the check-in's claim, an UPDATE by key (ORM)": claim,
+        "an UPDATE of a ticket by its key (ORM)": update,
     }
     for label, function in measured.items():
         print(f"{label:<52} CPU per statement: {_per_call(function):5.0f} µs", flush=True)

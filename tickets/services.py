@@ -114,10 +114,16 @@ def cancel_tickets(*, event: SpecialEvent) -> int:
     return cancelled
 
 
+def _latest_entry_time(now: datetime) -> time:
+    """The latest entry time the door admits now, on the museum's today: a timed ticket is let in
+    from its entry time less the allowance until the day ends (any, once the allowance reaches
+    past midnight)."""
+    latest = timezone.localtime(now + timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES))
+    return latest.time() if latest.date() == timezone.localdate(now) else time.max
+
+
 def _check_entry_time(*, ticket: Ticket, entry_time: time, now: datetime) -> None:
-    """A timed ticket is admitted from its entry time less the allowance, until the day ends."""
-    allowance = timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES)
-    if now < timezone.make_aware(datetime.combine(ticket.date, entry_time)) - allowance:
+    if entry_time > _latest_entry_time(now):
         raise TooEarly(
             f"Entry from {entry_time:%H:%M}; the door lets its holders in "
             f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
@@ -191,10 +197,6 @@ def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
     today = timezone.localdate(now)
     if key.get("date", today) != today:
         return None
-    # The latest entry time the door admits now (any, once the allowance reaches past midnight).
-    allowance = timedelta(minutes=settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES)
-    latest = timezone.localtime(now + allowance)
-    latest_entry = latest.time() if latest.date() == today else time.max
     if "pk" in key:
         column, value = "id", key["pk"]
     else:
@@ -207,7 +209,7 @@ def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
         _db_value(Ticket, column, value, connection),
         _db_value(Ticket, "date", today, connection),
         OrderStatus.HELD,
-        _db_value(EntrySlot, "entry_time", latest_entry, connection),
+        _db_value(EntrySlot, "entry_time", _latest_entry_time(now), connection),
     ]
     with connection.cursor() as cursor:
         cursor.execute(_ADMIT.format(key=column), params)

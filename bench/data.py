@@ -30,6 +30,7 @@ from PIL import Image
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import staff_group
+from orders.models import Order
 from tickets.images import ticket_image
 from tickets.models import Ticket, TicketImage, TicketType
 
@@ -80,11 +81,11 @@ def _uuid(rng: random.Random) -> str:
     return f"{rng.getrandbits(128):032x}"
 
 
-def _code(kind: str, n: int) -> str:
+def _code(prefix: str, n: int) -> str:
     # The shape of tickets.services.new_confirmation_code, unique by construction (hexadecimal
     # digits are in its alphabet); the codes of tickets the benchmark buys are random as ever.
     digits = f"{n:011x}"
-    return f"ticket-{kind}-{digits[:6]}-{digits[6:]}"
+    return f"{prefix}-{digits[:6]}-{digits[6:]}"
 
 
 def _placeholder_png() -> bytes:
@@ -162,6 +163,22 @@ def load_events(
     return programme
 
 
+ORDER_FIELDS = [
+    "id",
+    "buyer",
+    "email",
+    "phone",
+    "status",
+    "confirmation_code",
+    "ticket_type",
+    "date",
+    "event",
+    "total",
+    "created_at",
+    "confirmed_at",
+    "confirmation_sent_at",
+    "confirmation_task_id",
+]
 TICKET_FIELDS = [
     "id",
     "buyer",
@@ -170,8 +187,7 @@ TICKET_FIELDS = [
     "event",
     "museum_day",
     "event_date",
-    "email",
-    "phone",
+    "order",
     "price",
     "confirmation_code",
     "purchased_at",
@@ -197,21 +213,28 @@ def load_tickets(
         for event_id, day, pk in EventDate.objects.values_list("event_id", "date", "pk")
     }
 
+    orders = []
+
     def ticket(n: int, day: dt.date, email: str, event_id=None, price=general) -> tuple:
         kind = TicketType.EVENT if event_id else TicketType.GENERAL
         buyer = visitors[n % len(visitors)].pk
         counted = (None, slots[event_id, day]) if event_id else (day, None)
+        # Each in an order of one, keyed as the ticket (as the migration that made orders did).
+        key = _uuid(rng)
+        orders.append(
+            (key, buyer, email, "", "confirmed", _code("order", n), kind, day, event_id, price)
+            + (now, now, now, "")
+        )
         return (
-            _uuid(rng),
+            key,
             buyer,
             kind,
             day,
             event_id,
             *counted,
-            email,
-            "",
+            key,
             price,
-            _code(kind, n),
+            _code(f"ticket-{kind}", n),
             now,
         )
 
@@ -229,6 +252,7 @@ def load_tickets(
             tickets.append(ticket(n, rng.choice(event_days), SOLD_EMAIL, event_id, price))
         else:
             tickets.append(ticket(n, rng.choice(days), SOLD_EMAIL))
+    _copy(Order, ORDER_FIELDS, orders, "orders", progress)
     _copy(Ticket, TICKET_FIELDS, tickets, "tickets", progress)
 
 
@@ -236,11 +260,13 @@ def load_images(*, volume: Volume, progress: Progress) -> None:
     """Placeholder images for the tickets sold earlier; real ones for the repeated QR fetch."""
     png, now = _placeholder_png(), timezone.now()
     etag = hashlib.sha256(png).hexdigest()[:32]
-    sold = Ticket.objects.filter(email__in=[SOLD_EMAIL, DOOR_EMAIL]).values_list("pk", flat=True)
+    sold = Ticket.objects.filter(order__email__in=[SOLD_EMAIL, DOOR_EMAIL]).values_list(
+        "pk", flat=True
+    )
     rows = [(pk, png, etag, now) for pk in sold]
     fields = ["ticket", "png", "etag", "rendered_at"]
     _copy(TicketImage, fields, rows, "placeholder images", progress)
-    drawn = list(Ticket.objects.select_related("event").filter(email=DRAWN_EMAIL))
+    drawn = list(Ticket.objects.select_related("event").filter(order__email=DRAWN_EMAIL))
     for done, ticket in enumerate(drawn, 1):
         ticket_image(ticket=ticket)
         progress("ticket images", done, len(drawn))
@@ -273,7 +299,7 @@ def analyze() -> None:
     """Fresh planner statistics: the plans are read right after loading."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            for model in (SpecialEvent, EventDate, MuseumDay, Ticket, TicketImage):
+            for model in (SpecialEvent, EventDate, MuseumDay, Order, Ticket, TicketImage):
                 cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 

@@ -64,8 +64,8 @@ def _loaded(volume) -> bool:
     last_day = MuseumDay.objects.aggregate(last=Max("date"))["last"]
     return (
         SpecialEvent.objects.count() == volume.events
-        and Ticket.objects.filter(email=data.DOOR_EMAIL).count() == volume.door_tickets
-        and Ticket.objects.filter(email=data.DRAWN_EMAIL, image__isnull=False).count()
+        and Ticket.objects.filter(order__email=data.DOOR_EMAIL).count() == volume.door_tickets
+        and Ticket.objects.filter(order__email=data.DRAWN_EMAIL, image__isnull=False).count()
         == volume.drawn_tickets
         # Loaded long ago, the events would all be in the past.
         and last_day is not None
@@ -109,7 +109,7 @@ def refresh() -> None:
     from tickets.models import Ticket
 
     Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
-    Ticket.objects.filter(email=data.BOUGHT_EMAIL).delete()
+    Ticket.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Order.objects.filter(email=data.BOUGHT_EMAIL).delete()
     # A month of timed days, unlimited, for the order endpoints (each day once: seeding keeps
     # the slots a day has).
@@ -117,7 +117,7 @@ def refresh() -> None:
     add_entry_slots(
         start=today + dt.timedelta(3), end=today + dt.timedelta(33), minutes=30, capacity=None
     )
-    Ticket.objects.filter(email=data.DOOR_EMAIL).update(date=timezone.localdate())
+    Ticket.objects.filter(order__email=data.DOOR_EMAIL).update(date=timezone.localdate())
     reset_used_up()
     # What autovacuum does in production soon enough: fresh statistics for the planner, and the
     # visibility map that lets an index-only scan skip the table.
@@ -131,7 +131,7 @@ def reset_used_up() -> None:
     from bench import data
     from tickets.models import Ticket, TicketImage
 
-    Ticket.objects.filter(email=data.DOOR_EMAIL, checked_in_at__isnull=False).update(
+    Ticket.objects.filter(order__email=data.DOOR_EMAIL, checked_in_at__isnull=False).update(
         checked_in_at=None, checked_in_by=None
     )
-    TicketImage.objects.filter(ticket__email=data.UNDRAWN_EMAIL).delete()
+    TicketImage.objects.filter(ticket__order__email=data.UNDRAWN_EMAIL).delete()

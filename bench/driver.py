@@ -190,7 +190,7 @@ def _order_action_lines(today, rng, *, action: str, hold: bool) -> list[str]:
 
 def _qr_lines(email: str, *, conditional: bool = False) -> list[str]:
     users = dict(get_user_model().objects.values_list("pk", "username"))
-    tickets = Ticket.objects.filter(email=email).values_list("pk", "buyer_id", "image__etag")
+    tickets = Ticket.objects.filter(order__email=email).values_list("pk", "buyer_id", "image__etag")
     return [
         request_line("GET", f"/v1.1/tickets/{pk}/qr", users[buyer], conditional and f'"{etag}"')
         for pk, buyer, etag in tickets
@@ -198,7 +198,7 @@ def _qr_lines(email: str, *, conditional: bool = False) -> list[str]:
 
 
 def _check_in_lines() -> list[str]:
-    door = Ticket.objects.filter(email=data.DOOR_EMAIL).values_list("pk", "date")
+    door = Ticket.objects.filter(order__email=data.DOOR_EMAIL).values_list("pk", "date")
     return [
         request_line(
             "POST",

@@ -53,11 +53,13 @@ def _reads() -> list[tuple[str, str, str, dict, str]]:
         .values_list("event_id", flat=True)
         .first()
     )
-    drawn = Ticket.objects.filter(email=data.DRAWN_EMAIL, image__isnull=False).first()
+    drawn = Ticket.objects.filter(order__email=data.DRAWN_EMAIL, image__isnull=False).first()
     if drawn is None:
         raise RuntimeError("no drawn ticket image in the benchmark's data (python -m bench.data)")
     owner = get_user_model().objects.get(pk=drawn.buyer_id).username
-    door = list(Ticket.objects.filter(email=data.DOOR_EMAIL, date=today, checked_in_at=None)[:2])
+    door = list(
+        Ticket.objects.filter(order__email=data.DOOR_EMAIL, date=today, checked_in_at=None)[:2]
+    )
     token = tokens.sign_ticket(ticket_id=door[0].pk, ticket_date=door[0].date)
     visitor, staff = data.VISITORS[0], data.STAFF[0]
     check_in = "/v1.1/tickets/check-in"

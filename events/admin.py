@@ -10,12 +10,12 @@ from events.models import EventDate, SpecialEvent
 from events.services import (
     CapacityBelowSold,
     DatesHaveTickets,
-    cancel_event,
     create_event,
     update_event,
 )
 from museum.admin_pages import admin_page
-from museum.errors import MuseumProblem
+from museum.exceptions import MuseumProblem
+from orders.services import cancel_event
 from tickets.models import Ticket
 
 

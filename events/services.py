@@ -7,26 +7,17 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Max, ProtectedError
-from django.shortcuts import get_object_or_404
-from django.utils import timezone
-from rest_framework import status
 
 from events.models import EventDate, SpecialEvent
-from museum.errors import MuseumProblem
-from orders.services import close_orders_of_cancelled_event
-from tickets.services import cancel_tickets
+from hours.exceptions import CapacityBelowSold
+from museum.exceptions import MuseumProblem, NotFound
+
+__all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its callers
 
 
 class DatesHaveTickets(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
     default_code = "dates_have_tickets"
     title = "Tickets sold for a removed date"
-
-
-class CapacityBelowSold(MuseumProblem):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "capacity_below_sold"
-    title = "Capacity below tickets sold"
 
 
 @transaction.atomic
@@ -48,13 +39,16 @@ def create_event(
     return event
 
 
-def _locked_event(event_id: uuid.UUID) -> SpecialEvent:
-    """The event, not cancelled, under its row lock; else 404.
+def locked_event(event_id: uuid.UUID) -> SpecialEvent:
+    """The event, not cancelled, under its row lock; else NotFound.
 
-    The lock serialises edits, cancellations and purchases of one event (buy_ticket takes it
-    too), so the checks after it see every ticket sold.
+    The lock serialises edits, cancellations and sales of one event (a sale takes it first), so
+    the checks after it see every ticket sold.
     """
-    return get_object_or_404(SpecialEvent.objects.active().select_for_update(), pk=event_id)
+    event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
+    if event is None:
+        raise NotFound()
+    return event
 
 
 @transaction.atomic
@@ -62,7 +56,7 @@ def update_event(
     *, event_id: uuid.UUID, dates: Iterable[date] | None = None, **fields
 ) -> SpecialEvent:
     """Change only the fields given; `dates`, when given, becomes the event's whole set of dates."""
-    event = _locked_event(event_id)
+    event = locked_event(event_id)
     for name, value in fields.items():
         setattr(event, name, value)
     if dates is not None:
@@ -112,13 +106,3 @@ def _set_capacity(*, event: SpecialEvent, capacity: int | None) -> None:
             sold=most_sold,
         )
     event.dates.update(capacity=capacity)
-
-
-@transaction.atomic
-def cancel_event(*, event_id: uuid.UUID) -> None:
-    """Take the event off the programme and cancel its tickets; the rows stay for the record."""
-    event = _locked_event(event_id)
-    event.cancelled_at = timezone.now()
-    event.save(update_fields=["cancelled_at", "updated_at"])
-    close_orders_of_cancelled_event(event=event)  # first: it refunds the tickets still valid
-    cancel_tickets(event=event)

@@ -19,6 +19,7 @@ from museum.permissions import StaffManagesOrReadOnly
 from museum.query import StrictQueryParameters, validated_query
 from museum.response_cache import CachedList, CachedRetrieve
 from museum.schema import problems
+from orders import services as sale
 
 EVENT_ID = OpenApiParameter(
     "eventId",
@@ -122,7 +123,7 @@ class SpecialEventViewSet(
         return Response(SpecialEventResponseSerializer(event).data)
 
     def destroy(self, request, *args, **kwargs):
-        services.cancel_event(event_id=self.kwargs[self.lookup_url_kwarg])
+        sale.cancel_event(event_id=self.kwargs[self.lookup_url_kwarg])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _validated(self, serializer_class) -> dict:

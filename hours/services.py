@@ -6,10 +6,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from django.db import transaction
+from django.db.models import Count, Q
 
+from hours.exceptions import CapacityBelowSold
+from hours.locking import lock_places
 from hours.models import EntrySlot, MuseumDay
 from museum.response_cache import group_changed
-from tickets.models import Ticket
+
+__all__ = ["CapacityBelowSold"]  # raised by set_slot_capacity, named here for its callers
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 DEFAULT_PATTERN = "mon-thu 09:00-18:00, fri 10:00-16:00"
@@ -109,14 +113,13 @@ def apply_weekly_pattern(
     `slot_minutes` from opening until closing, of `slot_capacity` places (None: unlimited).
     """
     end = start + timedelta(days=days)
-    # Locked: a purchase waits, so a day found without tickets gets none before it is removed.
-    in_range = MuseumDay.objects.select_for_update().filter(date__gte=start, date__lt=end)
+    in_range = MuseumDay.objects.filter(date__gte=start, date__lt=end)
+    # Locked, slots first as a sale locks them: a purchase waits, so a day found without tickets
+    # gets none before it is removed (with its slots).
+    lock_places(slots=EntrySlot.objects.filter(day__in=in_range), days=in_range)
     existing = {day.date: day for day in in_range}
-    ticketed = set(
-        Ticket.objects.filter(museum_day__gte=start, museum_day__lt=end).values_list(
-            "museum_day", flat=True
-        )
-    )
+    # Tickets point at the day that counts them (the relation's name, not the model above).
+    ticketed = set(in_range.filter(tickets__isnull=False).values_list("date", flat=True))
     summary = SeedSummary()
     to_create, to_update, to_close, to_remove = [], [], [], []
     for offset in range(days):
@@ -175,9 +178,9 @@ def apply_weekly_pattern(
         len(to_remove),
     )
     summary.closed_with_tickets = len(to_close)
-    summary.tickets_on_closed_days = Ticket.objects.filter(
-        museum_day__in=[day.date for day in to_close], cancelled_at__isnull=True
-    ).count()
+    summary.tickets_on_closed_days = MuseumDay.objects.filter(
+        date__in=[day.date for day in to_close]
+    ).aggregate(valid=Count("tickets", filter=Q(tickets__cancelled_at__isnull=True)))["valid"]
     return summary
 
 
@@ -207,10 +210,6 @@ def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: in
     return len(slots)
 
 
-class CapacityBelowSold(ValueError):
-    """A slot's new capacity would be below the places already sold or held."""
-
-
 def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
     """Change a slot's capacity unless it would fall below its places sold or held.
 
@@ -221,7 +220,7 @@ def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
     fits = slot if capacity is None else slot.filter(sold__lte=capacity)
     if not fits.update(capacity=capacity):
         sold = slot.values_list("sold", flat=True).get()
-        raise CapacityBelowSold(f"{sold} places of this slot are sold or held already.")
+        raise CapacityBelowSold(f"{sold} places of this slot are sold or held already.", sold=sold)
     group_changed("slots")  # update() sends no signals
 
 

@@ -14,7 +14,7 @@ STAFF_GROUP = "Museum staff"
 DOOR_GROUP = "Door staff"
 
 # Staff run the programme, the opening hours and the tickets: no user management, no deleting
-# confirmation emails (the record of what was sent). Deleting museum days is
+# orders (the record of what was sold and sent). Deleting museum days is
 # there because "Apply a weekly pattern" removes the days a pattern closes (a day with tickets
 # sold is protected by its tickets).
 STAFF_PERMISSIONS = [
@@ -23,7 +23,6 @@ STAFF_PERMISSIONS = [
     *(f"hours.{action}_museumday" for action in ("view", "add", "change", "delete")),
     "tickets.view_ticket",
     "tickets.check_in_ticket",
-    "tickets.view_outboxemail",
     # Orders: seen and cancelled past the visitor's deadline; refunds are a record, only read.
     # Categories and prices are changed, never deleted (tickets keep theirs): untick Active.
     "orders.view_order",

@@ -2,7 +2,7 @@
 
 Body: `type` (a URN naming the problem), `title`, `status`, `detail`, `code` (machine-readable),
 and for validation errors `errors`, a map from field to messages. Domain exceptions add their own
-members (e.g. `reason`).
+members (e.g. `reason`). The museum's own exceptions (museum/exceptions.py) are mapped here, once.
 
 Ours: the contract fixes this body; drf-standardized-errors answers in a shape of its own, and
 drf-problems (RFC 7807) is unmaintained since 2022. It is one DRF exception handler.
@@ -23,7 +23,10 @@ from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as CacheConnectionError
 from redis.exceptions import TimeoutError as CacheTimeoutError
 from rest_framework import exceptions, status
+from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from museum.exceptions import InvalidInput, MuseumProblem
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "urn:museum:problem:"
@@ -42,17 +45,39 @@ OUTAGES: dict[str, tuple[type[Exception], ...]] = {
 logger = logging.getLogger(__name__)
 
 
-class MuseumProblem(exceptions.APIException):
-    """A broken rule of the museum; subclasses set status_code, default_code, title and detail."""
+# The one mapping from the domain's kinds of problem (museum/exceptions.py) to HTTP statuses.
+STATUS_OF_KIND = {
+    "invalid": status.HTTP_400_BAD_REQUEST,
+    "forbidden": status.HTTP_403_FORBIDDEN,
+    "not_found": status.HTTP_404_NOT_FOUND,
+    "conflict": status.HTTP_409_CONFLICT,
+}
 
-    status_code: int = status.HTTP_409_CONFLICT
-    default_code = "conflict"
-    title = "Conflict"
-    default_detail = "The request conflicts with the museum's rules."
 
-    def __init__(self, detail=None, **extra):
-        super().__init__(detail)
-        self.extra = extra
+class HttpProblem(exceptions.APIException):
+    """A problem of the HTTP exchange itself (a header, a retry), raised by the API's plumbing;
+    subclasses set status_code, default_code, title and default_detail."""
+
+    title = "Bad Request"
+
+
+def museum_problem_response(problem: MuseumProblem) -> Response:
+    """The problem+json answer to a broken rule of the museum."""
+    if isinstance(problem, InvalidInput):
+        exc = exceptions.ValidationError(problem.errors)
+        body = _problem_for(exc, exc.status_code)
+        return Response(body, status=exc.status_code, content_type=PROBLEM_CONTENT_TYPE)
+    status_code = STATUS_OF_KIND[problem.kind]
+    body = problem_body(
+        status=status_code,
+        code=problem.code,
+        title=problem.title,
+        detail=problem.detail,
+        # `reason` names the museum rule that was broken, for clients that branch on it.
+        reason=problem.code,
+        **problem.extra,
+    )
+    return Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
 
 
 def problem_body(*, status: int, code: str, detail: str, title: str | None = None, **extra):
@@ -95,11 +120,8 @@ def _problem_for(exc: exceptions.APIException, status_code: int) -> dict:
         )
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     code = getattr(exc.detail, "code", None) or exc.default_code
-    if isinstance(exc, MuseumProblem):
-        # `reason` names the museum rule that was broken, for clients that branch on it.
-        return problem_body(
-            status=status_code, code=code, title=exc.title, detail=detail, reason=code, **exc.extra
-        )
+    if isinstance(exc, HttpProblem):
+        return problem_body(status=status_code, code=code, title=exc.title, detail=detail)
     return problem_body(status=status_code, code=code, detail=detail)
 
 
@@ -107,6 +129,8 @@ def problem_exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: DRF's own handling, then the body rewritten as a problem."""
     # Neither is an APIException, so DRF would let them through to a 500. Authentication queries
     # run inside DRF's request handling too, so a database outage always surfaces here.
+    if isinstance(exc, MuseumProblem):
+        return museum_problem_response(exc)
     if isinstance(exc, RequestDataTooBig):
         return payload_too_large_response()
     for part, errors in OUTAGES.items():

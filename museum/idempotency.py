@@ -37,7 +37,8 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
-from museum.errors import MuseumProblem
+from museum.errors import HttpProblem
+from museum.exceptions import MuseumProblem
 from museum.models import IdempotencyKey
 from museum.renderers import MuseumJSONRenderer
 
@@ -60,14 +61,14 @@ IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
 )
 
 
-class InvalidIdempotencyKey(MuseumProblem):
+class InvalidIdempotencyKey(HttpProblem):
     status_code = status.HTTP_400_BAD_REQUEST
     default_code = "invalid_idempotency_key"
     title = "Invalid idempotency key"
     default_detail = "An Idempotency-Key is 1 to 255 printable ASCII characters."
 
 
-class IdempotencyKeyInUse(MuseumProblem):
+class IdempotencyKeyInUse(HttpProblem):
     status_code = status.HTTP_409_CONFLICT
     default_code = "idempotency_key_in_use"
     title = "Idempotency key in use"
@@ -75,7 +76,7 @@ class IdempotencyKeyInUse(MuseumProblem):
     wait = IN_USE_RETRY_AFTER_SECONDS  # DRF's exception handler turns it into Retry-After
 
 
-class IdempotencyKeyReused(MuseumProblem):
+class IdempotencyKeyReused(HttpProblem):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_code = "idempotency_key_reused"
     title = "Idempotency key reused"
@@ -135,7 +136,7 @@ def _respond(view, view_method, request, *args, **kwargs):
         # take the refusal.
         with transaction.atomic():
             return view_method(view, request, *args, **kwargs)
-    except (APIException, Http404, PermissionDenied) as exc:
+    except (APIException, MuseumProblem, Http404, PermissionDenied) as exc:
         # What DRF would answer; anything else (an outage, a bug) is not an answer to keep and
         # goes on to DRF, rolling back with this transaction.
         return view.handle_exception(exc)

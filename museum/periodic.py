@@ -12,6 +12,11 @@ runs at once, or a `migrate` during a run, still leave one next run. A worker ki
 scheduled the next one leaves a run that never finishes; then the next run of any other periodic
 task, or the next `migrate`, enqueues one again. The jobs are idempotent, so a run too many does
 nothing wrong.
+
+Ours rather than a library's: the schedulers that exist (Celery beat, django-q2's schedules,
+django-tasks-scheduler on RQ) each bring a queue, broker or worker of their own beside
+django-tasks, and a systemd timer per job would be a second thing to deploy and keep in step with
+this list. This is one table and one function on the queue the service already runs.
 """
 
 from datetime import timedelta
@@ -28,15 +33,13 @@ from museum.models import PeriodicTask
 # Module paths, so that the apps' task modules may import this one.
 PERIODIC_TASKS = {
     # A confirmation whose attempt was lost with its worker is tried again.
-    "tickets.tasks.resend_lost_confirmations": timedelta(minutes=10),
     "orders.tasks.resend_lost_order_confirmations": timedelta(minutes=10),
     # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed.
-    "tickets.tasks.anonymise_tickets": timedelta(hours=1),
-    "orders.tasks.anonymise_orders": timedelta(hours=1),
+    "orders.jobs.anonymise_orders": timedelta(hours=1),
     "museum.tasks.purge_idempotency_keys": timedelta(hours=1),
     "museum.tasks.prune_task_results": timedelta(days=1),
     # Holds that ran out give their places back (a buyer who finds a row full does it too).
-    "orders.tasks.release_expired_holds": timedelta(minutes=1),
+    "orders.jobs.release_expired_holds": timedelta(minutes=1),
 }
 
 

@@ -2,7 +2,6 @@
 
 import datetime as dt
 import os
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -201,6 +200,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool
         server_side_binding=True, prepare_threshold=5
     )
 
+if DATABASES["default"]["ENGINE"] in ("django.db.backends.postgresql", "museum.postgresql"):
+    # A writer waits at most this long for a row lock (hours/locking.py), then its request is a
+    # 503 with Retry-After, not a worker stuck behind a stuck transaction. A startup option: no
+    # round trip per transaction (a pooler in transaction mode must pass it on or set it itself).
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+        f"-c lock_timeout={envint('DB_LOCK_TIMEOUT_MS', 5000)}"
+    )
+
 # Background work (confirmation emails, periodic jobs) is a task in the same database, enqueued in
 # the transaction that calls for it; `manage.py db_worker` runs it (museum/periodic.py).
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
@@ -350,14 +357,6 @@ if MUSEUM_RESPONSE_CACHE_SECONDS > 0 and not SHARED_CACHE:
     )
 
 # Tickets
-try:
-    MUSEUM_GENERAL_ADMISSION_PRICE = Decimal(
-        os.environ.get("MUSEUM_GENERAL_ADMISSION_PRICE", "15.00")
-    )
-except InvalidOperation:
-    raise ImproperlyConfigured(
-        "MUSEUM_GENERAL_ADMISSION_PRICE must be an amount like 15.00"
-    ) from None
 # Ed25519 seeds (32 bytes, base64url), newest first; empty: one key derived from SECRET_KEY.
 MUSEUM_TICKET_SIGNING_KEYS = envlist("MUSEUM_TICKET_SIGNING_KEYS", "")
 # Days after a ticket's date that its buyer's email and phone are kept; then the worker's hourly

@@ -14,8 +14,8 @@ from django.urls import path
 from django.utils import timezone
 
 from museum.admin_pages import admin_page
-from museum.errors import MuseumProblem
-from orders import services
+from museum.exceptions import MuseumProblem
+from orders import selectors, services
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
 from tickets.models import Ticket
 
@@ -132,7 +132,7 @@ class OrderAdmin(admin.ModelAdmin):
         return False
 
     def has_cancel_permission(self, request):
-        return request.user.has_perm(services.CANCEL_ANY_ORDER)
+        return request.user.has_perm(selectors.CANCEL_ANY_ORDER)
 
     @admin.action(
         description="Cancel the selected orders (refunds recorded)", permissions=["cancel"]

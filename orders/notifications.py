@@ -1,5 +1,7 @@
-"""What an order sends: one confirmation email, with every ticket in one print-at-home PDF."""
+"""What an order sends: one confirmation email, with every ticket in one print-at-home PDF, and how
+a mail error is told without secrets."""
 
+import re
 from io import BytesIO
 
 from django.conf import settings
@@ -31,16 +33,39 @@ def send_order_confirmation(*, order: Order) -> None:
     when = f"{order.date:%A %d %B %Y}"
     if order.slot:
         when += f", entry from {order.slot.entry_time:%H:%M}"
-    count = order.tickets.count()
+    codes = list(
+        order.tickets.order_by("confirmation_code").values_list("confirmation_code", flat=True)
+    )
+    count = len(codes)
     message = EmailMessage(
         subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {order.date}",
         body=(
             f"Thank you for your order.\n\nOrder: {order.confirmation_code}\n"
             f"Date: {when}\nTickets: {count}, {what}\n"
-            f"Total: {order.total} {settings.MUSEUM_CURRENCY}\n\n"
+            f"Total: {order.total} {settings.MUSEUM_CURRENCY}\n"
+            # Each ticket's code, which the door also takes read aloud or typed.
+            f"Ticket codes: {', '.join(codes)}\n\n"
             "Print the attached tickets or show them on your phone at the door."
         ),
         to=[order.email],
     )
     message.attach(f"{order.confirmation_code}.pdf", tickets_pdf(order=order), "application/pdf")
     message.send()
+
+
+# An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP
+# account is often an address too). Generous on purpose: a quoted local part, any non-space run
+# around an @, a domain literal; better a word too many scrubbed than an address kept.
+EMAIL_ADDRESS = re.compile(
+    r"""(?:"[^"]*"|[^\s'"<>()\[\]{},;:]+)"""  # the local part: quoted, or a run of the rest
+    r"""@(?:\[[^\]\s]*\]|[^\s'"<>()\[\]{},;:]+)"""  # the domain: a literal, or a run
+)
+
+
+def describe_mail_error(exc: Exception) -> str:
+    """The class and message of a mail error, for the log, the email's row and its task result:
+    without the SMTP password or any email address, which they would otherwise keep."""
+    error = f"{type(exc).__name__}: {exc}"
+    if settings.EMAIL_HOST_PASSWORD:
+        error = error.replace(settings.EMAIL_HOST_PASSWORD, "********")
+    return EMAIL_ADDRESS.sub("<address>", error)

@@ -1,14 +1,15 @@
-"""Reads of orders: who may see one, and the order a viewer asks for or NotFound."""
+"""Reads of orders: who may see or change one, and the order a viewer asks for or NotFound."""
 
 import uuid
 
 from django.db.models import QuerySet
-from rest_framework.exceptions import NotFound
 
+from museum.exceptions import NotAllowed, NotFound
 from orders.models import Order
 from tickets.models import Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
+CANCEL_ANY_ORDER = "orders.cancel_any_order"
 
 
 def may_view_order(*, viewer, order: Order) -> bool:
@@ -22,9 +23,25 @@ def tickets_of(order: Order) -> QuerySet[Ticket]:
 
 
 def viewable_order(*, order_id: uuid.UUID, viewer) -> Order:
-    """The order with its tickets, if `viewer` may see it; else 404, as for no order."""
+    """The order with its tickets, if `viewer` may see it; else NotFound, as for no order."""
     order = Order.objects.select_related("slot").filter(pk=order_id).first()
     if order is None or not may_view_order(viewer=viewer, order=order):
         raise NotFound()
     order.sold_tickets = list(tickets_of(order))
+    return order
+
+
+def order_to_change(*, order_id: uuid.UUID, by) -> Order:
+    """The order's row, locked, with its slot, if `by` may change it; NotFound for those who may
+    not see it."""
+    order = (
+        Order.objects.select_related("slot")
+        .select_for_update(of=("self",))
+        .filter(pk=order_id)
+        .first()
+    )
+    if order is None or not may_view_order(viewer=by, order=order):
+        raise NotFound()
+    if by.pk != order.buyer_id and not by.has_perm(CANCEL_ANY_ORDER):
+        raise NotAllowed("Only the buyer or staff may change an order.")
     return order

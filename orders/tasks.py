@@ -1,17 +1,22 @@
-"""The orders' background work: one confirmation email per order, expired holds released, and
-buyers' personal data removed after the retention period.
+"""An order's confirmation email: the one email pipeline of every sale.
 
 The email's task is enqueued in the order's (or the confirmation's) transaction, on django-tasks'
-database backend, so a rolled-back order sends nothing and a committed one is never lost. A failed
-attempt enqueues the next itself, on the schedule of the tickets' emails (tickets.tasks.retry_wait,
-MAX_ATTEMPTS); the order records when its email went (`confirmation_sent_at`) and which attempt is
-waiting or running (`confirmation_task_id`). Delivery is at least once: an attempt that died with
-its worker is enqueued again by the periodic task `resend_lost_order_confirmations`, as the
-tickets' emails are (tickets/tasks.py).
+database backend, so a rolled-back order sends nothing and a committed one is never lost; the
+sale does not wait for it (drawing the tickets' PDF costs several times the rest of a sale).
+django-tasks has no retries, so a failed attempt enqueues the next itself, `retry_wait` later,
+for MAX_ATTEMPTS attempts (about a day); the order records when its email went
+(`confirmation_sent_at`) and which attempt is waiting or running (`confirmation_task_id`).
+
+Never sent twice: an attempt holds the order's row lock from reading it until its outcome is
+written, so a second task for the same order waits and then finds it sent. Delivery is at least
+once: an attempt that died with its worker (django-tasks leaves its result running forever) is
+enqueued again by the periodic task `resend_lost_order_confirmations`, once it is LOST_AFTER
+late.
 """
 
 import logging
 import uuid
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,14 +24,28 @@ from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist
 
 from museum.periodic import schedule_periodic_tasks
-from orders import services
-from orders.models import Order, OrderStatus
-from orders.notifications import send_order_confirmation
-from tickets.notifications import describe_mail_error
-from tickets.services import ANONYMISED_EMAIL
-from tickets.tasks import LOST_AFTER, MAX_ATTEMPTS, retry_wait
+from orders.models import ANONYMISED_EMAIL, Order, OrderStatus
+from orders.notifications import describe_mail_error, send_order_confirmation
 
 logger = logging.getLogger(__name__)
+
+FIRST_RETRY = timedelta(minutes=1)
+LONGEST_WAIT = timedelta(hours=1)
+MAX_ATTEMPTS = 30  # about a day of tries
+# An attempt is due within seconds of its time; one this late with none waiting in the queue was
+# lost with its worker. Far longer than an attempt can take (EMAIL_TIMEOUT).
+LOST_AFTER = timedelta(minutes=10)
+
+
+def retry_wait(attempts: int) -> timedelta:
+    """How long the next attempt waits after `attempts` failed ones: doubling from a minute."""
+    return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
+
+
+def mail_confirmation(*, order: Order) -> None:
+    """Enqueue the order's confirmation email, in the caller's transaction; the order keeps the
+    attempt's id, for the caller to save."""
+    order.confirmation_task_id = send_order_confirmation_email.enqueue(order_id=str(order.pk)).id
 
 
 class OrderConfirmationNotSent(Exception):
@@ -118,17 +137,3 @@ def _lost_attempt(result_id: str) -> int | None:
         if started > timezone.now() - LOST_AFTER:
             return None  # perhaps still sending
     return int(result.kwargs.get("attempt", 1))
-
-
-@task()
-def release_expired_holds() -> int:
-    """Give back the places of holds that ran out; how many orders."""
-    schedule_periodic_tasks()
-    return services.release_expired_holds()
-
-
-@task()
-def anonymise_orders() -> int:
-    """Replace buyers' email and phone on orders past MUSEUM_PERSONAL_DATA_RETENTION_DAYS."""
-    schedule_periodic_tasks()
-    return services.anonymise_old_orders()

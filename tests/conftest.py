@@ -1,4 +1,5 @@
 import base64
+import importlib
 import signal
 from contextlib import contextmanager
 from io import StringIO
@@ -14,6 +15,7 @@ from rest_framework.test import APIClient
 
 from museum import authentication
 from museum.accounts import create_account
+from orders.models import VisitorCategory
 from tests.factories import PASSWORD, UserFactory, door_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
 
@@ -83,6 +85,36 @@ def run_task_worker() -> str:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
     return out.getvalue()
+
+
+DEFAULT_CATEGORIES = importlib.import_module(
+    "orders.migrations.0002_default_visitor_categories"
+).DEFAULTS
+
+
+@pytest.fixture(autouse=True)
+def visitor_categories(request):
+    """The categories the data migration makes, for every test that uses the database: a
+    transactional test's flush removes them, and every sale prices by them."""
+    uses_database = request.node.get_closest_marker("django_db") or {
+        "db",
+        "transactional_db",
+        "live_server",
+    } & set(request.fixturenames)
+    if not uses_database:
+        return
+    request.getfixturevalue("db")
+    for ordering, (code, name, price, percent, check) in enumerate(DEFAULT_CATEGORIES):
+        VisitorCategory.objects.get_or_create(
+            category=code,
+            defaults={
+                "name": name,
+                "general_price": price,
+                "event_price_percent": percent,
+                "check_at_door": check,
+                "ordering": ordering,
+            },
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -176,14 +176,14 @@ def assert_nothing_half_done(database_url: str, load: Load) -> None:
     }
     with psycopg.connect(database_url) as db:
         tickets = {str(row[0]) for row in db.execute("SELECT id FROM tickets_ticket")}
-        [emails] = db.execute("SELECT count(*) FROM tickets_outboxemail").fetchone()
+        [emails] = db.execute("SELECT count(*) FROM orders_order").fetchone()
         [lost] = db.execute(
-            "SELECT count(*) FROM tickets_outboxemail"
-            " WHERE sent_at IS NULL AND next_attempt_at IS NULL"
+            "SELECT count(*) FROM orders_order"
+            " WHERE confirmation_sent_at IS NULL AND confirmation_task_id = ''"
         ).fetchone()
         [sold] = db.execute("SELECT sold FROM hours_museumday WHERE date = %s", [DAY]).fetchone()
     # Every 201 is a ticket, every ticket a 201 (after the retries), each with its place and
-    # its email: nothing was written without the rest.
+    # its order and email: nothing was written without the rest.
     assert tickets == bought
     assert sold == emails == len(tickets)
     assert lost == 0  # each email went out, or is due for the task worker
@@ -264,7 +264,8 @@ def task_worker(database_url: str, log: Path) -> Iterator[subprocess.Popen]:
 def email_sent(database_url: str, ticket_id: str) -> bool:
     with psycopg.connect(database_url) as db:
         [sent] = db.execute(
-            "SELECT sent_at IS NOT NULL FROM tickets_outboxemail WHERE ticket_id = %s",
+            "SELECT o.confirmation_sent_at IS NOT NULL FROM orders_order o"
+            " JOIN tickets_ticket t ON t.order_id = o.id WHERE t.id = %s",
             [ticket_id],
         ).fetchone()
     return sent

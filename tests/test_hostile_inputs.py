@@ -35,7 +35,7 @@ from tests.factories import (
 )
 from tests.qr import qr_text
 from tickets import tokens
-from tickets.models import OutboxEmail, Ticket
+from tickets.models import Ticket
 
 TEN_MEGABYTES = 10 * 1024 * 1024
 
@@ -47,7 +47,6 @@ def database_state() -> tuple:
         list(EventDate.objects.order_by("pk").values_list()),
         list(MuseumDay.objects.order_by("pk").values_list()),
         list(Ticket.objects.order_by("pk").values_list()),
-        OutboxEmail.objects.count(),
         IdempotencyKey.objects.count(),
         list(Order.objects.order_by("pk").values_list()),
     )

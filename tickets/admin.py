@@ -5,7 +5,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from tickets.images import ticket_image
-from tickets.models import OutboxEmail, Ticket
+from tickets.models import Ticket
 
 
 class TicketStatusFilter(admin.SimpleListFilter):
@@ -54,13 +54,13 @@ class TicketAdmin(admin.ModelAdmin):
         "date",
         "ticket_type",
         "event",
-        "email",
+        "order",
         "checked_in_at",
         "checked_in_by",
     ]
     list_filter = [TicketStatusFilter, TicketDateFilter, "ticket_type"]
-    list_select_related = ["event", "checked_in_by"]
-    search_fields = ["confirmation_code", "email", "event__name"]
+    list_select_related = ["event", "order", "checked_in_by"]
+    search_fields = ["confirmation_code", "order__email", "event__name"]
     search_help_text = "Search by confirmation code, email address or event name."
     date_hierarchy = "date"
     # What was bought is a record: staff read it, the service alone writes it.
@@ -71,8 +71,7 @@ class TicketAdmin(admin.ModelAdmin):
         "ticket_type",
         "date",
         "event",
-        "email",
-        "phone",
+        "order",
         "price",
         "purchased_at",
         "cancelled_at",
@@ -105,21 +104,3 @@ class TicketAdmin(admin.ModelAdmin):
             base64.b64encode(png).decode(),
             ticket.confirmation_code,
         )
-
-
-@admin.register(OutboxEmail)
-class ConfirmationEmailAdmin(admin.ModelAdmin):
-    """Staff see which confirmation emails are still waiting, and why; the task worker sends them
-    (each attempt is also a task result, under Django Tasks DB)."""
-
-    list_display = ("ticket", "created_at", "attempts", "sent_at", "next_attempt_at", "last_error")
-    list_filter = [("sent_at", admin.EmptyFieldListFilter)]
-    list_select_related = ["ticket"]
-    search_fields = ["ticket__confirmation_code", "ticket__email"]
-    readonly_fields = (*list_display, "task_result_id")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

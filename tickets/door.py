@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from museum.errors import MuseumProblem
+from museum.exceptions import MuseumProblem
 from museum.permissions import MayCheckIn
 from tickets import services
 from tickets.exceptions import AlreadyCheckedIn, TooEarly, WrongDay

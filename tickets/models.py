@@ -33,8 +33,6 @@ class Ticket(models.Model):
     event_date = models.ForeignKey(
         EventDate, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
     )
-    email = models.EmailField()
-    phone = models.CharField(max_length=32, blank=True)
     price = models.DecimalField("price paid", max_digits=8, decimal_places=2)
     confirmation_code = models.CharField(max_length=40, unique=True)
     purchased_at = models.DateTimeField(auto_now_add=True)
@@ -47,10 +45,12 @@ class Ticket(models.Model):
         blank=True,
         related_name="+",
     )
-    # Every ticket sold since orders exist belongs to one; older ones stand alone.
-    order = models.ForeignKey(
-        "orders.Order", on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
-    )
+    # The sale it belongs to, which keeps the buyer's contact data, the total and the email.
+    # A lazy reference: the sale is the layer above (orders imports tickets, never the reverse).
+    order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="tickets")
+    # Its order is held, not confirmed: not valid at the door yet. Kept on the ticket so that
+    # admission asks the ticket alone, as it does for cancelled_at.
+    held = models.BooleanField(default=False)
     category = models.ForeignKey(
         "orders.VisitorCategory",
         on_delete=models.PROTECT,
@@ -99,36 +99,3 @@ class TicketImage(models.Model):
 
     def __str__(self):
         return f"Image of {self.ticket_id}"
-
-
-class OutboxEmail(models.Model):
-    """A ticket's confirmation email: written with the purchase, retried until it is sent.
-
-    The record of its attempts for staff; the attempts themselves are tasks (tickets/tasks.py).
-    """
-
-    ticket = models.OneToOneField(
-        Ticket, on_delete=models.CASCADE, related_name="confirmation_email"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    attempts = models.PositiveIntegerField(default=0)
-    # Null once sent, or once the outbox gave up on it (last_error says why).
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    last_error = models.CharField(max_length=500, blank=True)
-    # The TaskResult id of the attempt enqueued last: lets the worker tell a waiting attempt from
-    # one lost with a worker that died mid-run (tickets/tasks.py).
-    task_result_id = models.CharField(max_length=64, blank=True)
-
-    class Meta:
-        verbose_name = "confirmation email"
-        indexes = [
-            models.Index(
-                fields=["next_attempt_at"],
-                name="outbox_email_due",
-                condition=Q(next_attempt_at__isnull=False),
-            ),
-        ]
-
-    def __str__(self):
-        return f"Confirmation of {self.ticket_id}"

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from rest_framework.exceptions import NotFound
 
+from museum.exceptions import NotFound
 from museum.response_cache import now_and_on_commit
 from tickets import tokens
 from tickets.exceptions import ForgedTicket, UnknownTicket

@@ -1,117 +1,28 @@
-"""The rules of selling tickets and letting their holders in."""
+"""The rules of a ticket: its confirmation code, and letting its holder in."""
 
 import secrets
-import uuid
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 
 from django.conf import settings
-from django.db import connections, router, transaction
-from django.db.models import F, Q, QuerySet
+from django.db import connections, router
 from django.utils import timezone
 
 from events.models import SpecialEvent
 from hours.models import EntrySlot
-from orders.models import OrderStatus, VisitorCategory
 from tickets.exceptions import AlreadyCheckedIn, NotPaid, TicketCancelled, TooEarly, WrongDay
-from tickets.models import OutboxEmail, Ticket, TicketImage
+from tickets.models import Ticket
 from tickets.selectors import scan_key, ticket_for_scan
 
 # Crockford's lowercase base32: no i, l, o or u, so a code read aloud is not misheard.
 CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 
-def new_confirmation_code(ticket_type: str) -> str:
+def new_confirmation_code(prefix: str) -> str:
+    """A code for an order ("order") or a ticket ("ticket-general"), e.g. order-2k7m9q-x4b1c."""
     # 55 random bits: unguessable, and a collision (a unique-constraint error) is not a
     # practical worry at a museum's volumes.
     chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(11))
-    return f"ticket-{ticket_type}-{chars[:6]}-{chars[6:]}"
-
-
-def take_place(slot: QuerySet) -> bool:
-    """Count one place sold on the slot's row (an event date, a museum day) if it has one left.
-
-    One conditional UPDATE: the row lock it takes makes parallel buyers queue, and PostgreSQL
-    re-checks the WHERE against the committed row, so sold never passes capacity (the
-    CheckConstraint backs this up).
-    """
-    has_room = Q(capacity__isnull=True) | Q(sold__lt=F("capacity"))
-    return slot.filter(has_room).update(sold=F("sold") + 1) == 1
-
-
-def buy_ticket(
-    *,
-    buyer,
-    ticket_type: str,
-    ticket_date: date,
-    email: str,
-    event_id: uuid.UUID | None = None,
-    phone: str = "",
-) -> Ticket:
-    """The contract's purchase: an order of one ticket (orders.services), mailed as a ticket."""
-    # Imported here: orders builds on this module's tickets, codes and problems.
-    from orders.services import sell_single_ticket
-
-    order = sell_single_ticket(
-        buyer=buyer,
-        ticket_type=ticket_type,
-        ticket_date=ticket_date,
-        email=email,
-        event_id=event_id,
-        phone=phone,
-    )
-    return order.sold_tickets[0]
-
-
-# What an anonymised ticket keeps instead of its buyer's address: a valid address at a domain
-# reserved never to exist (RFC 2606), so the row still passes the field's validation.
-ANONYMISED_EMAIL = "anonymised@anonymised.invalid"
-NEVER_SENT_NOTE = "Not sent; the address was removed with the buyer's personal data."
-
-
-def past_retention(rows: QuerySet) -> QuerySet:
-    """The keys of `rows` (tickets or orders: a date, an email and a phone each) that still hold
-    a buyer's email or phone more than MUSEUM_PERSONAL_DATA_RETENTION_DAYS after their date."""
-    days = settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS
-    cutoff = timezone.localdate() - timedelta(days=days)
-    return (
-        rows.filter(date__lt=cutoff)
-        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone=""))
-        .order_by()
-        .values_list("pk", flat=True)
-    )
-
-
-def anonymise_old_tickets(*, batch_size: int = 1000) -> int:
-    """Replace the buyer's email and phone on tickets past the retention period; how many.
-
-    Kept: the admission (date, type, event, price, confirmation code, check-in and by whom) and
-    the buyer's account. Idempotent: an anonymised ticket no longer matches. A batch is a few
-    statements, whatever its size, so the daily run stays short however many tickets are due.
-    """
-    due = past_retention(Ticket.objects.all())
-    anonymised = 0
-    while batch := list(due[:batch_size]):
-        with transaction.atomic():
-            # A sent email keeps no error. One still unsent is dropped: its address is going. The
-            # row lock this takes waits for a worker sending it, so the worker never reads the
-            # placeholder as an address.
-            OutboxEmail.objects.filter(ticket_id__in=batch, sent_at__isnull=True).update(
-                next_attempt_at=None, last_error=NEVER_SENT_NOTE
-            )
-            anonymised += Ticket.objects.filter(pk__in=batch).update(
-                email=ANONYMISED_EMAIL, phone=""
-            )
-    return anonymised
-
-
-def cancel_tickets(*, event: SpecialEvent) -> int:
-    """Cancel the event's tickets; they stay, so staff can still see who had bought one."""
-    cancelled = Ticket.objects.filter(event=event, cancelled_at__isnull=True).update(
-        cancelled_at=timezone.now()
-    )
-    # Redrawn on the next fetch, now stamped CANCELLED.
-    TicketImage.objects.filter(ticket__event=event).delete()
-    return cancelled
+    return f"{prefix}-{chars[:6]}-{chars[6:]}"
 
 
 def _latest_entry_time(now: datetime) -> time:
@@ -147,7 +58,7 @@ def check_in(*, scanned: str, by) -> Ticket:
         raise WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat())
     # A held order only moves on to confirmed (admit) or to expired or cancelled, which set the
     # ticket's cancelled_at and so fail the claim below.
-    if ticket.order is not None and ticket.order.status == OrderStatus.HELD:
+    if ticket.held:
         raise NotPaid(ticket=ticket)
     if ticket.slot is not None:
         _check_entry_time(ticket=ticket, entry_time=ticket.slot.entry_time, now=now)
@@ -177,8 +88,7 @@ def check_in(*, scanned: str, by) -> Ticket:
 _ADMIT = """
 UPDATE tickets_ticket SET checked_in_at = %s, checked_in_by_id = %s
 WHERE {key} = %s AND date = %s AND checked_in_at IS NULL AND cancelled_at IS NULL
-  AND NOT EXISTS (
-    SELECT 1 FROM orders_order o WHERE o.id = tickets_ticket.order_id AND o.status = %s)
+  AND NOT held
   AND NOT EXISTS (
     SELECT 1 FROM hours_entryslot s WHERE s.id = tickets_ticket.slot_id AND s.entry_time > %s)
 RETURNING id, ticket_type, confirmation_code, event_id, slot_id, category_id,
@@ -208,7 +118,6 @@ def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
         by.pk,
         _db_value(Ticket, column, value, connection),
         _db_value(Ticket, "date", today, connection),
-        OrderStatus.HELD,
         _db_value(EntrySlot, "entry_time", _latest_entry_time(now), connection),
     ]
     with connection.cursor() as cursor:
@@ -229,7 +138,7 @@ def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
         ticket.slot = _loaded(EntrySlot, alias, {"id": ticket.slot_id, "entry_time": entry_time})
     if ticket.category_id is not None:
         ticket.category = _loaded(
-            VisitorCategory,
+            Ticket._meta.get_field("category").related_model,
             alias,
             {
                 "id": ticket.category_id,

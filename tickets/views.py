@@ -15,6 +15,7 @@ from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
+from orders import services as sale
 from tickets import selectors, services, tokens
 from tickets.models import Ticket
 from tickets.serializers import (
@@ -65,7 +66,7 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
     def create(self, request):
         serializer = BuyMuseumTicketsRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ticket = services.buy_ticket(buyer=request.user, **serializer.validated_data)
+        ticket = sale.buy_ticket(buyer=request.user, **serializer.validated_data)
         return Response(
             BuyMuseumTicketsResponseSerializer(ticket).data, status=status.HTTP_201_CREATED
         )

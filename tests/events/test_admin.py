@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from events.services import DatesHaveTickets, update_event
+from orders.services import buy_ticket
 from tests.factories import (
     SpecialEventFactory,
     TicketFactory,
@@ -19,7 +20,6 @@ from tests.factories import (
     staff_member,
 )
 from tickets.models import Ticket
-from tickets.services import buy_ticket
 
 EVENTS = "/admin/events/specialevent/"
 

@@ -6,8 +6,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from hours.models import MuseumDay
+from orders.services import buy_ticket
 from tests.factories import MuseumDayFactory, UserFactory
-from tickets.services import buy_ticket
 
 DAYS = "/admin/hours/museumday/"
 APPLY_PATTERN = "/admin/hours/museumday/apply-pattern/"

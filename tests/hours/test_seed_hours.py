@@ -12,10 +12,10 @@ from hours.services import (
     apply_weekly_pattern,
     parse_weekly_pattern,
 )
+from orders.services import buy_ticket
 from tests.factories import MuseumDayFactory, UserFactory
 from tickets.exceptions import SoldOut
 from tickets.models import Ticket
-from tickets.services import buy_ticket
 
 MONDAY = dt.date(2030, 1, 7)
 

@@ -9,8 +9,8 @@ from django.db import IntegrityError, transaction
 from django.test import RequestFactory
 
 from museum.accounts import DOOR_GROUP, ROLES, STAFF_GROUP, STAFF_PERMISSIONS, create_account
+from orders.models import Order
 from tests.factories import PASSWORD, TicketFactory
-from tickets.models import OutboxEmail
 
 # django-axes, which guards sign-ins, wants the request each comes with.
 ADMIN_LOGIN = RequestFactory().post("/admin/login/")
@@ -113,7 +113,7 @@ def test_museum_staff_run_the_programme_but_manage_no_users_and_delete_no_emails
     assert "tickets.check_in_ticket" in granted
     assert "hours.delete_museumday" in granted  # "Apply a weekly pattern" removes days
     assert not {p for p in granted if p.startswith(("auth.", "museum."))}
-    assert "tickets.delete_outboxemail" not in granted
+    assert "orders.delete_order" not in granted
     assert "tickets.delete_ticket" not in granted
     assert "django_tasks_database.view_dbtaskresult" in granted  # the background tasks
 
@@ -122,21 +122,20 @@ def test_museum_staff_see_the_background_tasks_in_the_admin(desk_client):
     tasks = desk_client.get("/admin/django_tasks_database/dbtaskresult/")
 
     assert tasks.status_code == 200
-    assert b"anonymise_tickets" in tasks.content  # its next run, waiting since migrate
+    assert b"anonymise_orders" in tasks.content  # its next run, waiting since migrate
 
 
-def test_museum_staff_in_the_admin_cannot_delete_emails_or_touch_accounts(desk_client):
-    ticket = TicketFactory()
-    email = OutboxEmail.objects.create(ticket=ticket)
+def test_museum_staff_in_the_admin_cannot_delete_orders_or_touch_accounts(desk_client):
+    order = TicketFactory().order
 
-    assert desk_client.get("/admin/tickets/outboxemail/").status_code == 200
-    deleting = desk_client.post(f"/admin/tickets/outboxemail/{email.pk}/delete/", {"post": "yes"})
+    assert desk_client.get("/admin/orders/order/").status_code == 200
+    deleting = desk_client.post(f"/admin/orders/order/{order.pk}/delete/", {"post": "yes"})
     users = desk_client.get("/admin/auth/user/")
     adding = desk_client.get("/admin/auth/user/add/")
     groups = desk_client.get("/admin/auth/group/")
 
     assert deleting.status_code == 403
-    assert OutboxEmail.objects.filter(pk=email.pk).exists()
+    assert Order.objects.filter(pk=order.pk).exists()
     assert (users.status_code, adding.status_code, groups.status_code) == (403, 403, 403)
 
 

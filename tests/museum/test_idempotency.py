@@ -16,10 +16,11 @@ from events.models import SpecialEvent
 from hours.models import MuseumDay
 from museum import idempotency
 from museum.models import IdempotencyKey
+from orders.models import Order
 from tests.conftest import EVENT, assert_problem, client_for
 from tests.factories import MuseumDayFactory, UserFactory
 from tests.live_http import call, sign_in
-from tickets.models import OutboxEmail, Ticket
+from tickets.models import Ticket
 
 TICKETS = "/v1.1/tickets"
 EVENTS = "/v1.1/special-events"
@@ -72,7 +73,7 @@ def test_a_replayed_purchase_sends_no_second_email(visitor_client, open_day):
     for _ in range(3):
         send(visitor_client, TICKETS, general_ticket(open_day.date), "one-ticket")
 
-    assert OutboxEmail.objects.count() == Ticket.objects.count() == 1
+    assert Order.objects.count() == Ticket.objects.count() == 1
     assert MuseumDay.objects.get(pk=open_day.pk).sold == 1
 
 
@@ -306,7 +307,7 @@ def test_parallel_requests_with_one_key_buy_one_ticket(live_server):
 
     answers = parallel_purchases(live_server, 8, key="double-click")
 
-    assert Ticket.objects.count() == 1 and OutboxEmail.objects.count() == 1
+    assert Ticket.objects.count() == 1 and Order.objects.count() == 1
     statuses = Counter(answer.status for answer in answers)
     assert set(statuses) <= {201, 409} and statuses[201] >= 1
     assert len({answer.content for answer in answers if answer.status == 201}) == 1

@@ -11,9 +11,9 @@ from django_tasks_db.models import DBTaskResult
 from museum.idempotency import KEY_LIFETIME
 from museum.models import IdempotencyKey, PeriodicTask
 from museum.periodic import PERIODIC_TASKS, schedule_periodic_tasks
+from orders.models import ANONYMISED_EMAIL
 from tests.conftest import run_task_worker
 from tests.factories import TicketFactory, UserFactory
-from tickets.services import ANONYMISED_EMAIL
 
 # The worker commits (see run_task_worker).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,19 +48,19 @@ def test_the_worker_anonymises_tickets_and_purges_keys_each_hour_by_itself(setti
     with time_machine.travel(timezone.now() + dt.timedelta(hours=1, minutes=1), tick=False):
         run_task_worker()
 
-        ticket.refresh_from_db()
-        assert ticket.email == ANONYMISED_EMAIL
+        ticket.order.refresh_from_db()
+        assert ticket.order.email == ANONYMISED_EMAIL
         assert not IdempotencyKey.objects.exists()
         # Each run left its next one waiting, an interval later.
         assert waiting_runs() == dict.fromkeys(PERIODIC_TASKS, 1)
-        anonymising = PeriodicTask.objects.get(path="tickets.tasks.anonymise_tickets")
+        anonymising = PeriodicTask.objects.get(path="orders.jobs.anonymise_orders")
         assert anonymising.next_run_at == timezone.now() + dt.timedelta(hours=1)
 
 
 def test_a_run_lost_with_its_worker_is_replaced_by_the_next_periodic_run():
-    lost = PeriodicTask.objects.get(path="tickets.tasks.anonymise_tickets")
+    lost = PeriodicTask.objects.get(path="orders.jobs.anonymise_orders")
     # What a worker killed before its run scheduled the next leaves: a run that never finishes.
     DBTaskResult.objects.get(id=lost.next_run_id).claim("a-worker-that-died")
 
-    assert schedule_periodic_tasks() == ["tickets.tasks.anonymise_tickets"]
+    assert schedule_periodic_tasks() == ["orders.jobs.anonymise_orders"]
     assert waiting_runs() == dict.fromkeys(PERIODIC_TASKS, 1)

@@ -12,7 +12,7 @@ from events.models import SpecialEvent
 from museum.text import BREAKING, BREAKING_BUT_LINES, one_line
 from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for, run_task_worker
 from tests.factories import SpecialEventFactory, UserFactory, days_from_today
-from tickets.models import OutboxEmail
+from tickets.models import Ticket
 
 INJECTED = "Night tour\r\nBcc: x@example.org"
 BREAKERS = ["\r\nBcc: x@example.org", "\n", "\r", "\t", "\x0b", "\x1b[31m", "\x7f", "\x85"]
@@ -114,9 +114,9 @@ def test_a_stored_line_break_is_sent_once_in_a_one_line_subject(stored_injection
     run_task_worker()
 
     [email] = mail.outbox
-    assert email.subject.startswith("Your ticket for Night tour  Bcc: x@example.org on ")
+    assert email.subject.startswith("Your 1 ticket for Night tour  Bcc: x@example.org on ")
     assert "\n" not in email.subject and "\r" not in email.subject
     assert email.recipients() == ["ada@example.com"] and not email.bcc
-    assert "Ticket: Night tour  Bcc: x@example.org\n" in email.body
-    sent = OutboxEmail.objects.get(ticket_id=ticket_id)
-    assert (sent.attempts, sent.last_error) == (1, "")
+    assert "Tickets: 1, Night tour  Bcc: x@example.org\n" in email.body
+    sent = Ticket.objects.select_related("order").get(pk=ticket_id).order
+    assert sent.confirmation_sent_at is not None and sent.confirmation_task_id == ""

@@ -1,14 +1,10 @@
 import datetime as dt
-import importlib
 
 import pytest
 from django.utils import timezone
 
 from hours.models import EntrySlot
-from orders.models import VisitorCategory
 from tests.factories import MuseumDayFactory
-
-DEFAULTS = importlib.import_module("orders.migrations.0002_default_visitor_categories").DEFAULTS
 
 
 def later(days: int = 3) -> dt.date:
@@ -26,19 +22,8 @@ def order_body(day: dt.date, *lines: tuple[str, int], **extra) -> dict:
 
 
 @pytest.fixture(autouse=True)
-def visitor_categories(db):
-    """The categories the data migration makes: a transactional test's flush removed them."""
-    for ordering, (code, name, price, percent, check) in enumerate(DEFAULTS):
-        VisitorCategory.objects.get_or_create(
-            category=code,
-            defaults={
-                "name": name,
-                "general_price": price,
-                "event_price_percent": percent,
-                "check_at_door": check,
-                "ordering": ordering,
-            },
-        )
+def orders_use_the_database(db):
+    """Every test here sells, reads or refuses orders, in the database."""
 
 
 @pytest.fixture

@@ -223,10 +223,8 @@ def test_each_ticket_of_an_order_has_its_own_image(visitor_client, open_day):
 # The contract's purchase is an order of one
 
 
-def test_a_contract_purchase_is_an_order_of_one_adult_at_the_contract_price(
-    visitor_client, open_day, settings
-):
-    settings.MUSEUM_GENERAL_ADMISSION_PRICE = Decimal("17.00")
+def test_a_contract_purchase_is_an_order_of_one_adult_at_the_adults_price(visitor_client, open_day):
+    VisitorCategory.objects.filter(category="adult").update(general_price=Decimal("17.00"))
     body = {"ticketType": "general", "ticketDate": open_day.date.isoformat(), "email": "a@b.org"}
 
     answer = visitor_client.post("/v1.1/tickets", body, format="json")

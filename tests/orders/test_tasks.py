@@ -12,10 +12,10 @@ from django_tasks_db.models import DBTaskResult
 from hours.models import MuseumDay
 from orders import tasks
 from orders.models import Order
+from orders.tasks import LOST_AFTER
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tests.orders.conftest import later, order_body
-from tickets.tasks import LOST_AFTER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import TicketFactory, UserFactory
-from tickets.models import OutboxEmail, Ticket
+from tickets.models import Ticket
 
 TICKETS = "/admin/tickets/ticket/"
 
@@ -78,18 +78,6 @@ def test_tickets_cannot_be_deleted_in_the_admin(desk_client, tickets):
 def test_the_list_costs_a_few_queries(desk_client, tickets, django_assert_max_num_queries):
     with django_assert_max_num_queries(9):
         assert desk_client.get(TICKETS).status_code == 200
-
-
-def test_staff_see_confirmation_emails_still_waiting_and_why(db, client):
-    client.force_login(UserFactory(username="desk", is_staff=True, is_superuser=True))
-    ticket = TicketFactory(confirmation_code="ticket-general-waitng-12345")
-    OutboxEmail.objects.create(ticket=ticket, attempts=2, last_error="ConnectionRefusedError")
-
-    waiting = client.get("/admin/tickets/outboxemail/", {"sent_at__isempty": "1"})
-
-    assert waiting.status_code == 200
-    assert "ConnectionRefusedError" in waiting.content.decode()
-    assert "ticket-general-waitng-12345" in waiting.content.decode()
 
 
 @pytest.fixture

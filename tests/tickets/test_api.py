@@ -71,7 +71,7 @@ def test_a_visitor_buys_a_general_ticket(visitor_client, visitor, open_day):
         "confirmationCode": ticket.confirmation_code,
     }
     assert re.fullmatch(r"ticket-general-[0-9a-z]{6}-[0-9a-z]{5}", ticket.confirmation_code)
-    assert (ticket.buyer, ticket.price, ticket.phone) == (
+    assert (ticket.buyer, ticket.price, ticket.order.phone) == (
         visitor,
         Decimal("15"),
         "+1 (234) 567-8910",
@@ -171,12 +171,12 @@ def test_buying_needs_credentials(anonymous_client, open_day):
 
 def test_a_purchase_costs_a_few_queries(visitor_client, event, open_day, django_assert_num_queries):
     # The account; the default visitor category; the event's row lock and its date's row (event
-    # tickets only) or whether the day has entry slots (general ones); the place taken; the
-    # order; the ticket; the confirmation email and its task. The test's transaction adds a
-    # savepoint and its release.
-    with django_assert_num_queries(11):
-        assert buy(visitor_client, for_event(event, later())).status_code == 201
+    # tickets only) or the day's entry slots (general ones); the place taken; the order; the
+    # ticket; its order's confirmation email task. The test's transaction adds a savepoint and
+    # its release.
     with django_assert_num_queries(10):
+        assert buy(visitor_client, for_event(event, later())).status_code == 201
+    with django_assert_num_queries(9):
         assert buy(visitor_client, general(open_day.date)).status_code == 201
 
 
@@ -621,11 +621,11 @@ def test_the_buyer_gets_an_email_with_the_code_and_the_ticket(visitor_client, op
     [message] = mail.outbox
     assert message.to == ["grace@example.com"]
     assert body["confirmationCode"] in message.body
+    # The order's email, as every sale's: the ticket in its print-at-home PDF.
+    order = Ticket.objects.select_related("order").get(pk=body["ticketId"]).order
     [(name, content, mimetype)] = message.attachments
-    assert mimetype == "image/png" and name == f"{body['confirmationCode']}.png"
-    assert tokens.verify_ticket_token(qr_text(content)).ticket_id.hex == body["ticketId"].replace(
-        "-", ""
-    )
+    assert mimetype == "application/pdf" and name == f"{order.confirmation_code}.pdf"
+    assert content.startswith(b"%PDF")
 
 
 @pytest.mark.django_db(transaction=True)  # the task worker commits

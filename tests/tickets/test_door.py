@@ -5,8 +5,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from events.services import cancel_event
 from museum.accounts import create_account
+from orders import services as sale
+from orders.services import cancel_event
 from tests.conftest import client_for
 from tests.factories import (
     PASSWORD,
@@ -15,7 +16,7 @@ from tests.factories import (
     TicketFactory,
     UserFactory,
 )
-from tickets import services, tokens
+from tickets import tokens
 from tickets.models import Ticket
 
 DOOR = "/door/"
@@ -27,7 +28,7 @@ def open_today(db):
 
 
 def buy(*, day=None, event=None) -> Ticket:
-    return services.buy_ticket(
+    return sale.buy_ticket(
         buyer=UserFactory(),
         ticket_type="event" if event else "general",
         ticket_date=day or timezone.localdate(),

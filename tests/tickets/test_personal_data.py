@@ -1,4 +1,5 @@
-"""Buyers' email and phone: kept for the retention period only, and never written to the logs."""
+"""Buyers' email and phone, kept on their orders: kept for the retention period only, and never
+written to the logs."""
 
 import datetime as dt
 import logging
@@ -11,12 +12,14 @@ from django.core.management import call_command
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from orders import tasks
+from orders.models import ANONYMISED_EMAIL, Order
+from orders.notifications import describe_mail_error
+from orders.services import anonymise_old_orders
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
 from tests.servers import free_port
-from tickets import services, tasks
-from tickets.models import OutboxEmail, Ticket
-from tickets.notifications import describe_mail_error
+from tickets.models import Ticket
 
 BUYER = "ada.lovelace@example.com"
 
@@ -56,21 +59,21 @@ def test_tickets_past_the_retention_period_lose_email_and_phone_and_keep_the_adm
     upcoming = TicketFactory(date=days_ago(-3), email=BUYER)
     before = Ticket.objects.get(pk=old.pk)
 
-    assert anonymise().startswith("1 tickets anonymised")
+    assert anonymise().startswith("1 orders anonymised")
 
     old.refresh_from_db()
-    assert (old.email, old.phone) == (services.ANONYMISED_EMAIL, "")
+    assert (old.order.email, old.order.phone) == (ANONYMISED_EMAIL, "")
     kept = ["buyer_id", "ticket_type", "date", "event_id", "price", "confirmation_code"]
     kept += ["purchased_at", "cancelled_at", "checked_in_at", "checked_in_by_id"]
     assert {name: getattr(old, name) for name in kept} == {
         name: getattr(before, name) for name in kept
     }
-    last_day_kept.refresh_from_db()
-    upcoming.refresh_from_db()
-    assert (last_day_kept.email, last_day_kept.phone) == (BUYER, "+44 20 7946 0001")
-    assert upcoming.email == BUYER
+    last_day_kept.order.refresh_from_db()
+    upcoming.order.refresh_from_db()
+    assert (last_day_kept.order.email, last_day_kept.order.phone) == (BUYER, "+44 20 7946 0001")
+    assert upcoming.order.email == BUYER
     # Idempotent: a second run finds nothing left to do.
-    assert anonymise().startswith("0 tickets anonymised")
+    assert anonymise().startswith("0 orders anonymised")
 
 
 def test_the_retention_period_comes_from_the_setting(db, settings):
@@ -78,31 +81,10 @@ def test_the_retention_period_comes_from_the_setting(db, settings):
     week_old = TicketFactory(date=days_ago(8))
     recent = TicketFactory(date=days_ago(7))
 
-    assert services.anonymise_old_tickets() == 1
+    assert anonymise_old_orders() == 1
 
-    assert Ticket.objects.get(pk=week_old.pk).email == services.ANONYMISED_EMAIL
-    assert Ticket.objects.get(pk=recent.pk).email == "ada@example.com"
-
-
-def test_an_unsent_email_of_an_anonymised_ticket_loses_its_error_and_is_never_sent(db, retention):
-    sent = OutboxEmail.objects.create(
-        ticket=TicketFactory(date=days_ago(40)), sent_at=timezone.now(), attempts=1
-    )
-    pending = OutboxEmail.objects.create(
-        ticket=TicketFactory(date=days_ago(40)),
-        attempts=3,
-        next_attempt_at=timezone.now(),
-        last_error=f"SMTPRecipientsRefused: {{'{BUYER}': (550, b'5.1.1 <{BUYER}> unknown')}}",
-    )
-
-    assert services.anonymise_old_tickets() == 2
-
-    pending.refresh_from_db()
-    assert BUYER not in pending.last_error and pending.last_error == services.NEVER_SENT_NOTE
-    assert pending.next_attempt_at is None and pending.sent_at is None
-    sent.refresh_from_db()
-    assert sent.last_error == "" and sent.sent_at is not None
-    assert tasks.attempt_confirmation(ticket_id=pending.ticket_id).startswith("nothing to do")
+    assert Order.objects.get(pk=week_old.order_id).email == ANONYMISED_EMAIL
+    assert Order.objects.get(pk=recent.order_id).email == "ada@example.com"
 
 
 def test_many_tickets_are_anonymised_a_batch_at_a_time_not_a_row_at_a_time(
@@ -110,11 +92,11 @@ def test_many_tickets_are_anonymised_a_batch_at_a_time_not_a_row_at_a_time(
 ):
     TicketFactory.create_batch(25, date=days_ago(60), phone="+31 20 123 4567")
 
-    # Per batch: the ids, the outbox rows, the tickets, and the transaction's savepoint.
-    with django_assert_max_num_queries(5 * 3 + 1):
-        assert services.anonymise_old_tickets(batch_size=10) == 25
+    # Per batch: the ids and the orders' UPDATE; then the empty look that ends it.
+    with django_assert_max_num_queries(2 * 3 + 1):
+        assert anonymise_old_orders(batch_size=10) == 25
 
-    assert set(Ticket.objects.values_list("email", "phone")) == {(services.ANONYMISED_EMAIL, "")}
+    assert set(Order.objects.values_list("email", "phone")) == {(ANONYMISED_EMAIL, "")}
 
 
 class RefusingRecipients:
@@ -138,17 +120,18 @@ def refusing_smtp_server(settings):
 @pytest.mark.django_db(transaction=True)  # the task worker commits
 def test_a_refused_recipient_is_logged_and_kept_without_the_address(refusing_smtp_server, caplog):
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=3))
-    ticket = TicketFactory(date=day.date, email=BUYER)
-    tasks.queue_confirmation(ticket=ticket)
-    caplog.set_level(logging.WARNING, logger="tickets.tasks")
+    order = TicketFactory(date=day.date, email=BUYER).order
+    tasks.mail_confirmation(order=order)
+    order.save()
+    caplog.set_level(logging.WARNING, logger="orders.tasks")
 
     run_task_worker()
 
-    email = OutboxEmail.objects.get(ticket=ticket)
-    assert email.attempts == 1 and email.sent_at is None
+    order.refresh_from_db()
+    assert order.confirmation_sent_at is None
     [failed_attempt] = DBTaskResult.objects.filter(status="FAILED")
-    [record] = [r for r in caplog.records if r.name == "tickets.tasks"]
-    for text in (record.getMessage(), email.last_error, failed_attempt.traceback):
+    [record] = [r for r in caplog.records if r.name == "orders.tasks"]
+    for text in (record.getMessage(), failed_attempt.traceback):
         # The mail server's words, the class and the reason, arrive; the address does not.
         assert text.count("SMTPRecipientsRefused") == 1 and "Recipient address rejected" in text
         assert "ada.lovelace" not in text and "example.com" not in text

@@ -6,9 +6,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from orders.models import Order
 from tests.conftest import client_for
 from tests.factories import MuseumDayFactory, UserFactory
-from tickets.models import OutboxEmail, Ticket
+from tickets.models import Ticket
 
 TICKETS = "/v1.1/tickets"
 PROBLEM = "application/problem+json"
@@ -45,7 +46,7 @@ def test_an_account_over_its_purchase_rate_gets_429_and_no_ticket(
     # The headers describe the purchase limit, the one nearer to refusing.
     assert [first["RateLimit-Limit"], first["RateLimit-Remaining"]] == ["2", "1"]
     assert third["RateLimit-Remaining"] == "0"
-    assert Ticket.objects.count() == OutboxEmail.objects.count() == 2
+    assert Ticket.objects.count() == Order.objects.count() == 2
 
 
 def test_the_purchase_rate_is_per_account_and_counts_purchases_only(
@@ -112,4 +113,4 @@ def test_an_address_at_a_domain_name_is_taken(visitor_client, open_day, email):
     response = buy(visitor_client, open_day, email=email)
 
     assert response.status_code == 201
-    assert Ticket.objects.get().email == email
+    assert Ticket.objects.get().order.email == email

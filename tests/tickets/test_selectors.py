@@ -3,8 +3,8 @@
 import uuid
 
 import pytest
-from rest_framework.exceptions import NotFound
 
+from museum.exceptions import NotFound
 from tests.factories import TicketFactory, UserFactory, staff_member
 from tickets.models import TicketImage
 from tickets.selectors import viewable_ticket_image

@@ -11,9 +11,8 @@ from events.models import SpecialEvent
 from events.services import create_event
 from hours.models import EntrySlot, MuseumDay
 from hours.services import add_entry_slots
-from orders.services import place_order
+from orders.services import buy_ticket, place_order
 from tickets.models import TicketType
-from tickets.services import buy_ticket
 
 DEMO_VISITOR = "visitor"  # made by create_demo_accounts
 DEMO_EMAIL = "visitor@example.com"

@@ -1,0 +1,52 @@
+"""The rows that count places, and the one order in which every writer locks them.
+
+Places are counted on the rows that hold the limits: an entry slot, then its museum day (general
+entry) or an event date. A writer that touches several of them (a sale, a cancellation, a hold
+released, the weekly pattern, a capacity edit) takes their row locks here, in one order (slots,
+then days, then event dates; several rows of one kind by key), so two transactions never wait on
+each other in a circle. A sale counts with conditional UPDATEs (`sold + n <= capacity`), whose
+row lock queues parallel buyers and re-checks the condition, so a row is never oversold (its
+CheckConstraint backs this up). On PostgreSQL a lock is waited for at most DB_LOCK_TIMEOUT_MS.
+
+The rows come as querysets of their own models: this bottom layer names no model above it.
+"""
+
+from django.db.models import F, Q, QuerySet
+
+Rows = QuerySet | None
+
+
+def _in_lock_order(slots: Rows, days: Rows, event_dates: Rows) -> list[tuple[str, QuerySet]]:
+    ordered = (("slot", slots), ("day", days), ("event_date", event_dates))
+    return [(kind, rows) for kind, rows in ordered if rows is not None]
+
+
+def lock_places(*, slots: Rows = None, days: Rows = None, event_dates: Rows = None) -> None:
+    """Lock the counted rows given for the transaction."""
+    for _, rows in _in_lock_order(slots, days, event_dates):
+        list(rows.select_for_update().order_by("pk").values_list("pk", flat=True))
+
+
+def has_room(n: int) -> Q:
+    return Q(capacity__isnull=True) | Q(sold__lte=F("capacity") - n)
+
+
+def take_places(
+    *, n: int, slots: Rows = None, days: Rows = None, event_dates: Rows = None
+) -> str | None:
+    """Count n more places on each row given while it has room; the kind of the first that is
+    full ("slot", "day" or "event_date"; the caller's transaction then undoes the ones counted),
+    or None."""
+    for kind, rows in _in_lock_order(slots, days, event_dates):
+        if not rows.filter(has_room(n)).update(sold=F("sold") + n):
+            return kind
+    return None
+
+
+def give_back_places(
+    *, n: int, slots: Rows = None, days: Rows = None, event_dates: Rows = None
+) -> None:
+    """Uncount n places on each row given."""
+    if n:
+        for _, rows in _in_lock_order(slots, days, event_dates):
+            rows.update(sold=F("sold") - n)

@@ -1,0 +1,29 @@
+"""The sale, in rooms by job: `pricing` (visitor categories and prices), `places` (counting a
+sale's places on its rows), `sale` (placing an order), `holds`, `cancellation` and
+`personal_data`. The names below are the services the faces call."""
+
+from orders.services.cancellation import (
+    cancel_deadline,
+    cancel_event,
+    cancel_order,
+    visit_starts_at,
+)
+from orders.services.holds import confirm_order, release_expired_holds
+from orders.services.personal_data import anonymise_old_orders
+from orders.services.pricing import DEFAULT_CATEGORY, active_categories, category_price
+from orders.services.sale import buy_ticket, place_order
+
+__all__ = [
+    "DEFAULT_CATEGORY",
+    "active_categories",
+    "anonymise_old_orders",
+    "buy_ticket",
+    "cancel_deadline",
+    "cancel_event",
+    "cancel_order",
+    "category_price",
+    "confirm_order",
+    "place_order",
+    "release_expired_holds",
+    "visit_starts_at",
+]

@@ -1,0 +1,105 @@
+"""Cancellation: an order or one of its tickets by its buyer (until the deadline) or staff, and
+every order of an event the museum calls off; places freed at once, refunds recorded."""
+
+import uuid
+from datetime import datetime, time, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from events.models import SpecialEvent
+from events.services import locked_event
+from museum.exceptions import NotFound
+from orders.exceptions import OrderCancelled, TooLate
+from orders.models import Order, OrderStatus, Refund
+from orders.selectors import CANCEL_ANY_ORDER, order_to_change, tickets_of
+from orders.services.places import give_back
+from tickets.models import Ticket, TicketImage
+
+
+def visit_starts_at(*, order: Order) -> datetime:
+    """When the visit begins: the slot's entry time, else the start of the ticket's day."""
+    starts = order.slot.entry_time if order.slot else time.min
+    return timezone.make_aware(datetime.combine(order.date, starts))
+
+
+def cancel_deadline(*, order: Order) -> datetime:
+    return visit_starts_at(order=order) - timedelta(hours=settings.MUSEUM_CANCEL_HOURS_BEFORE)
+
+
+@transaction.atomic
+def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None) -> Order:
+    """Cancel the order, or one of its tickets: places freed at once, refunds recorded."""
+    order = order_to_change(order_id=order_id, by=by)
+    if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
+        raise OrderCancelled()
+    now, deadline = timezone.now(), cancel_deadline(order=order)
+    if now > deadline and not by.has_perm(CANCEL_ANY_ORDER):
+        raise TooLate(deadline=deadline.isoformat())
+    # All of them, locked: the answer shows them, and they tell whether any stays valid.
+    tickets = list(tickets_of(order).select_for_update(of=("self",)))
+    if ticket_id is not None and all(ticket.pk != ticket_id for ticket in tickets):
+        raise NotFound()
+    voided = [
+        ticket
+        for ticket in tickets
+        if ticket.cancelled_at is None and ticket_id in (None, ticket.pk)
+    ]
+    if not voided:
+        raise OrderCancelled()
+    voided_ids = [ticket.pk for ticket in voided]
+    Ticket.objects.filter(pk__in=voided_ids).update(cancelled_at=now)
+    for ticket in voided:
+        ticket.cancelled_at = now
+    # Redrawn on the next fetch, stamped CANCELLED. Only their keys are read for the deletion
+    # (its signal forgets the cached copies), not the pictures.
+    TicketImage.objects.filter(ticket_id__in=voided_ids).only("pk").delete()
+    if order.status == OrderStatus.CONFIRMED:  # a held order was never paid
+        refunds = Refund.objects.bulk_create(
+            Refund(order=order, ticket=ticket, amount=ticket.price, cancelled_by=by)
+            for ticket in voided
+        )
+        for refund in refunds:
+            refund.ticket.refund = refund
+    give_back(order=order, n=len(voided))
+    if all(ticket.cancelled_at is not None for ticket in tickets):
+        order.status, order.cancelled_at = OrderStatus.CANCELLED, now
+        order.save(update_fields=["status", "cancelled_at"])
+    order.sold_tickets = tickets
+    return order
+
+
+@transaction.atomic
+def cancel_event(*, event_id: uuid.UUID) -> None:
+    """Take the event off the programme, cancel its orders and tickets and record what is due
+    back for the tickets still valid; the rows stay for the record."""
+    event = locked_event(event_id)
+    now = timezone.now()
+    event.cancelled_at = now
+    event.save(update_fields=["cancelled_at", "updated_at"])
+    _close_orders_of_cancelled_event(event=event, now=now)
+    Ticket.objects.filter(event=event, cancelled_at__isnull=True).update(cancelled_at=now)
+    # Redrawn on the next fetch, now stamped CANCELLED.
+    TicketImage.objects.filter(ticket__event=event).delete()
+
+
+def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> int:
+    """The event's orders are cancelled, and what was paid for the tickets still valid is due
+    back; how many orders. Before its tickets are voided, which tells the valid ones."""
+    orders = list(
+        Order.objects.select_for_update()
+        .filter(event=event, status__in=[OrderStatus.CONFIRMED, OrderStatus.HELD])
+        .order_by("pk")
+    )
+    live = Ticket.objects.filter(order__in=orders, cancelled_at__isnull=True)
+    paid = [order.pk for order in orders if order.status == OrderStatus.CONFIRMED]
+    Refund.objects.bulk_create(
+        Refund(order_id=order_id, ticket_id=ticket_id, amount=price, cancelled_by=None)
+        for order_id, ticket_id, price in live.filter(order__in=paid).values_list(
+            "order_id", "pk", "price"
+        )
+    )
+    return Order.objects.filter(pk__in=[order.pk for order in orders]).update(
+        status=OrderStatus.CANCELLED, cancelled_at=now
+    )

@@ -1,0 +1,79 @@
+"""Holds: places kept for an order until it is confirmed, given back when the hold runs out."""
+
+import uuid
+from datetime import date, datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from hours.models import EntrySlot
+from orders.exceptions import HoldExpired, OrderCancelled
+from orders.models import Order, OrderStatus
+from orders.selectors import order_to_change, tickets_of
+from orders.services.places import give_back
+from orders.tasks import mail_confirmation
+from tickets.models import Ticket
+
+
+def confirm_order(*, order_id: uuid.UUID, by) -> Order:
+    """Turn a held order into a confirmed one while its hold lasts; its email goes then."""
+    with transaction.atomic():
+        order = order_to_change(order_id=order_id, by=by)
+        now = timezone.now()
+        ran_out = order.status == OrderStatus.HELD and (order.hold_expires_at or now) <= now
+        if ran_out:
+            _release_hold(order=order, now=now)  # kept: the refusal below comes after the commit
+        elif order.status == OrderStatus.EXPIRED:
+            raise HoldExpired()
+        elif order.status == OrderStatus.CANCELLED:
+            raise OrderCancelled()
+        elif order.status == OrderStatus.HELD:
+            order.status, order.hold_expires_at = OrderStatus.CONFIRMED, None
+            order.confirmed_at = now
+            mail_confirmation(order=order)
+            order.save(
+                update_fields=["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"]
+            )
+            Ticket.objects.filter(order=order).update(held=False)
+        # A confirmed order is left as it is: a retried confirmation.
+    if ran_out:
+        raise HoldExpired()
+    order.sold_tickets = list(tickets_of(order))
+    return order
+
+
+def release_expired_holds(
+    *,
+    ticket_date: date | None = None,
+    event_id: uuid.UUID | None = None,
+    slot: EntrySlot | None = None,
+    limit: int = 500,
+) -> int:
+    """Give back the places of holds that ran out (those on the given rows, or all); how many."""
+    now = timezone.now()
+    due = Order.objects.filter(status=OrderStatus.HELD, hold_expires_at__lte=now)
+    if ticket_date is not None:
+        due = due.filter(date=ticket_date, event_id=event_id)
+    if slot is not None:
+        due = due.filter(slot=slot)
+    released = 0
+    for order_id in due.order_by("hold_expires_at").values_list("pk", flat=True)[:limit]:
+        with transaction.atomic():
+            # Claim once: a confirmation or another release may have got there first.
+            order = (
+                Order.objects.select_for_update()
+                .filter(pk=order_id, status=OrderStatus.HELD, hold_expires_at__lte=now)
+                .first()
+            )
+            if order is not None:
+                _release_hold(order=order, now=now)
+                released += 1
+    return released
+
+
+def _release_hold(*, order: Order, now: datetime) -> None:
+    order.status = OrderStatus.EXPIRED
+    order.cancelled_at = now
+    order.save(update_fields=["status", "cancelled_at"])
+    voided = Ticket.objects.filter(order=order, cancelled_at__isnull=True).update(cancelled_at=now)
+    give_back(order=order, n=voided)

@@ -1,0 +1,33 @@
+"""The buyer's personal data: an order's email and phone, kept for
+MUSEUM_PERSONAL_DATA_RETENTION_DAYS after its date, then replaced."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from orders.models import ANONYMISED_EMAIL, Order
+
+
+def anonymise_old_orders(*, batch_size: int = 1000) -> int:
+    """Replace the buyer's email and phone on orders past the retention period; how many.
+
+    Kept: the order, its tickets (date, type, event, price, code, check-in and by whom), its
+    refunds and the buyer's account. Idempotent: an anonymised order no longer matches. An email
+    still unsent is never sent (the email's task skips an anonymised order). A batch a
+    statement, so each UPDATE stays short however many orders are due.
+    """
+    cutoff = timezone.localdate() - timedelta(days=settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS)
+    due = (
+        Order.objects.filter(date__lt=cutoff)
+        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone=""))
+        .order_by()
+        .values_list("pk", flat=True)
+    )
+    anonymised = 0
+    while batch := list(due[:batch_size]):
+        # Its row locks wait for a worker sending an order's email, which then finds the order
+        # anonymised and sends nothing.
+        anonymised += Order.objects.filter(pk__in=batch).update(email=ANONYMISED_EMAIL, phone="")
+    return anonymised

@@ -1,0 +1,140 @@
+"""A sale's places: counted on its rows (hours.locking, the one lock order) or refused, and given
+back when its tickets are cancelled or its hold runs out.
+
+A sale locks the event's row first (it orders a sale against an edit or the calling off of the
+same event), then counts on the slot, then the day or the event date. An existing order's row
+and its tickets are locked before any of them.
+"""
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, time
+
+from django.db.models import QuerySet
+
+from events.models import EventDate, SpecialEvent
+from hours.locking import give_back_places, take_places
+from hours.models import EntrySlot, MuseumDay
+from museum.exceptions import InvalidInput
+from museum.response_cache import group_changed
+from orders.models import Order
+from tickets.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
+
+
+@dataclass(frozen=True)
+class Taken:
+    """The rows a sale counted its places on: its slot, or its event and the event date's row
+    (by key); none of them for untimed general entry, counted on the day (its key, the date)."""
+
+    slot: EntrySlot | None = None
+    event: SpecialEvent | None = None
+    event_date_id: int | None = None
+
+
+def slot_for(*, ticket_date: date, entry_time: time | None) -> EntrySlot | None:
+    """The slot an order names; on a timed day one must be named, on an untimed day none."""
+    slots = EntrySlot.objects.filter(day_id=ticket_date)
+    if entry_time is None:
+        if slots.exists():
+            raise InvalidInput(
+                "entryTime", "The museum sells timed entry on that day: name a slot."
+            )
+        return None
+    slot = slots.filter(entry_time=entry_time).first()
+    if slot is None:
+        raise InvalidInput("entryTime", "There is no entry slot at that time on that day.")
+    return slot
+
+
+def take(*, ticket_date: date, event_id: uuid.UUID | None, slot: EntrySlot | None, n: int) -> Taken:
+    """Count n places on the sale's rows, or raise (the caller's transaction then undoes any
+    counted)."""
+    event = None
+    if event_id is not None:
+        event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
+        if event is None:
+            raise UnknownEvent()
+    event_date_id = _count(ticket_date=ticket_date, event=event, slot=slot, n=n)
+    return Taken(slot=slot, event=event, event_date_id=event_date_id)
+
+
+def take_earliest_slot(*, ticket_date: date, n: int) -> Taken:
+    """n places in the earliest slot of a timed day with room (or on an untimed day)."""
+    slots = list(EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time"))
+    if not slots:
+        _count(ticket_date=ticket_date, event=None, slot=None, n=n)
+        return Taken()
+    # Read without a lock: the conditional UPDATE decides, and a slot taken meanwhile is skipped.
+    for slot in slots:
+        if slot.capacity is not None and slot.sold + n > slot.capacity:
+            continue
+        try:
+            _count(ticket_date=ticket_date, event=None, slot=slot, n=n)
+        except SoldOut as sold_out:
+            if sold_out.scope == "slot":
+                continue  # its UPDATE changed nothing: the next one
+            raise  # the day is full, whatever the slots say
+        return Taken(slot=slot)
+    raise sold_out_on(available=0, scope="day")
+
+
+def _count(
+    *, ticket_date: date, event: SpecialEvent | None, slot: EntrySlot | None, n: int
+) -> int | None:
+    """Count n places on the slot, then the day or the event date; the event date's key."""
+    slots = EntrySlot.objects.filter(pk=slot.pk) if slot is not None else None
+    days = event_dates = None
+    event_date_id = None
+    if event is not None:
+        # Under the event's lock no edit adds or removes its dates, so the row found stays.
+        dates = EventDate.objects.filter(event=event, date=ticket_date)
+        event_date_id = dates.values_list("pk", flat=True).first()
+        if event_date_id is None:
+            raise EventNotOnDate()
+        event_dates = EventDate.objects.filter(pk=event_date_id)
+    else:
+        days = MuseumDay.objects.filter(date=ticket_date, is_closed=False)
+    full = take_places(n=n, slots=slots, days=days, event_dates=event_dates)
+    if full == "day" and days is not None and not days.exists():
+        raise MuseumClosed()
+    if full is not None:
+        row = {"slot": slots, "day": days, "event_date": event_dates}[full]
+        assert row is not None
+        raise sold_out_on(available=_left(row), scope=full)
+    if slot is not None:
+        group_changed("slots")
+    return event_date_id
+
+
+def sold_out_on(*, available: int, scope: str) -> SoldOut:
+    return SoldOut(
+        f"Not enough places left: {available} available." if available else None,
+        scope=scope,
+        available=available,
+    )
+
+
+def _left(row: QuerySet) -> int:
+    counted = row.values_list("capacity", "sold").first()
+    if counted is None:  # removed meanwhile, with its day, by the weekly pattern
+        raise MuseumClosed()
+    capacity, sold = counted
+    return max(capacity - sold, 0)
+
+
+def give_back(*, order: Order, n: int) -> None:
+    """Uncount n places on the order's rows."""
+    if n == 0:
+        return
+    give_back_places(
+        n=n,
+        slots=EntrySlot.objects.filter(pk=order.slot_id) if order.slot_id else None,
+        days=None if order.event_id else MuseumDay.objects.filter(date=order.date),
+        event_dates=(
+            EventDate.objects.filter(event_id=order.event_id, date=order.date)
+            if order.event_id
+            else None
+        ),
+    )
+    if order.slot_id is not None:
+        group_changed("slots")

@@ -1,0 +1,68 @@
+"""What a visitor pays: the visitor categories and their prices, the one price source of a sale.
+
+A general-entry ticket costs its category's `general_price`; an event ticket its category's share
+of the event's price, rounded half up to the cent. The contract's purchase sells the default
+category (DEFAULT_CATEGORY), so its price is that category's.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.db.models import QuerySet
+
+from events.models import SpecialEvent
+from museum.exceptions import InvalidInput
+from orders.models import VisitorCategory
+
+# The contract's POST /tickets sells this category.
+DEFAULT_CATEGORY = "adult"
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class Line:
+    """`quantity` tickets of one visitor category, at `price` each."""
+
+    category: VisitorCategory
+    quantity: int
+    price: Decimal
+
+
+def active_categories() -> QuerySet[VisitorCategory]:
+    return VisitorCategory.objects.filter(active=True)
+
+
+def category_price(*, category: VisitorCategory, event: SpecialEvent | None) -> Decimal:
+    """What a visitor of `category` pays: the general price, or their share of the event's."""
+    if event is None:
+        return category.general_price
+    share = event.price * category.event_price_percent / 100
+    return share.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def categories_of(lines: Sequence[dict]) -> list[VisitorCategory]:
+    """Each line's category, on sale; InvalidInput naming the first line whose is not."""
+    codes = [line["category"] for line in lines]
+    on_sale = {c.category: c for c in active_categories().filter(category__in=codes)}
+    for index, code in enumerate(codes):
+        if code not in on_sale:
+            raise InvalidInput(f"lines.{index}.category", "No such visitor category on sale.")
+    return [on_sale[code] for code in codes]
+
+
+def priced(
+    *, lines: Sequence[dict], categories: list[VisitorCategory], event: SpecialEvent | None
+) -> list[Line]:
+    return [
+        Line(
+            category=category,
+            quantity=line["quantity"],
+            price=category_price(category=category, event=event),
+        )
+        for line, category in zip(lines, categories, strict=True)
+    ]
+
+
+def total_of(lines: Sequence[Line]) -> Decimal:
+    return sum((line.price * line.quantity for line in lines), Decimal("0"))

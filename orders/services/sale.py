@@ -1,0 +1,160 @@
+"""Placing an order: the one way the museum sells, whether through the orders API, the contract's
+`POST /v1.1/tickets` (an order of one ticket of the default category) or the demo data."""
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, time, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from museum.exceptions import InvalidInput
+from orders.models import Order, OrderStatus
+from orders.services import places
+from orders.services.holds import release_expired_holds
+from orders.services.pricing import DEFAULT_CATEGORY, Line, categories_of, priced, total_of
+from orders.tasks import mail_confirmation
+from tickets.exceptions import DateInPast, SoldOut
+from tickets.models import Ticket, TicketType
+from tickets.services import new_confirmation_code
+
+
+@dataclass(frozen=True)
+class Purchase:
+    """Who buys, and for which kind of visit and day: what every ticket of a sale shares."""
+
+    buyer: Any
+    email: str
+    phone: str
+    ticket_type: str
+    ticket_date: date
+
+
+def place_order(
+    *,
+    buyer,
+    email: str,
+    ticket_type: str,
+    ticket_date: date,
+    lines: Sequence[dict],
+    phone: str = "",
+    event_id: uuid.UUID | None = None,
+    entry_time: time | None = None,
+    earliest_slot: bool = False,
+    hold: bool = False,
+) -> Order:
+    """Sell the order's tickets, all or none; prices come from the visitor categories.
+
+    On a timed day the order names its slot (`entry_time`), or with `earliest_slot` takes the
+    earliest slot with room, as the contract's purchase does.
+    """
+    count = sum(line["quantity"] for line in lines)
+    if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
+        raise InvalidInput(
+            "lines", f"At most {settings.MUSEUM_MAX_TICKETS_PER_ORDER} tickets per order."
+        )
+    if ticket_date < timezone.localdate():
+        raise DateInPast()
+    # Refused before any row is locked.
+    categories = categories_of(lines)
+    general = ticket_type == TicketType.GENERAL
+    slot = None
+    if general and not earliest_slot:
+        slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
+    purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
+
+    def sell() -> Order:
+        if general and earliest_slot:
+            taken = places.take_earliest_slot(ticket_date=ticket_date, n=count)
+        else:
+            taken = places.take(ticket_date=ticket_date, event_id=event_id, slot=slot, n=count)
+        lines_priced = priced(lines=lines, categories=categories, event=taken.event)
+        return _record_order(purchase, taken, lines_priced, hold=hold)
+
+    # With earliest_slot, holds that ran out anywhere on the day may free a place.
+    return _selling(sell, ticket_date=ticket_date, event_id=event_id, slot=slot)
+
+
+def buy_ticket(
+    *,
+    buyer,
+    ticket_type: str,
+    ticket_date: date,
+    email: str,
+    event_id: uuid.UUID | None = None,
+    phone: str = "",
+) -> Ticket:
+    """The contract's purchase: an order of one ticket of the default category, in the earliest
+    slot with room on a timed day; its ticket."""
+    order = place_order(
+        buyer=buyer,
+        email=email,
+        phone=phone,
+        ticket_type=ticket_type,
+        ticket_date=ticket_date,
+        event_id=event_id,
+        lines=[{"category": DEFAULT_CATEGORY, "quantity": 1}],
+        earliest_slot=True,
+    )
+    return order.sold_tickets[0]
+
+
+def _selling(
+    sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUID | None, slot
+) -> Order:
+    """Run the sale `sell` in one transaction. Sold out, it gives back the places of holds that
+    ran out on the sale's rows and, if there were any, runs once more: expired holds never block
+    a buyer, whether or not a task worker released them yet."""
+    try:
+        with transaction.atomic():
+            return sell()
+    except SoldOut:
+        if not release_expired_holds(ticket_date=ticket_date, event_id=event_id, slot=slot):
+            raise
+    with transaction.atomic():
+        return sell()
+
+
+def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *, hold: bool):
+    now = timezone.now()
+    order = Order(
+        buyer=purchase.buyer,
+        email=purchase.email,
+        phone=purchase.phone,
+        status=OrderStatus.HELD if hold else OrderStatus.CONFIRMED,
+        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES) if hold else None,
+        confirmed_at=None if hold else now,
+        confirmation_code=new_confirmation_code("order"),
+        ticket_type=purchase.ticket_type,
+        date=purchase.ticket_date,
+        event=taken.event,
+        slot=taken.slot,
+        total=total_of(lines),
+    )
+    if not hold:
+        mail_confirmation(order=order)
+    order.save(force_insert=True)
+    tickets = [
+        Ticket(
+            buyer=purchase.buyer,
+            ticket_type=purchase.ticket_type,
+            date=purchase.ticket_date,
+            event=taken.event,
+            price=line.price,
+            confirmation_code=new_confirmation_code(f"ticket-{purchase.ticket_type}"),
+            order=order,
+            held=hold,
+            category=line.category,
+            slot=taken.slot,
+            # The row that counts the ticket (a museum day's key is its date).
+            museum_day_id=None if taken.event else purchase.ticket_date,
+            event_date_id=taken.event_date_id,
+        )
+        for line in lines
+        for _ in range(line.quantity)
+    ]
+    order.sold_tickets = Ticket.objects.bulk_create(tickets)
+    return order

@@ -58,3 +58,74 @@ def test_existing_tickets_get_their_rows_and_lost_counts_come_back():
     assert tickets["code-1"].museum_day_id == LOST_DAY
     assert tickets["code-2"].event_date_id == slot.pk and tickets["code-2"].museum_day_id is None
     assert EventDate.objects.get(pk=slot.pk).sold == 1
+
+
+WRAP_BEFORE = ("tickets", "0009_ticket_held")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_kind_of_order_less_ticket_is_wrapped_in_an_order_of_one_and_back():
+    old = migrate(WRAP_BEFORE)
+    user = old.get_model("auth", "User").objects.create(username="ada")
+    day = old.get_model("hours", "MuseumDay").objects.create(
+        date=DAY, opens_at=dt.time(9), closes_at=dt.time(17), sold=5
+    )
+    slot = old.get_model("hours", "EntrySlot").objects.create(day=day, entry_time=dt.time(10))
+    event = old.get_model("events", "SpecialEvent").objects.create(
+        name="Tour", location="Hall", description="", price=Decimal("5")
+    )
+    event_date = old.get_model("events", "EventDate").objects.create(event=event, date=EVENT_DAY)
+    OldTicket = old.get_model("tickets", "Ticket")
+    general = {"ticket_type": "general", "date": DAY, "museum_day": day}
+    kinds = {
+        "general": general,
+        "timed": {**general, "slot": slot},
+        "event": {
+            "ticket_type": "event",
+            "date": EVENT_DAY,
+            "event": event,
+            "event_date": event_date,
+        },
+        "cancelled": {**general, "cancelled_at": dt.datetime(2029, 12, 1, tzinfo=dt.UTC)},
+        "checked_in": {**general, "checked_in_at": dt.datetime(2030, 1, 7, 10, tzinfo=dt.UTC)},
+        "anonymised": {**general, "email": "anonymised@anonymised.invalid"},
+    }
+    for code, fields in kinds.items():
+        OldTicket.objects.create(
+            buyer=user,
+            confirmation_code=code,
+            price=Decimal("5"),
+            **{"email": "ada@example.com", "phone": "+31 20 1234567", **fields},
+        )
+    old.get_model("tickets", "OutboxEmail").objects.create(
+        ticket=OldTicket.objects.get(confirmation_code="general"),
+        sent_at=dt.datetime(2029, 12, 1, tzinfo=dt.UTC),
+    )
+
+    migrate()
+
+    from orders.models import Order
+
+    tickets = {t.confirmation_code: t for t in Ticket.objects.select_related("order")}
+    assert Order.objects.count() == len(kinds)
+    for code, ticket in tickets.items():
+        order = ticket.order
+        assert order.pk == ticket.pk and order.buyer_id == ticket.buyer_id
+        assert (order.date, order.ticket_type, order.total) == (ticket.date, ticket.ticket_type, 5)
+        assert order.created_at == ticket.purchased_at
+        assert order.status == ("cancelled" if code == "cancelled" else "confirmed")
+        assert order.email == kinds[code].get("email", "ada@example.com")
+    assert tickets["timed"].order.slot_id == slot.pk
+    assert tickets["event"].order.event_id == event.pk
+    assert tickets["general"].order.confirmation_sent_at is not None
+    assert tickets["checked_in"].checked_in_at is not None
+
+    back = migrate(WRAP_BEFORE)
+    assert not back.get_model("orders", "Order").objects.exists()
+    restored = back.get_model("tickets", "Ticket").objects.get(confirmation_code="timed")
+    assert (restored.email, restored.phone, restored.order_id) == (
+        "ada@example.com",
+        "+31 20 1234567",
+        None,
+    )
+    migrate()

@@ -94,7 +94,14 @@ class OrderAdmin(admin.ModelAdmin):
         "total",
         "created_at",
     ]
-    list_filter = ["status", OrderDateFilter, "ticket_type"]
+    # Emails still waiting: "Confirmation sent at" is empty (each attempt and its error are a task
+    # result, under Django Tasks DB).
+    list_filter = [
+        "status",
+        OrderDateFilter,
+        "ticket_type",
+        ("confirmation_sent_at", admin.EmptyFieldListFilter),
+    ]
     list_select_related = ["event", "slot"]
     date_hierarchy = "date"
     search_fields = ["confirmation_code", "email", "tickets__confirmation_code"]

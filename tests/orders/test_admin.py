@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.utils import timezone
 
 from hours.models import EntrySlot
 from hours.services import CapacityBelowSold, set_slot_capacity
@@ -127,3 +128,13 @@ def test_staff_change_a_slots_capacity_in_the_admin(desk_client):
 
     slot.refresh_from_db()
     assert slot.capacity == 25
+
+
+def test_staff_see_the_orders_whose_email_is_still_waiting(desk_client):
+    waiting = an_order(MuseumDayFactory(date=later()).date, ("adult", 1), email="w@example.com")
+    sent = an_order(MuseumDayFactory(date=later(4)).date, ("adult", 1), email="s@example.com")
+    Order.objects.filter(pk=sent.pk).update(confirmation_sent_at=timezone.now())
+
+    page = desk_client.get(ORDERS, {"confirmation_sent_at__isempty": "1"}).content.decode()
+
+    assert waiting.confirmation_code in page and sent.confirmation_code not in page

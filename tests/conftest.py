@@ -6,6 +6,7 @@ from io import StringIO
 from types import SimpleNamespace
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
 from django.core.cache import cache
 from django.core.management import call_command
@@ -15,7 +16,6 @@ from rest_framework.test import APIClient
 
 from museum import authentication
 from museum.accounts import create_account
-from orders.models import VisitorCategory
 from tests.factories import PASSWORD, UserFactory, door_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
 
@@ -87,9 +87,10 @@ def run_task_worker() -> str:
     return out.getvalue()
 
 
-DEFAULT_CATEGORIES = importlib.import_module(
+# The data migration's own function makes the default categories again where a flush removed them.
+create_default_categories = importlib.import_module(
     "orders.migrations.0002_default_visitor_categories"
-).DEFAULTS
+).create_defaults
 
 
 @pytest.fixture(autouse=True)
@@ -101,20 +102,9 @@ def visitor_categories(request):
         "transactional_db",
         "live_server",
     } & set(request.fixturenames)
-    if not uses_database:
-        return
-    request.getfixturevalue("db")
-    for ordering, (code, name, price, percent, check) in enumerate(DEFAULT_CATEGORIES):
-        VisitorCategory.objects.get_or_create(
-            category=code,
-            defaults={
-                "name": name,
-                "general_price": price,
-                "event_price_percent": percent,
-                "check_at_door": check,
-                "ordering": ordering,
-            },
-        )
+    if uses_database:
+        request.getfixturevalue("db")
+        create_default_categories(django_apps, None)
 
 
 @pytest.fixture(autouse=True)

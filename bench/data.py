@@ -188,6 +188,7 @@ TICKET_FIELDS = [
     "museum_day",
     "event_date",
     "order",
+    "held",
     "price",
     "confirmation_code",
     "purchased_at",
@@ -233,6 +234,7 @@ def load_tickets(
             event_id,
             *counted,
             key,
+            False,  # held: sold, not held
             price,
             _code(f"ticket-{kind}", n),
             now,

@@ -51,7 +51,10 @@ def now_and_on_commit(change: Callable[[], None]) -> None:
     """Make a cached copy stale now and again once the write's transaction commits: a reader in
     between may have stored what it read of the rows as they were before the commit."""
     change()
-    transaction.on_commit(change)
+    # Robust: the write has committed, so a cache lost since then must not answer it as failed
+    # (a client would buy again). Django logs the error; the copy made stale before the commit
+    # stays stale, and one stored in between lasts at most MUSEUM_RESPONSE_CACHE_SECONDS.
+    transaction.on_commit(change, robust=True)
 
 
 def group_changed(group: str) -> None:

@@ -200,6 +200,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool
         server_side_binding=True, prepare_threshold=5
     )
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # One file that the server and the task worker both write (make run): readers never block the
+    # writer (WAL), a transaction takes the write lock when it begins (IMMEDIATE), so it waits its
+    # turn instead of failing to upgrade a read lock, and a writer waits up to DB_BUSY_TIMEOUT
+    # seconds for the lock rather than answering "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=envint("DB_BUSY_TIMEOUT", 20),
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    )
 if DATABASES["default"]["ENGINE"] in ("django.db.backends.postgresql", "museum.postgresql"):
     # A writer waits at most this long for a row lock (hours/locking.py), then its request is a
     # 503 with Retry-After, not a worker stuck behind a stuck transaction. A startup option: no

@@ -95,6 +95,31 @@ def gunicorn_node(*, environment: dict[str, str], log: Path) -> Iterator[str]:
             server.wait()
 
 
+@contextmanager
+def task_worker(database_url: str, log: Path, *, interval: float = 1) -> Iterator[subprocess.Popen]:
+    """`manage.py db_worker`, as production runs it beside the web server, polling the queue
+    every `interval` seconds when it is empty."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "DEBUG": "false",
+        "SECRET_KEY": SECRET_KEY,
+        "DATABASE_URL": database_url,
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "LOG_LEVEL": "WARNING",
+    }
+    command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
+    command += ["--interval", str(interval)]
+    with open(log, "ab") as output:
+        worker = subprocess.Popen(
+            command, cwd=settings.BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        yield worker
+    finally:
+        worker.terminate()
+        worker.wait(timeout=10)
+
+
 # The open day in a node's database (tests/conftest.py, node_database).
 NODE_DAY = dt.date.today() + dt.timedelta(days=3)
 NODE_SETUP = f"""

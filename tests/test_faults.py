@@ -12,12 +12,9 @@ import threading
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
-from pathlib import Path
 from urllib.parse import urlencode
 
 import psycopg
@@ -29,9 +26,9 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from tests.factories import PASSWORD
 from tests.live_http import Answer, call, sign_in
 from tests.servers import (
-    SECRET_KEY,
     can_run_own_postgres,
     gunicorn_node,
+    task_worker,
     throwaway_postgres,
     wait_until,
 )
@@ -237,30 +234,6 @@ def admin_session(url: str) -> str:
     return f"sessionid={cookie(signed_in, 'sessionid')}"
 
 
-@contextmanager
-def task_worker(database_url: str, log: Path) -> Iterator[subprocess.Popen]:
-    """`manage.py db_worker`, as production runs it beside the web server."""
-    env = {
-        "PATH": os.environ["PATH"],
-        "DEBUG": "false",
-        "SECRET_KEY": SECRET_KEY,
-        "DATABASE_URL": database_url,
-        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
-        "LOG_LEVEL": "WARNING",
-    }
-    command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
-    command += ["--interval", str(WORKER_INTERVAL_SECONDS)]
-    with open(log, "ab") as output:
-        worker = subprocess.Popen(
-            command, cwd=settings.BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT
-        )
-    try:
-        yield worker
-    finally:
-        worker.terminate()
-        worker.wait(timeout=10)
-
-
 def email_sent(database_url: str, ticket_id: str) -> bool:
     with psycopg.connect(database_url) as db:
         [sent] = db.execute(
@@ -317,7 +290,7 @@ def test_after_a_restart_the_first_request_to_every_entry_point_answers(tmp_path
             # the database restarts while it waits for its next poll, which must send what was
             # bought since.
             worker_log = tmp_path / "worker.log"
-            with task_worker(database.url, worker_log) as worker:
+            with task_worker(database.url, worker_log, interval=WORKER_INTERVAL_SECONDS) as worker:
                 before = buy()
                 wait_until(lambda: email_sent(database.url, before), what="the email before")
                 database.stop()

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 from museum.exceptions import NotFound
 from museum.response_cache import now_and_on_commit
@@ -132,9 +134,20 @@ def scan_key(scanned: str) -> dict:
     return {"pk": claim.ticket_id, "date": claim.date}
 
 
-def ticket_for_scan(key: dict) -> Ticket:
-    """The ticket `scan_key` names, with what the door reads."""
-    tickets = Ticket.objects.select_related("event", "order", "slot", "category").only(*DOOR_FIELDS)
+def ticket_for_scan(key: dict, *, conditions: dict[str, tuple[str, list]] | None = None) -> Ticket:
+    """The ticket `scan_key` names, with what the door reads, and whether each of `conditions`
+    (a name: SQL true or false on the ticket's row of tickets_ticket, and its parameters) holds,
+    as an attribute of that name; all in one SELECT."""
+    holds = {
+        # CASE, not the bare condition: a boolean column both SQLite and PostgreSQL can select.
+        name: RawSQL(f"CASE WHEN {sql} THEN 1 ELSE 0 END", params, output_field=BooleanField())
+        for name, (sql, params) in (conditions or {}).items()
+    }
+    tickets = (
+        Ticket.objects.select_related("event", "order", "slot", "category")
+        .only(*DOOR_FIELDS)
+        .annotate(**holds)
+    )
     try:
         return tickets.get(**key)
     except Ticket.DoesNotExist:

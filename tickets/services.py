@@ -1,7 +1,9 @@
 """The rules of a ticket: its confirmation code, and letting its holder in."""
 
 import secrets
-from datetime import datetime, time, timedelta
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
 from django.db import connections, router
@@ -33,64 +35,122 @@ def _latest_entry_time(now: datetime) -> time:
     return latest.time() if latest.date() == timezone.localdate(now) else time.max
 
 
-def _check_entry_time(*, ticket: Ticket, entry_time: time, now: datetime) -> None:
-    if entry_time > _latest_entry_time(now):
-        raise TooEarly(
-            f"Entry from {entry_time:%H:%M}; the door lets its holders in "
-            f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
-            ticket=ticket,
-            entryTime=f"{entry_time:%H:%M}",
-        )
+@dataclass(frozen=True)
+class _Rule:
+    """One rule of the door, stated once: a condition on the ticket's row (SQL on tickets_ticket,
+    true when the rule holds), its values at a moment (now, the database connection), and the
+    refusal of a ticket that fails it. The admission's WHERE is every condition; a refused scan
+    reads each as a column of the ticket, to name the first that failed. SQL, not ORM expressions,
+    because the admission is SQL (_ADMIT)."""
+
+    name: str
+    condition: str
+    values: Callable[..., list]
+    refusal: Callable[[Ticket], Exception]
+
+
+def _too_early(ticket: Ticket) -> Exception:
+    assert ticket.slot is not None  # the rule only fails for a ticket with an entry slot
+    entry_time = ticket.slot.entry_time
+    return TooEarly(
+        f"Entry from {entry_time:%H:%M}; the door lets its holders in "
+        f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
+        ticket=ticket,
+        entryTime=f"{entry_time:%H:%M}",
+    )
+
+
+def _already_checked_in(ticket: Ticket) -> Exception:
+    first_entry = ticket.checked_in_at
+    assert first_entry is not None  # the rule only fails for an admitted ticket
+    return AlreadyCheckedIn(
+        f"Already checked in at {timezone.localtime(first_entry):%H:%M}.",
+        ticket=ticket,
+        firstEntryAt=first_entry.isoformat(),
+    )
+
+
+# In the order a refusal names them: a ticket failing several hears of the first.
+_RULES = (
+    _Rule(
+        "not_cancelled",
+        "tickets_ticket.cancelled_at IS NULL",
+        lambda now, connection: [],
+        lambda ticket: TicketCancelled(ticket=ticket),
+    ),
+    _Rule(
+        "today",
+        "tickets_ticket.date = %s",
+        lambda now, connection: [_db_value(Ticket, "date", timezone.localdate(now), connection)],
+        lambda ticket: WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat()),
+    ),
+    # A held order only moves on to confirmed (admit) or to expired or cancelled, which cancel
+    # its tickets: the first rule.
+    _Rule(
+        "paid",
+        "NOT tickets_ticket.held",
+        lambda now, connection: [],
+        lambda ticket: NotPaid(ticket=ticket),
+    ),
+    _Rule(
+        "entry_time_come",
+        "NOT EXISTS (SELECT 1 FROM hours_entryslot s"
+        " WHERE s.id = tickets_ticket.slot_id AND s.entry_time > %s)",
+        lambda now, connection: [
+            _db_value(EntrySlot, "entry_time", _latest_entry_time(now), connection)
+        ],
+        _too_early,
+    ),
+    # The claim, in the same WHERE: of two scanners reading the same ticket at once, one UPDATE
+    # finds the row still unclaimed; the other (on PostgreSQL, once the first's row lock is
+    # released, against the committed row) changes nothing and is refused here.
+    _Rule(
+        "unclaimed",
+        "tickets_ticket.checked_in_at IS NULL",
+        lambda now, connection: [],
+        _already_checked_in,
+    ),
+)
 
 
 def check_in(*, scanned: str, by) -> Ticket:
     """Admit the holder of the ticket the scanned text names once, on the ticket's day."""
     key = scan_key(scanned.strip())
     now = timezone.now()
-    admitted = _admit_if_valid(key=key, by=by, now=now)
-    if admitted is not None:
-        return admitted
-    # Refused, or its ticket is unknown: the rules once more, one by one, to say which.
-    ticket = ticket_for_scan(key)
-    if ticket.cancelled_at:
-        raise TicketCancelled(ticket=ticket)
-    if ticket.date != timezone.localdate():
-        raise WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat())
-    # A held order only moves on to confirmed (admit) or to expired or cancelled, which set the
-    # ticket's cancelled_at and so fail the claim below.
-    if ticket.held:
-        raise NotPaid(ticket=ticket)
-    if ticket.slot is not None:
-        _check_entry_time(ticket=ticket, entry_time=ticket.slot.entry_time, now=now)
-    # Claim once: of two scanners reading the same ticket at once, one UPDATE finds the row
-    # still unclaimed; the other changes nothing.
-    unclaimed = Ticket.objects.filter(pk=ticket.pk, checked_in_at=None, cancelled_at=None)
-    if not unclaimed.update(checked_in_at=now, checked_in_by=by):
-        ticket.refresh_from_db(fields=["checked_in_at", "cancelled_at"])
-        if ticket.cancelled_at:
-            raise TicketCancelled(ticket=ticket)
-        first_entry = ticket.checked_in_at
-        assert first_entry is not None  # the claim only fails for a cancelled or admitted ticket
-        raise AlreadyCheckedIn(
-            f"Already checked in at {timezone.localtime(first_entry):%H:%M}.",
-            ticket=ticket,
-            firstEntryAt=first_entry.isoformat(),
-        )
-    ticket.checked_in_at, ticket.checked_in_by = now, by
-    return ticket
+    # A ticket refused by the admission that passes every rule when read changed in between (an
+    # order paid, a check-in undone): the next admission sees it as it is now.
+    for _ in range(3):
+        admitted = _admit_if_valid(key=key, by=by, now=now)
+        if admitted is not None:
+            return admitted
+        refusal = _refusal(key=key, now=now)
+        if refusal is not None:
+            raise refusal
+    raise RuntimeError("The ticket kept changing while it was checked in.")
 
 
-# The admission of a valid ticket, in one statement: claimed if every rule of check_in holds
-# (today's, not cancelled or admitted yet, its order not held, its entry time come), returning
-# what the door shows. SQL by hand because the ORM's update() returns only a count: through it,
-# admitting a ticket takes a SELECT and an UPDATE, and this is the door's every scan, the most
-# frequent write. PostgreSQL and SQLite (3.35 and later) both run it.
+def _refusal(*, key: dict, now: datetime) -> Exception | None:
+    """The refusal of the first rule the ticket `key` names fails now, in one SELECT that reads
+    every rule as a column; None if it passes them all; UnknownTicket if there is no ticket."""
+    connection = connections[router.db_for_read(Ticket)]
+    conditions = {
+        f"door_{rule.name}": (rule.condition, rule.values(now, connection)) for rule in _RULES
+    }
+    ticket = ticket_for_scan(key, conditions=conditions)
+    for rule in _RULES:
+        if not getattr(ticket, f"door_{rule.name}"):
+            return rule.refusal(ticket)
+    return None
+
+
+# The admission of a valid ticket, in one statement: claimed if every rule of the door holds (the
+# AND of _RULES' conditions), returning what the door shows. SQL by hand because the ORM's
+# update() returns only a count: through it, admitting a ticket takes a SELECT and an UPDATE, and
+# this is the door's every scan, the most frequent write. PostgreSQL and SQLite (3.35 and later)
+# both run it.
 _ADMIT = """
 UPDATE tickets_ticket SET checked_in_at = %s, checked_in_by_id = %s
-WHERE {key} = %s AND date = %s AND checked_in_at IS NULL AND cancelled_at IS NULL
-  AND NOT held
-  AND NOT EXISTS (
-    SELECT 1 FROM hours_entryslot s WHERE s.id = tickets_ticket.slot_id AND s.entry_time > %s)
+WHERE {key} = %s AND {rules}
 RETURNING id, ticket_type, confirmation_code, event_id, slot_id, category_id,
   (SELECT e.name FROM events_specialevent e WHERE e.id = tickets_ticket.event_id),
   (SELECT s.entry_time FROM hours_entryslot s WHERE s.id = tickets_ticket.slot_id),
@@ -98,15 +158,16 @@ RETURNING id, ticket_type, confirmation_code, event_id, slot_id, category_id,
   (SELECT c.name FROM orders_visitorcategory c WHERE c.id = tickets_ticket.category_id),
   (SELECT c.check_at_door FROM orders_visitorcategory c WHERE c.id = tickets_ticket.category_id)
 """
+_ADMIT_WHERE = "\n  AND ".join(f"({rule.condition})" for rule in _RULES)
 _ADMITTED = ("id", "ticket_type", "confirmation_code", "event_id", "slot_id", "category_id")
 
 
 def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
-    """The ticket `key` names, admitted now if every rule of check_in holds; else None, and
+    """The ticket `key` names, admitted now if every rule of the door holds; else None, and
     nothing changed."""
     today = timezone.localdate(now)
     if key.get("date", today) != today:
-        return None
+        return None  # the token names another day's ticket: refused without a statement
     if "pk" in key:
         column, value = "id", key["pk"]
     else:
@@ -117,14 +178,21 @@ def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
         _db_value(Ticket, "checked_in_at", now, connection),
         by.pk,
         _db_value(Ticket, column, value, connection),
-        _db_value(Ticket, "date", today, connection),
-        _db_value(EntrySlot, "entry_time", _latest_entry_time(now), connection),
     ]
+    for rule in _RULES:
+        params += rule.values(now, connection)
     with connection.cursor() as cursor:
-        cursor.execute(_ADMIT.format(key=column), params)
+        cursor.execute(_ADMIT.format(key=column, rules=_ADMIT_WHERE), params)
         row = cursor.fetchone()
     if row is None:
         return None
+    ticket = _admitted(row, alias=alias, today=today)
+    ticket.cancelled_at, ticket.checked_in_at, ticket.checked_in_by = None, now, by
+    return ticket
+
+
+def _admitted(row, *, alias: str, today: date) -> Ticket:
+    """The admitted ticket from the admission's row, with what the door shows."""
     own, shown = row[: len(_ADMITTED)], row[len(_ADMITTED) :]
     columns = {
         name: _py_value(Ticket, name, value) for name, value in zip(_ADMITTED, own, strict=True)
@@ -147,7 +215,6 @@ def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
                 "check_at_door": bool(check_at_door),
             },
         )
-    ticket.cancelled_at, ticket.checked_in_at, ticket.checked_in_by = None, now, by
     return ticket
 
 

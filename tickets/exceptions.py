@@ -89,6 +89,14 @@ class TooEarly(TicketRefused):
     default_detail = "The ticket is for a later entry time."
 
 
+class TicketChanging(MuseumProblem):
+    """The ticket changed between the admission and the reading of its refusal, again and again."""
+
+    default_code = "ticket_changing"
+    title = "Ticket changing"
+    default_detail = "The ticket changed while it was being checked in: scan it again."
+
+
 class AlreadyCheckedIn(TicketRefused):
     default_code = "already_checked_in"
     title = "Ticket already used"

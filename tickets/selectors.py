@@ -113,8 +113,8 @@ DOOR_FIELDS = (
     "confirmation_code",
     "cancelled_at",
     "checked_in_at",
+    "held",
     "event__name",
-    "order__status",
     "slot__entry_time",
     "category__category",
     "category__name",
@@ -144,7 +144,7 @@ def ticket_for_scan(key: dict, *, conditions: dict[str, tuple[str, list]] | None
         for name, (sql, params) in (conditions or {}).items()
     }
     tickets = (
-        Ticket.objects.select_related("event", "order", "slot", "category")
+        Ticket.objects.select_related("event", "slot", "category")
         .only(*DOOR_FIELDS)
         .annotate(**holds)
     )

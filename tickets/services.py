@@ -11,7 +11,14 @@ from django.utils import timezone
 
 from events.models import SpecialEvent
 from hours.models import EntrySlot
-from tickets.exceptions import AlreadyCheckedIn, NotPaid, TicketCancelled, TooEarly, WrongDay
+from tickets.exceptions import (
+    AlreadyCheckedIn,
+    NotPaid,
+    TicketCancelled,
+    TicketChanging,
+    TooEarly,
+    WrongDay,
+)
 from tickets.models import Ticket
 from tickets.selectors import scan_key, ticket_for_scan
 
@@ -126,7 +133,7 @@ def check_in(*, scanned: str, by) -> Ticket:
         refusal = _refusal(key=key, now=now)
         if refusal is not None:
             raise refusal
-    raise RuntimeError("The ticket kept changing while it was checked in.")
+    raise TicketChanging()
 
 
 def _refusal(*, key: dict, now: datetime) -> Exception | None:

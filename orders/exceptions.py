@@ -19,3 +19,13 @@ class TooLate(MuseumProblem):
     default_code = "too_late"
     title = "Too late to cancel"
     default_detail = "Tickets can be cancelled until shortly before the visit."
+
+
+class CheckedIn(MuseumProblem):
+    """A ticket already used at the door: cancelling it would refund a visit that took place."""
+
+    default_code = "checked_in"
+    title = "Ticket already used"
+    default_detail = (
+        "A ticket already checked in cannot be cancelled; staff may, saying so explicitly."
+    )

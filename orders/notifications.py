@@ -13,11 +13,14 @@ from orders.models import Order
 from tickets.images import ticket_image
 
 
-def tickets_pdf(*, order: Order) -> bytes:
-    """The order's tickets, one a page, as a PDF: each page is the ticket's image."""
+def tickets_pdf(*, order: Order, valid_only: bool = False) -> bytes:
+    """The order's tickets (or its valid ones), one a page, as a PDF: each page is the ticket's
+    image, a cancelled one stamped CANCELLED."""
     tickets = order.tickets.select_related("event", "image", "category", "slot").order_by(
         "confirmation_code"
     )
+    if valid_only:
+        tickets = tickets.filter(cancelled_at__isnull=True)
     pages = [Image.open(BytesIO(bytes(ticket_image(ticket=t).png))) for t in tickets]
     out = BytesIO()
     first, *rest = pages
@@ -33,9 +36,9 @@ def send_order_confirmation(*, order: Order) -> None:
     when = f"{order.date:%A %d %B %Y}"
     if order.slot:
         when += f", entry from {order.slot.entry_time:%H:%M}"
-    codes = list(
-        order.tickets.order_by("confirmation_code").values_list("confirmation_code", flat=True)
-    )
+    # What the order holds: a ticket cancelled while it was held is not confirmed to the buyer.
+    valid = order.tickets.filter(cancelled_at__isnull=True).order_by("confirmation_code")
+    codes = list(valid.values_list("confirmation_code", flat=True))
     count = len(codes)
     message = EmailMessage(
         subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {order.date}",
@@ -49,7 +52,11 @@ def send_order_confirmation(*, order: Order) -> None:
         ),
         to=[order.email],
     )
-    message.attach(f"{order.confirmation_code}.pdf", tickets_pdf(order=order), "application/pdf")
+    message.attach(
+        f"{order.confirmation_code}.pdf",
+        tickets_pdf(order=order, valid_only=True),
+        "application/pdf",
+    )
     message.send()
 
 

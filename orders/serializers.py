@@ -61,6 +61,15 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         return attrs
 
 
+class CancelRequestSerializer(serializers.Serializer):
+    evenIfCheckedIn = StrictBooleanField(
+        source="even_if_checked_in",
+        required=False,
+        default=False,
+        help_text="Staff only: cancel a ticket already checked in (recorded on the ticket).",
+    )
+
+
 class OrderTicketSerializer(serializers.Serializer):
     ticketId = serializers.UUIDField(source="id")
     category = serializers.CharField(source="category.category", allow_null=True)

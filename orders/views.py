@@ -14,6 +14,7 @@ from orders import selectors, services
 from orders.models import Order
 from orders.notifications import tickets_pdf
 from orders.serializers import (
+    CancelRequestSerializer,
     OrderSerializer,
     PlaceOrderRequestSerializer,
     VisitorCategorySerializer,
@@ -109,27 +110,32 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         description=(
             "Its buyer, until MUSEUM_CANCEL_HOURS_BEFORE hours before the visit (later: 409 "
             "`too_late`), or staff. The places are freed, the tickets void, the prices paid "
-            "recorded as refund due."
+            "recorded as refund due. A ticket already checked in is 409 `checked_in`, unless "
+            "staff send `evenIfCheckedIn`."
         ),
-        request=None,
-        responses={200: OrderSerializer, **problems(401, 403, 404, 409)},
+        request=CancelRequestSerializer,
+        responses={200: OrderSerializer, **problems(400, 401, 403, 404, 409)},
     )
     @action(detail=True, methods=["post"])
     def cancel(self, request, orderId):
-        order = services.cancel_order(order_id=orderId, by=request.user)
-        return Response(OrderSerializer(order).data)
+        return self._cancel(request, order_id=orderId)
 
     @extend_schema(
         operation_id="cancelOrderTicket",
         summary="Cancel one ticket of an order",
         description="As cancelling the order, for one of its tickets.",
         parameters=[TICKET_ID],
-        request=None,
-        responses={200: OrderSerializer, **problems(401, 403, 404, 409)},
+        request=CancelRequestSerializer,
+        responses={200: OrderSerializer, **problems(400, 401, 403, 404, 409)},
     )
     @action(detail=True, methods=["post"], url_path="tickets/<uuid:ticketId>/cancel")
     def cancel_ticket(self, request, orderId, ticketId):
-        order = services.cancel_order(order_id=orderId, by=request.user, ticket_id=ticketId)
+        return self._cancel(request, order_id=orderId, ticket_id=ticketId)
+
+    def _cancel(self, request, **which) -> Response:
+        serializer = CancelRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        order = services.cancel_order(by=request.user, **which, **serializer.validated_data)
         return Response(OrderSerializer(order).data)
 
     @extend_schema(

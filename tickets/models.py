@@ -37,6 +37,14 @@ class Ticket(models.Model):
     confirmation_code = models.CharField(max_length=40, unique=True)
     purchased_at = models.DateTimeField(auto_now_add=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
+    # Who cancelled it: empty when a hold ran out or the museum called its event off.
+    cancelled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     checked_in_at = models.DateTimeField(null=True, blank=True)
     checked_in_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

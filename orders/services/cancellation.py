@@ -3,6 +3,7 @@ every order of an event the museum calls off; places freed at once, refunds reco
 
 import uuid
 from datetime import datetime, time, timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
@@ -11,7 +12,7 @@ from django.utils import timezone
 from events.models import SpecialEvent
 from events.services import locked_event
 from museum.exceptions import NotFound
-from orders.exceptions import OrderCancelled, TooLate
+from orders.exceptions import CheckedIn, OrderCancelled, TooLate
 from orders.models import Order, OrderStatus, Refund
 from orders.selectors import CANCEL_ANY_ORDER, order_to_change, tickets_of
 from orders.services.places import give_back
@@ -29,8 +30,18 @@ def cancel_deadline(*, order: Order) -> datetime:
 
 
 @transaction.atomic
-def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None) -> Order:
-    """Cancel the order, or one of its tickets: places freed at once, refunds recorded."""
+def cancel_order(
+    *,
+    order_id: uuid.UUID,
+    by,
+    ticket_id: uuid.UUID | None = None,
+    even_if_checked_in: bool = False,
+) -> Order:
+    """Cancel the order, or one of its tickets: places freed at once, refunds recorded.
+
+    A ticket already checked in is refused (CheckedIn), unless staff who may cancel any order
+    say `even_if_checked_in`; the ticket then records who cancelled it.
+    """
     order = order_to_change(order_id=order_id, by=by)
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
@@ -39,19 +50,15 @@ def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None)
         raise TooLate(deadline=deadline.isoformat())
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
     tickets = list(tickets_of(order).select_for_update(of=("self",)))
-    if ticket_id is not None and all(ticket.pk != ticket_id for ticket in tickets):
-        raise NotFound()
-    voided = [
-        ticket
-        for ticket in tickets
-        if ticket.cancelled_at is None and ticket_id in (None, ticket.pk)
-    ]
-    if not voided:
-        raise OrderCancelled()
+    voided = _to_void(tickets, ticket_id=ticket_id)
+    if any(ticket.checked_in_at for ticket in voided) and not (
+        even_if_checked_in and by.has_perm(CANCEL_ANY_ORDER)
+    ):
+        raise CheckedIn()
     voided_ids = [ticket.pk for ticket in voided]
-    Ticket.objects.filter(pk__in=voided_ids).update(cancelled_at=now)
+    Ticket.objects.filter(pk__in=voided_ids).update(cancelled_at=now, cancelled_by=by)
     for ticket in voided:
-        ticket.cancelled_at = now
+        ticket.cancelled_at, ticket.cancelled_by = now, by
     # Redrawn on the next fetch, stamped CANCELLED. Only their keys are read for the deletion
     # (its signal forgets the cached copies), not the pictures.
     TicketImage.objects.filter(ticket_id__in=voided_ids).only("pk").delete()
@@ -63,11 +70,31 @@ def cancel_order(*, order_id: uuid.UUID, by, ticket_id: uuid.UUID | None = None)
         for refund in refunds:
             refund.ticket.refund = refund
     give_back(order=order, n=len(voided))
+    _close_if_void(order, tickets, now=now)
+    order.sold_tickets = tickets
+    return order
+
+
+def _to_void(tickets: list[Ticket], *, ticket_id: uuid.UUID | None) -> list[Ticket]:
+    """The tickets a cancellation voids: the one named (NotFound if not the order's), or all
+    still valid; OrderCancelled if none is."""
+    if ticket_id is not None and all(ticket.pk != ticket_id for ticket in tickets):
+        raise NotFound()
+    voided = [t for t in tickets if t.cancelled_at is None and ticket_id in (None, t.pk)]
+    if not voided:
+        raise OrderCancelled()
+    return voided
+
+
+def _close_if_void(order: Order, tickets: list[Ticket], *, now: datetime) -> None:
+    """An order whose tickets are all void is cancelled; a held one's total is what it holds."""
     if all(ticket.cancelled_at is not None for ticket in tickets):
         order.status, order.cancelled_at = OrderStatus.CANCELLED, now
         order.save(update_fields=["status", "cancelled_at"])
-    order.sold_tickets = tickets
-    return order
+    elif order.status == OrderStatus.HELD:
+        # Nothing is paid yet: what the order will cost is what it still holds.
+        order.total = sum((t.price for t in tickets if t.cancelled_at is None), Decimal("0"))
+        order.save(update_fields=["total"])
 
 
 @transaction.atomic

@@ -12,7 +12,7 @@ from orders.models import Order, OrderStatus
 from orders.selectors import order_to_change, tickets_of
 from orders.services.places import give_back
 from orders.tasks import mail_confirmation
-from tickets.models import Ticket
+from tickets.models import Ticket, TicketImage
 
 
 def confirm_order(*, order_id: uuid.UUID, by) -> Order:
@@ -76,4 +76,6 @@ def _release_hold(*, order: Order, now: datetime) -> None:
     order.cancelled_at = now
     order.save(update_fields=["status", "cancelled_at"])
     voided = Ticket.objects.filter(order=order, cancelled_at__isnull=True).update(cancelled_at=now)
+    # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
+    TicketImage.objects.filter(ticket__order=order).only("pk").delete()
     give_back(order=order, n=voided)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
 from orders.models import Order, Refund, VisitorCategory
-from tests.conftest import client_for
+from tests.conftest import assert_problem, client_for
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.orders.conftest import later, order_body
 from tickets.models import Ticket
@@ -405,3 +405,18 @@ def test_a_contract_purchase_on_a_timed_day_gets_the_earliest_slot_with_room(
     assert answer.status_code == 201
     assert answer.json()["message"].endswith("timed entry from 10:30")
     assert Ticket.objects.get().slot.entry_time == dt.time(10, 30)
+
+
+def test_cancelling_a_checked_in_ticket_is_a_409_unless_staff_say_so(
+    visitor_client, staff_client, open_day
+):
+    order = place(visitor_client, order_body(open_day.date, ("adult", 2))).json()
+    used = order["tickets"][0]
+    Ticket.objects.filter(pk=used["ticketId"]).update(checked_in_at=timezone.now())
+    cancel = f"{ORDERS}/{order['orderId']}/tickets/{used['ticketId']}/cancel"
+
+    assert assert_problem(visitor_client.post(cancel), 409)["code"] == "checked_in"
+    assert assert_problem(staff_client.post(cancel), 409)["code"] == "checked_in"
+    done = staff_client.post(cancel, {"evenIfCheckedIn": True}, format="json")
+
+    assert done.status_code == 200 and done.json()["refundDue"] == 15.0

@@ -12,11 +12,13 @@ from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum.exceptions import InvalidInput, NotFound
 from orders import selectors, services
-from orders.exceptions import TooLate
+from orders.exceptions import CheckedIn, TooLate
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory, staff_member
 from tests.orders.conftest import later
 from tickets.exceptions import EventNotOnDate, SoldOut, UnknownEvent
+from tickets.images import ticket_image
+from tickets.models import Ticket, TicketImage
 
 
 def order(day, *lines, buyer=None, hold=False, **extra):
@@ -221,3 +223,47 @@ def test_the_contract_purchase_on_a_full_timed_day_is_sold_out(db):
             buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
         )
     assert EntrySlot.objects.get().sold == 1
+
+
+def test_a_checked_in_ticket_is_not_cancelled_unless_staff_say_so_which_is_recorded(db):
+    sold = order(MuseumDayFactory(date=later()).date, ("adult", 2))
+    used = sold.sold_tickets[0]
+    Ticket.objects.filter(pk=used.pk).update(checked_in_at=timezone.now())
+    staff = staff_member()
+
+    with pytest.raises(CheckedIn):
+        services.cancel_order(order_id=sold.pk, by=sold.buyer, ticket_id=used.pk)
+    with pytest.raises(CheckedIn):  # staff too, unless they say so
+        services.cancel_order(order_id=sold.pk, by=staff, ticket_id=used.pk)
+    with pytest.raises(CheckedIn):  # and saying so is for staff only
+        services.cancel_order(
+            order_id=sold.pk, by=sold.buyer, ticket_id=used.pk, even_if_checked_in=True
+        )
+    services.cancel_order(order_id=sold.pk, by=staff, ticket_id=used.pk, even_if_checked_in=True)
+
+    used.refresh_from_db()
+    assert used.cancelled_at is not None and used.cancelled_by == staff
+    assert Refund.objects.get().ticket_id == used.pk
+
+
+def test_a_held_order_with_a_ticket_cancelled_costs_what_it_still_holds(db):
+    held = order(MuseumDayFactory(date=later()).date, ("adult", 1), ("child", 1), hold=True)
+    child = next(t for t in held.sold_tickets if t.category.category == "child")
+
+    after = services.cancel_order(order_id=held.pk, by=held.buyer, ticket_id=child.pk)
+
+    assert after.status == OrderStatus.HELD and after.total == Decimal("15.00")
+    assert Order.objects.get(pk=held.pk).total == Decimal("15.00")
+    assert not Refund.objects.exists()  # nothing was paid
+
+
+def test_an_expired_hold_voids_its_tickets_images(db):
+    day = MuseumDayFactory(date=later()).date
+    with time_machine.travel(timezone.now() - dt.timedelta(minutes=11), tick=False):
+        held = order(day, ("adult", 1), hold=True)
+        ticket_image(ticket=held.sold_tickets[0])  # drawn while held
+    assert TicketImage.objects.exists()
+
+    assert services.release_expired_holds() == 1
+
+    assert not TicketImage.objects.exists()  # drawn again on its next fetch, stamped CANCELLED

@@ -179,3 +179,25 @@ def test_an_order_cancelled_before_its_email_went_is_not_mailed(visitor_client):
 
     assert mail.outbox == []
     assert tasks.requeue_lost_order_confirmations() == 0
+
+
+def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_client):
+    day = MuseumDayFactory(date=later())
+    body = order_body(day.date, ("adult", 1), ("child", 1), hold=True)
+    held = visitor_client.post(ORDERS, body, format="json").json()
+    child = next(t for t in held["tickets"] if t["category"] == "child")
+    cancelled = visitor_client.post(
+        f"{ORDERS}/{held['orderId']}/tickets/{child['ticketId']}/cancel"
+    )
+    assert cancelled.json()["total"] == 15.0
+
+    visitor_client.post(f"{ORDERS}/{held['orderId']}/confirm")
+    run_task_worker()
+
+    [message] = mail.outbox
+    assert message.subject.startswith("Your 1 ticket for general entry")
+    assert child["confirmationCode"] not in message.body and "Total: 15.00" in message.body
+    [(_, pdf, _)] = message.attachments
+    assert (
+        pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page ") == 1
+    )

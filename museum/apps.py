@@ -1,6 +1,7 @@
 from django.apps import AppConfig, apps
 from django.contrib.auth import get_user_model
-from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save, pre_delete
+from django.db.models import Model
+from django.db.models.signals import ModelSignal, m2m_changed, post_delete, post_migrate, post_save
 
 
 class MuseumConfig(AppConfig):
@@ -13,35 +14,19 @@ class MuseumConfig(AppConfig):
         from museum import authentication, checks
 
         checks.register()
+        # The accounts kept with remembered credentials (museum/authentication.py) are stale
+        # after any change to an account, a group, a permission or who holds which. A group's
+        # deletion sends no m2m_changed for its members.
         user_model = get_user_model()
-        for signal in (post_save, post_delete):
-            signal.connect(
-                authentication.forget_accounts_on_change,
-                sender=user_model,
-                dispatch_uid="museum:forget-accounts-on-change",
-            )
-        # The permissions kept with an account (museum/authentication.py), wherever they change.
-        for through in (
-            user_model.groups.through,
-            user_model.user_permissions.through,
-            Group.permissions.through,
-        ):
-            m2m_changed.connect(
-                authentication.forget_accounts_on_permission_change,
-                sender=through,
-                dispatch_uid=f"museum:forget-accounts-on-permission-change:{through.__name__}",
-            )
-        pre_delete.connect(
-            authentication.forget_accounts_on_group_delete,
-            sender=Group,
-            dispatch_uid="museum:forget-accounts-on-group-delete",
-        )
-        for signal in (post_save, pre_delete):
-            signal.connect(
-                authentication.forget_accounts_on_permission_save_or_delete,
-                sender=Permission,
-                dispatch_uid="museum:forget-accounts-on-permission-save-or-delete",
-            )
+        through = [user_model.groups.through, user_model.user_permissions.through]
+        changes: list[tuple[ModelSignal, type[Model]]] = [
+            (signal, model)
+            for signal in (post_save, post_delete)
+            for model in (user_model, Group, Permission)
+        ]
+        changes += [(m2m_changed, model) for model in (*through, Group.permissions.through)]
+        for signal, sender in changes:
+            signal.connect(authentication.forget_kept_accounts, sender=sender)
         post_migrate.connect(after_migrate, sender=self, dispatch_uid="museum:role-groups")
         post_migrate.connect(
             schedule_after_migrate, sender=self, dispatch_uid="museum:periodic-tasks"

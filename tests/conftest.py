@@ -14,7 +14,6 @@ from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from rest_framework.test import APIClient
 
-from museum import authentication
 from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory, door_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
@@ -112,10 +111,8 @@ def empty_cache():
     # The cache remembers verified credentials and counts failed sign-ins; each test starts
     # with none, as a fresh deployment would.
     cache.clear()
-    authentication.remembered_here.clear()
     yield
     cache.clear()
-    authentication.remembered_here.clear()
 
 
 @pytest.fixture

@@ -122,7 +122,7 @@ def cache_reads(monkeypatch):
     return reads
 
 
-def test_the_lockout_and_the_kept_account_s_version_are_one_cache_read(
+def test_the_lockout_the_remembered_credential_and_the_version_are_one_cache_read(
     visitor, shared_cache, cache_reads
 ):
     client = remembered_client()
@@ -132,7 +132,8 @@ def test_the_lockout_and_the_kept_account_s_version_are_one_cache_read(
 
     # (The request rate's count reads too on this test's cache; on Redis it is one script.)
     [read] = [keys for keys in cache_reads if any(key.startswith("museum:") for key in keys)]
-    assert authentication.account_version_key(visitor.pk) in read
+    assert authentication.verified_credential_key(basic_auth("visitor").encode()) in read
+    assert authentication.KEPT_ACCOUNTS_VERSION_KEY in read
     assert sum(key.startswith("museum:auth-failures:") for key in read) == 3
 
 
@@ -145,13 +146,13 @@ def test_a_version_read_with_the_lockout_still_sees_a_change(visitor, shared_cac
     assert client.get("/v1.1/tickets/signing-key").status_code == 401
 
 
-def test_an_account_version_made_elsewhere_still_lets_this_worker_keep_the_account(
+def test_a_version_made_elsewhere_still_lets_this_worker_keep_the_account(
     visitor, shared_cache, django_assert_num_queries
 ):
     client = signed_in_client()
     client.get(HOURS)  # the hasher
-    # Another worker (or an earlier run of this one) already gave the account a version.
-    cache.set(authentication.account_version_key(visitor.pk), "made-elsewhere")
+    # Another worker (or an earlier run of this one) already made the kept accounts' version.
+    cache.set(authentication.KEPT_ACCOUNTS_VERSION_KEY, "made-elsewhere")
     client.get(HOURS)  # the account, loaded once and kept under that version
 
     with django_assert_num_queries(0):
@@ -162,11 +163,10 @@ def test_the_kept_account_is_the_account_without_its_password_hash(visitor, shar
     client = signed_in_client()
     client.get(HOURS)
     client.get(HOURS)
-    [remembered] = [value for key, value in authentication.remembered_here.items()]
+    key = authentication.verified_credential_key(basic_auth("visitor").encode())
+    remembered = cache.get(key)
 
-    kept = authentication.recall_verified_user(
-        authorization=basic_auth("visitor").encode(), username="visitor"
-    )
+    kept = authentication.recall_verified_user(key=key, username="visitor")
 
     assert "password" not in remembered["account"]["fields"]
     assert (kept.pk, kept.username, kept.email, kept.date_joined) == (
@@ -326,10 +326,12 @@ def test_a_change_is_seen_again_when_it_commits(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         visitor.is_active = False
         visitor.save()
-    version = authentication.account_version_key(visitor.pk)
+    version = authentication.KEPT_ACCOUNTS_VERSION_KEY
     cache.set(version, "taken before the commit")
-    for entry in authentication.remembered_here.values():
-        entry["account"]["version"] = "taken before the commit"
+    key = authentication.verified_credential_key(basic_auth("visitor").encode())
+    entry = cache.get(key)
+    entry["account"]["version"] = "taken before the commit"
+    cache.set(key, entry)
 
     for callback in callbacks:
         callback()
@@ -411,29 +413,6 @@ def test_a_credential_in_use_is_kept_fresh_and_never_expires(visitor, settings, 
         for seconds in range(25, 600, 25):  # used at least once per half its lifetime
             time_machine.move_to(START + seconds, tick=False)
             assert client.get(HOURS).status_code == 200
-            # Every worker sees it fresh: the shared entry is, not only this worker's copy.
-            authentication.remembered_here.clear()
-    assert hashes.count == 0
-
-
-def test_a_credential_evicted_from_the_shared_cache_is_still_known_to_the_worker(visitor):
-    client = signed_in_client()
-    client.get(HOURS)
-
-    cache.clear()
-
-    with counting_hashes() as hashes:
-        assert client.get(HOURS).status_code == 200
-    assert hashes.count == 0
-
-
-def test_another_worker_recalls_the_credential_from_the_shared_cache(visitor):
-    signed_in_client().get(HOURS)
-
-    authentication.remembered_here.clear()  # what a second worker starts with
-
-    with counting_hashes() as hashes:
-        assert signed_in_client().get(HOURS).status_code == 200
     assert hashes.count == 0
 
 
@@ -468,17 +447,3 @@ def test_with_the_production_hasher_the_cost_is_paid_once(visitor, settings):
             assert client.get(HOURS).status_code == 200
 
     assert hashes.count == 1
-
-
-def test_a_full_worker_memory_starts_over_and_recalls_from_the_shared_cache(visitor, monkeypatch):
-    monkeypatch.setattr(authentication, "REMEMBERED_HERE_MAX", 2)
-    UserFactory(username="ada")
-    signed_in_client().get(HOURS)
-    authentication.remembered_here["someone else"] = {}
-
-    signed_in_client("ada").get(HOURS)  # the memory is full: it starts over with ada alone
-
-    assert len(authentication.remembered_here) == 1
-    with counting_hashes() as hashes:
-        assert signed_in_client().get(HOURS).status_code == 200
-    assert hashes.count == 0

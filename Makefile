@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 MANAGE := $(BIN)/python manage.py
+# The port `make run` serves on, on 127.0.0.1: `make run PORT=8080`.
+PORT ?= 8000
 
 # Local work runs with DEBUG on unless the environment says otherwise; production runs
 # gunicorn with its own environment, never make.
@@ -11,7 +13,7 @@ export DEBUG ?= true
 .PHONY: install run test lint conformance bench flood lock clean
 
 # Development and tests: the service's pins plus the test tools (requirements-dev.lock).
-# Production installs requirements.lock alone (README, "Production").
+# Production installs requirements.lock alone (docs/deployment.md).
 $(BIN)/.installed: requirements.lock requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -25,11 +27,11 @@ run: install
 	$(MANAGE) seed_hours --days 90
 	$(MANAGE) create_demo_accounts
 	$(MANAGE) create_demo_data
-	@echo "Serving the Museum API at http://127.0.0.1:8000/v1.1/ (docs: /v1.1/docs/, admin: /admin/, door: /door/)"
+	@echo "Serving the Museum API at http://127.0.0.1:$(PORT)/v1.1/ (docs: /v1.1/docs/, admin: /admin/, door: /door/)"
 	@# The task worker beside the server sends each confirmation email (the console backend prints
 	@# it) and runs the periodic jobs. --no-reload: its reloader would outlive the trap's kill.
 	$(MANAGE) db_worker --no-reload & trap 'kill $$!' EXIT; \
-		$(MANAGE) runserver 127.0.0.1:8000
+		$(MANAGE) runserver 127.0.0.1:$(PORT)
 
 lint: install
 	$(BIN)/ruff check .

@@ -12,7 +12,7 @@ from django.core.management.base import SystemCheckError
 
 BASE_DIR = Path(settings.BASE_DIR)
 SEED = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
-# What README's production section tells an operator to set.
+# What docs/deployment.md's production section tells an operator to set.
 PRODUCTION = {
     "SECRET_KEY": "a-production-secret-of-fifty-characters-or-more-0123456789",
     "DATABASE_URL": "sqlite:///unused.sqlite3",
@@ -88,7 +88,7 @@ def test_local_work_and_the_plain_check_are_not_held_to_deployment(production):
     call_command("check", deploy=True)
 
 
-def test_the_readme_production_environment_passes_check_deploy():
+def test_the_documented_production_environment_passes_check_deploy():
     passed = manage("check", "--deploy", "--fail-level", "ERROR", **PRODUCTION)
     without_keys = manage("check", "--deploy", **{**PRODUCTION, "MUSEUM_TICKET_SIGNING_KEYS": ""})
 
@@ -97,9 +97,9 @@ def test_the_readme_production_environment_passes_check_deploy():
     assert "museum.E001" in without_keys.stderr
 
 
-def test_the_readme_names_what_an_operator_must_set():
-    readme = (BASE_DIR / "README.md").read_text()
-    production = readme[readme.index("## Production") :]
+def test_the_deployment_docs_name_what_an_operator_must_set():
+    deployment = (BASE_DIR / "docs" / "deployment.md").read_text()
+    production = deployment[deployment.index("## Production") :]
 
     for variable in PRODUCTION:
         assert variable in production, variable

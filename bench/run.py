@@ -32,7 +32,7 @@ DATABASE_URL = os.environ.get(
 # Database 13 is tests/test_two_nodes.py's (it flushes it); 14 is the benchmark's alone.
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
 
-# Production settings, as README's "Production" section has them, plus what loopback needs.
+# Production settings, as docs/deployment.md has them, plus what loopback needs.
 SERVICE_ENV = {
     # Production's settings with the floor routed (bench/settings.py).
     "DJANGO_SETTINGS_MODULE": "bench.settings",

@@ -31,7 +31,7 @@ def check_ticket_signing_keys(app_configs, **kwargs):
             hint=(
                 "Set MUSEUM_TICKET_SIGNING_KEYS to a 32-byte random seed, base64url, e.g. from "
                 '`python -c "import os,base64;print(base64.urlsafe_b64encode(os.urandom(32))'
-                '.decode())"` (README, Tickets).'
+                '.decode())"` (docs/security.md, Ticket signing keys).'
             ),
             id="museum.E001",
         )
@@ -48,7 +48,7 @@ def check_email_backend(app_configs, **kwargs):
             hint=(
                 "Set EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and EMAIL_HOST, "
                 "EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS, "
-                "DEFAULT_FROM_EMAIL (README, Confirmation email)."
+                "DEFAULT_FROM_EMAIL (docs/deployment.md)."
             ),
             id="museum.E002",
         )

@@ -1,4 +1,4 @@
-"""Settings for the museum service, read from the environment (see README, "Configuration")."""
+"""Settings for the museum service, read from the environment (see docs/configuration.md)."""
 
 import datetime as dt
 import os
@@ -260,7 +260,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 MUSEUM_NAME = os.environ.get("MUSEUM_NAME", "The Museum")
 
-# Authentication cost and brute-force limits (README, "Accounts and roles").
+# Authentication cost and brute-force limits (docs/security.md).
 MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)
 MUSEUM_AUTH_FAILURE_WINDOW_SECONDS = envint("MUSEUM_AUTH_FAILURE_WINDOW_SECONDS", 300)
 # A username from one address locks out that address for it; the username alone, from everywhere,
@@ -369,15 +369,16 @@ if MUSEUM_RESPONSE_CACHE_SECONDS > 0 and not SHARED_CACHE:
 # Tickets
 # Ed25519 seeds (32 bytes, base64url), newest first; empty: one key derived from SECRET_KEY.
 MUSEUM_TICKET_SIGNING_KEYS = envlist("MUSEUM_TICKET_SIGNING_KEYS", "")
-# Days after a ticket's date that its buyer's email and phone are kept; then the worker's hourly
-# `anonymise_tickets` task replaces them. A month answers a question or complaint about a visit,
-# or about an event called off, and outlasts the confirmation email's day of retries; the
-# admission itself (date, type, event, price, code, check-in) stays on record.
+# Days after an order's date that its buyer's email and phone are kept; then the worker's hourly
+# `anonymise_orders` task replaces them (`manage.py anonymise_tickets` does it at once). A month
+# answers a question or complaint about a visit, or about an event called off, and outlasts the
+# confirmation email's retries; the order and its tickets (date, type, event, price, codes,
+# check-in) stay on record.
 MUSEUM_PERSONAL_DATA_RETENTION_DAYS = envint("MUSEUM_PERSONAL_DATA_RETENTION_DAYS", 30)
 if MUSEUM_PERSONAL_DATA_RETENTION_DAYS < 0:
     raise ImproperlyConfigured("MUSEUM_PERSONAL_DATA_RETENTION_DAYS must be 0 or more")
 
-# Orders (README, "Orders")
+# Orders (docs/api.md, "Orders")
 MUSEUM_CURRENCY = os.environ.get("MUSEUM_CURRENCY", "EUR").strip().upper()
 if not (len(MUSEUM_CURRENCY) == 3 and MUSEUM_CURRENCY.isalpha()):
     raise ImproperlyConfigured("MUSEUM_CURRENCY must be an ISO 4217 code like EUR")

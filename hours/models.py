@@ -58,6 +58,10 @@ class EntrySlot(models.Model):
     # Places taken by confirmed and held orders alike: a hold keeps its places until it expires.
     sold = models.PositiveIntegerField(default=0, editable=False)
 
+    # What the slots list shows, set by hours.services.slots_on_sale.
+    available: int | None
+    over: bool
+
     class Meta:
         ordering = ["day", "entry_time"]
         verbose_name = "entry slot"

@@ -31,7 +31,10 @@ class HoursQuerySerializer(serializers.Serializer):
 class EntrySlotSerializer(serializers.Serializer):
     entryTime = HourMinuteField(source="entry_time")
     capacity = serializers.IntegerField(allow_null=True, help_text="Null: unlimited.")
-    available = serializers.SerializerMethodField(help_text="Places left; null: unlimited.")
-
-    def get_available(self, slot) -> int | None:
-        return None if slot.capacity is None else max(slot.capacity - slot.sold, 0)
+    available = serializers.IntegerField(
+        allow_null=True,
+        help_text="Places left, never more than the day has left; null: unlimited; 0 once over.",
+    )
+    over = serializers.BooleanField(
+        help_text="Its sale ended: the next slot has begun, or for the last slot the museum closed."
+    )

@@ -7,6 +7,7 @@ from datetime import date, datetime, time, timedelta
 
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from hours.exceptions import CapacityBelowSold
 from hours.locking import lock_places
@@ -182,6 +183,32 @@ def apply_weekly_pattern(
         date__in=[day.date for day in to_close]
     ).aggregate(valid=Count("tickets", filter=Q(tickets__cancelled_at__isnull=True)))["valid"]
     return summary
+
+
+def sales_end(*, day: MuseumDay, entry_time: time | None, entry_times: Iterable[time]) -> datetime:
+    """When the day's sale of a slot (or, `entry_time` None, of untimed entry) ends, in the
+    museum's zone: when the next slot begins, or for the last slot and untimed entry when the
+    museum closes. Event tickets have no times and are sold all day."""
+    later = [other for other in entry_times if entry_time is not None and other > entry_time]
+    assert day.closes_at is not None  # an open day has hours (open_day_has_hours)
+    ends = min(later) if later else day.closes_at
+    return timezone.make_aware(datetime.combine(day.date, ends))
+
+
+def slots_on_sale(*, day: MuseumDay) -> list[EntrySlot]:
+    """The open day's entry slots, each with `available` (places left, never more than the day
+    has left; None: unlimited; 0 once its sale ended) and `over` (its sale ended)."""
+    slots = list(day.slots.order_by("entry_time"))
+    times = [slot.entry_time for slot in slots]
+    day_left = None if day.capacity is None else max(day.capacity - day.sold, 0)
+    now = timezone.now()
+    for slot in slots:
+        left = None if slot.capacity is None else max(slot.capacity - slot.sold, 0)
+        if day_left is not None:
+            left = day_left if left is None else min(left, day_left)
+        slot.over = now >= sales_end(day=day, entry_time=slot.entry_time, entry_times=times)
+        slot.available = 0 if slot.over else left
+    return slots
 
 
 def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: int | None) -> int:

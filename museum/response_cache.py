@@ -75,16 +75,17 @@ def group_changes_with(group: str, *models) -> None:
             )
 
 
-def cached_response(group: str, request, build) -> Response:
+def cached_response(group: str, request, build, *, moment: str = "") -> Response:
     """The response to this GET, from the cache while `group` is unchanged, else `build()`'s.
 
-    Keyed by the whole URL (host, path, query), which is all a cached response depends on, and
-    the museum's today, which the default dates depend on. Only a 200 is kept.
+    Keyed by the whole URL (host, path, query), which is all a cached response depends on, the
+    museum's today, which the default dates depend on, and `moment`, for an answer that also
+    changes with the time of day. Only a 200 is kept.
     """
     seconds = settings.MUSEUM_RESPONSE_CACHE_SECONDS
     if seconds <= 0:
         return build()
-    url = f"{timezone.localdate()} {request.build_absolute_uri()}"
+    url = f"{timezone.localdate()} {moment} {request.build_absolute_uri()}"
     key = f"museum:response-cache:{group}:{hashlib.sha256(url.encode()).hexdigest()}"
     version_key = _version_key(group)
     found = cache.get_many([version_key, key])  # one round trip

@@ -243,7 +243,7 @@ def accounts(transactional_db):
 
 def test_a_generated_client_drives_the_whole_flow(connect, accounts):
     day = timezone.localdate() + dt.timedelta(days=3)
-    MuseumDayFactory(date=day)
+    MuseumDayFactory(date=day, closes_at=dt.time(18))
     staff, visitor = connect("staff"), connect("visitor")
 
     hours = assert_success(visitor.museum_hours(day), 200)

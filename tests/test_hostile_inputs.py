@@ -761,7 +761,7 @@ def programme(db, settings):
         )
     SpecialEventFactory(name="Edges", dates=[dt.date.min, dt.date.max])
     for number in range(60):
-        MuseumDayFactory(date=days_from_today(number * 9 - 200))
+        MuseumDayFactory(date=days_from_today(number * 9 - 200), closes_at=dt.time(18))
     return client_for(UserFactory(username="visitor"))
 
 

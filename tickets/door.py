@@ -25,6 +25,7 @@ REFUSALS = {
     "wrong_day": "Ticket for another day",
     "already_checked_in": "Already checked in",
     "not_paid": "Not paid: the order is only held",
+    "closed": "The museum has closed for today",
     "too_early": "Too early",
 }
 

@@ -83,6 +83,12 @@ class NotPaid(TicketRefused):
     default_detail = "The ticket's order is held, not confirmed: it is not paid yet."
 
 
+class AfterClosing(TicketRefused):
+    default_code = "closed"
+    title = "Museum closed"
+    default_detail = "The museum has closed for today."
+
+
 class TooEarly(TicketRefused):
     default_code = "too_early"
     title = "Too early"

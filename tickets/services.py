@@ -10,8 +10,9 @@ from django.db import connections, router
 from django.utils import timezone
 
 from events.models import SpecialEvent
-from hours.models import EntrySlot
+from hours.models import EntrySlot, MuseumDay
 from tickets.exceptions import (
+    AfterClosing,
     AlreadyCheckedIn,
     NotPaid,
     TicketCancelled,
@@ -98,6 +99,17 @@ _RULES = (
         "NOT tickets_ticket.held",
         lambda now, connection: [],
         lambda ticket: NotPaid(ticket=ticket),
+    ),
+    # General entry, timed or not, until the museum closes (on the ticket's day, the rule above);
+    # an event ticket's day is its event date, which has no times: all day.
+    _Rule(
+        "before_closing",
+        "NOT EXISTS (SELECT 1 FROM hours_museumday d"
+        " WHERE d.date = tickets_ticket.museum_day_id AND d.closes_at <= %s)",
+        lambda now, connection: [
+            _db_value(MuseumDay, "closes_at", timezone.localtime(now).time(), connection)
+        ],
+        lambda ticket: AfterClosing(ticket=ticket),
     ),
     _Rule(
         "entry_time_come",

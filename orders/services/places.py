@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from datetime import date, time
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
+from hours.exceptions import SaleEnded
 from hours.locking import give_back_places, take_places
 from hours.models import EntrySlot, MuseumDay
+from hours.services import sales_end
 from museum.exceptions import InvalidInput
 from museum.response_cache import group_changed
 from orders.models import Order
@@ -46,6 +49,25 @@ def slot_for(*, ticket_date: date, entry_time: time | None) -> EntrySlot | None:
     return slot
 
 
+def refuse_if_sale_ended(*, ticket_date: date, slot: EntrySlot | None) -> None:
+    """Today, general entry is sold until the museum closes and a slot until the next begins
+    (hours.services.sales_end); SaleEnded after. Other days read nothing."""
+    if ticket_date != timezone.localdate():
+        return
+    day = MuseumDay.objects.filter(date=ticket_date, is_closed=False).first()
+    if day is None:
+        return  # not open: the sale refuses it as closed
+    entry_time = slot.entry_time if slot else None
+    entry_times = day.slots.values_list("entry_time", flat=True) if slot else []
+    if timezone.now() >= sales_end(day=day, entry_time=entry_time, entry_times=entry_times):
+        if entry_time is None:
+            raise SaleEnded("The museum has closed for today.")
+        raise SaleEnded(
+            f"Entry at {entry_time:%H:%M} is no longer sold today.",
+            entryTime=f"{entry_time:%H:%M}",
+        )
+
+
 def take(*, ticket_date: date, event_id: uuid.UUID | None, slot: EntrySlot | None, n: int) -> Taken:
     """Count n places on the sale's rows, or raise (the caller's transaction then undoes any
     counted)."""
@@ -62,10 +84,14 @@ def take_earliest_slot(*, ticket_date: date, n: int) -> Taken:
     """n places in the earliest slot of a timed day with room (or on an untimed day)."""
     slots = list(EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time"))
     if not slots:
+        refuse_if_sale_ended(ticket_date=ticket_date, slot=None)
         _count(ticket_date=ticket_date, event=None, slot=None, n=n)
         return Taken()
+    on_sale = _not_over(slots, ticket_date=ticket_date)
+    if not on_sale:
+        raise SaleEnded("Today's entry slots are no longer sold.")
     # Read without a lock: the conditional UPDATE decides, and a slot taken meanwhile is skipped.
-    for slot in slots:
+    for slot in on_sale:
         if slot.capacity is not None and slot.sold + n > slot.capacity:
             continue
         try:
@@ -76,6 +102,21 @@ def take_earliest_slot(*, ticket_date: date, n: int) -> Taken:
             raise  # the day is full, whatever the slots say
         return Taken(slot=slot)
     raise sold_out_on(available=0, scope="day")
+
+
+def _not_over(slots: list[EntrySlot], *, ticket_date: date) -> list[EntrySlot]:
+    """The slots whose sale has not ended (today's day read once; other days: all)."""
+    if ticket_date != timezone.localdate():
+        return slots
+    day = MuseumDay.objects.filter(date=ticket_date, is_closed=False).first()
+    if day is None:
+        return slots  # not open: the sale refuses it as closed
+    times, now = [slot.entry_time for slot in slots], timezone.now()
+    return [
+        slot
+        for slot in slots
+        if now < sales_end(day=day, entry_time=slot.entry_time, entry_times=times)
+    ]
 
 
 def _count(

@@ -64,6 +64,7 @@ def place_order(
     slot = None
     if general and not earliest_slot:
         slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
+        places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
     purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
 
     def sell() -> Order:
@@ -75,7 +76,7 @@ def place_order(
         return _record_order(purchase, taken, lines_priced, hold=hold)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
-    return _selling(sell, ticket_date=ticket_date, event_id=event_id, slot=slot)
+    return _selling(sell, ticket_date=ticket_date, event_id=event_id)
 
 
 def buy_ticket(
@@ -102,17 +103,16 @@ def buy_ticket(
     return order.sold_tickets[0]
 
 
-def _selling(
-    sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUID | None, slot
-) -> Order:
+def _selling(sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUID | None) -> Order:
     """Run the sale `sell` in one transaction. Sold out, it gives back the places of holds that
-    ran out on the sale's rows and, if there were any, runs once more: expired holds never block
-    a buyer, whether or not a task worker released them yet."""
+    ran out on the sale's day (or event date) and, if there were any, runs once more: expired
+    holds never block a buyer, whether or not a task worker released them yet. The whole day's,
+    not only the slot's: a day full of expired holds in other slots has room for this one."""
     try:
         with transaction.atomic():
             return sell()
     except SoldOut:
-        if not release_expired_holds(ticket_date=ticket_date, event_id=event_id, slot=slot):
+        if not release_expired_holds(ticket_date=ticket_date, event_id=event_id):
             raise
     with transaction.atomic():
         return sell()

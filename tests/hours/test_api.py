@@ -108,7 +108,7 @@ def test_bad_paging_or_dates_are_a_400_naming_the_parameter(visitor_client, para
 
 
 def test_the_last_day_of_the_calendar_is_answered(visitor_client):
-    MuseumDayFactory(date=dt.date(9999, 12, 31))
+    MuseumDayFactory(date=dt.date(9999, 12, 31), closes_at=dt.time(18))
 
     response = visitor_client.get(URL, {"startDate": "9999-12-31"})
 

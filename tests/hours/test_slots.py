@@ -79,8 +79,8 @@ def test_a_days_slots_say_how_many_places_are_left(visitor_client, timed_day):
 
     assert answer.status_code == 200
     assert answer.json() == [
-        {"entryTime": "10:00", "capacity": 40, "available": 12},
-        {"entryTime": "11:00", "capacity": None, "available": None},
+        {"entryTime": "10:00", "capacity": 40, "available": 12, "over": False},
+        {"entryTime": "11:00", "capacity": None, "available": None, "over": False},
     ]
 
 

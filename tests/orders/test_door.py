@@ -6,7 +6,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from hours.models import EntrySlot
+from hours.models import EntrySlot, MuseumDay
 from orders.services import place_order
 from tests.factories import MuseumDayFactory, UserFactory, staff_member
 from tickets import services
@@ -104,6 +104,8 @@ def test_an_allowance_reaching_past_midnight_admits_the_days_last_slot(
     timed_today, settings, django_assert_num_queries
 ):
     settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES = 15
+    # A late opening, until midnight, whose last slot is at 23:55.
+    MuseumDay.objects.filter(pk=timed_today.pk).update(closes_at=dt.time.max)
     EntrySlot.objects.create(day=timed_today, entry_time=dt.time(23, 55), capacity=40)
     late = order(("adult", 1), entry_time=dt.time(23, 55)).sold_tickets[0]
     desk = staff_member()

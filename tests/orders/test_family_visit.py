@@ -39,7 +39,7 @@ def test_a_family_visit_from_hold_to_door():
         door = client_for(staff_member(username="door"))
 
         slots = family.get(f"/v1.1/museum-hours/{VISIT}/slots").json()
-        assert {"entryTime": "10:30", "capacity": 40, "available": 40} in slots
+        assert {"entryTime": "10:30", "capacity": 40, "available": 40, "over": False} in slots
 
         # Two days before: hold four places, then confirm after paying.
         held = family.post(

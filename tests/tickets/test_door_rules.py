@@ -9,7 +9,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from hours.models import EntrySlot
+from hours.models import EntrySlot, MuseumDay
 from orders.models import Order, OrderStatus
 from tests.factories import (
     MuseumDayFactory,
@@ -57,6 +57,7 @@ BREAKS = {
     "cancelled": lambda: {"cancelled_at": at(9)},
     "wrong_day": lambda: {"date": TOMORROW},
     "not_paid": lambda: {"order": order(OrderStatus.HELD), "held": True},
+    "closed": lambda: {},  # its day closes before NOW: refused_ticket sets it
     "too_early": lambda: {"slot": slot(dt.time(10, 40))},
     "already_checked_in": lambda: {"checked_in_at": at(10), "checked_in_by": staff_member()},
 }
@@ -66,7 +67,10 @@ def refused_ticket(*reasons: str) -> Ticket:
     fields = {"date": TODAY}
     for reason in reasons:
         fields.update(BREAKS[reason]())
-    return TicketFactory(**fields)
+    ticket = TicketFactory(**fields)
+    if "closed" in reasons:
+        MuseumDay.objects.filter(date=ticket.date).update(closes_at=dt.time(10))
+    return ticket
 
 
 def expected_refusal(reason: str, ticket: Ticket) -> tuple[type, str, dict]:
@@ -84,6 +88,7 @@ def expected_refusal(reason: str, ticket: Ticket) -> tuple[type, str, dict]:
             "The ticket's order is held, not confirmed: it is not paid yet.",
             {},
         ),
+        "closed": (exceptions.AfterClosing, "The museum has closed for today.", {}),
         "too_early": (
             exceptions.TooEarly,
             "Entry from 10:40; the door lets its holders in 15 minutes before.",

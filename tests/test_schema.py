@@ -201,3 +201,27 @@ def test_each_operation_declares_exactly_the_parameters_of_its_path(generated):
 
 def test_the_schema_is_valid_openapi(generated):
     validate(generated)
+
+
+def test_every_operation_documents_throttling_and_outages_with_retry_after(generated):
+    assert_no_differences(
+        [
+            f"{method.upper()} {path}: no {status} with Retry-After"
+            for (path, method), operation in operations(generated).items()
+            for status in ("429", "503")
+            if "Retry-After" not in operation["responses"].get(status, {}).get("headers", {})
+        ]
+    )
+
+
+def test_the_headers_clients_read_are_documented(generated):
+    ours = operations(generated)
+    pages = ours["/special-events", "get"]["responses"]["200"]["headers"]
+    assert {"X-Total-Count", "Link", "RateLimit-Remaining"} <= set(pages)
+    assert "Idempotent-Replayed" in ours["/orders", "post"]["responses"]["201"]["headers"]
+    assert "ETag" in ours["/tickets/{ticketId}/qr", "get"]["responses"]["200"]["headers"]
+
+
+def test_the_problem_documents_what_the_service_adds(generated):
+    problem = generated["components"]["schemas"]["Error"]["properties"]
+    assert {"reason", "available", "deadline", "entryTime", "firstEntryAt"} <= set(problem)

@@ -16,6 +16,7 @@ DESCRIPTIONS = {
     415: "Unsupported media type: send application/json.",
     422: "Unprocessable: the Idempotency-Key was used for another request.",
     429: "Too many requests: wait for Retry-After seconds.",
+    503: "Unavailable: the database or the cache is unreachable; retry after Retry-After seconds.",
 }
 
 
@@ -27,6 +28,30 @@ class ErrorSerializer(serializers.Serializer):
     status = serializers.IntegerField()
     detail = serializers.CharField(help_text="What was wrong, for a person.")
     code = serializers.CharField(help_text="Machine-readable problem code.")
+    reason = serializers.CharField(
+        required=False,
+        help_text="For a broken museum rule (a 409, or a 403/404 the museum's rules decide): the "
+        "same value as `code`, under the name clients branching on the rule read.",
+    )
+    # What the service adds for the problems that need it (museum/exceptions.py's `extra`).
+    available = serializers.IntegerField(
+        required=False, help_text="`sold_out`: the places left (0 or more)."
+    )
+    scope = serializers.CharField(
+        required=False, help_text="`sold_out`: what ran out (the day, the slot or the event)."
+    )
+    deadline = serializers.DateTimeField(
+        required=False, help_text="`too_late`: when cancelling stopped being possible."
+    )
+    entryTime = serializers.CharField(
+        required=False, help_text="`too_early`: the ticket's entry slot, HH:MM."
+    )
+    firstEntryAt = serializers.DateTimeField(
+        required=False, help_text="`already_checked_in`: when the ticket was first admitted."
+    )
+    limit = serializers.IntegerField(
+        required=False, help_text="`payload_too_large`: the largest body taken, in bytes."
+    )
     # Named like Serializer.errors, which it hides: this serializer only describes the schema.
     errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
@@ -102,4 +127,80 @@ def use_contract_component_names(result, generator, request, public):
             if name := CONTRACT_RESPONSE_COMPONENTS.get(operation.get("operationId")):
                 for content in operation["responses"]["200"]["content"].values():
                     content["schema"] = _as_component(schemas, name, content["schema"])
+    return result
+
+
+def _header(description: str, schema: dict | None = None) -> dict:
+    return {"description": description, "schema": schema or {"type": "integer", "minimum": 0}}
+
+
+RETRY_AFTER = _header("Seconds to wait before trying again.")
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Limit": _header("Requests allowed in the current window (the nearest limit)."),
+    "RateLimit-Remaining": _header("Requests left in the current window."),
+    "RateLimit-Reset": _header("Seconds until the current window ends."),
+}
+PAGE_HEADERS = {
+    "X-Total-Count": _header("How many items all pages hold together."),
+    "Link": _header(
+        "RFC 8288 links to the first, previous, next and last pages (those that exist).",
+        {"type": "string"},
+    ),
+}
+# The problems any operation can answer, whatever its own: every request is throttled and reads
+# the database or the cache (museum/throttling.py, museum/errors.py).
+ANY_OPERATION_PROBLEMS = (429, 503)
+
+
+def _problem_response(schemas_ref: str, status: int) -> dict:
+    return {
+        "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": schemas_ref}}},
+        "description": DESCRIPTIONS[status],
+    }
+
+
+IDEMPOTENT_REPLAYED = _header(
+    "`true` when this answer is the stored one of an earlier request with the same "
+    "Idempotency-Key; absent otherwise.",
+    {"type": "string", "enum": ["true"]},
+)
+ETAG = _header("The image's version: send it as If-None-Match to revalidate.", {"type": "string"})
+IN_PROGRESS_RETRY_AFTER = _header(
+    "For a request whose Idempotency-Key is still being worked on: seconds to wait before retrying."
+)
+
+
+def _success_headers(operation: dict, parameters: set[tuple[str, str]]) -> dict:
+    headers = dict(RATE_LIMIT_HEADERS)
+    if ("query", "page") in parameters:
+        headers.update(PAGE_HEADERS)
+    if ("header", "Idempotency-Key") in parameters:
+        headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+    if operation.get("operationId") == "getTicketCode":
+        headers["ETag"] = ETAG
+    return headers
+
+
+def document_headers_and_common_problems(result, generator, request, public):
+    """drf-spectacular postprocessing hook: 429 and 503 on every operation, and the headers the
+    service sends (RateLimit-*, Retry-After, X-Total-Count and Link on pages, ETag,
+    Idempotent-Replayed), so generated clients can read them."""
+    problem = "#/components/schemas/Error"
+    for path in result["paths"].values():
+        for operation in path.values():
+            responses = operation["responses"]
+            parameters = {(p.get("in"), p.get("name")) for p in operation.get("parameters", [])}
+            for status in ANY_OPERATION_PROBLEMS:
+                responses.setdefault(str(status), _problem_response(problem, status))
+            for status, response in responses.items():
+                if status.startswith("2"):
+                    response.setdefault("headers", {}).update(
+                        _success_headers(operation, parameters)
+                    )
+            responses["429"].setdefault("headers", {}).update(
+                {**RATE_LIMIT_HEADERS, "Retry-After": RETRY_AFTER}
+            )
+            responses["503"].setdefault("headers", {})["Retry-After"] = RETRY_AFTER
+            if ("header", "Idempotency-Key") in parameters and "409" in responses:
+                responses["409"].setdefault("headers", {})["Retry-After"] = IN_PROGRESS_RETRY_AFTER
     return result

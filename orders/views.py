@@ -21,7 +21,6 @@ from orders.serializers import (
 )
 from tickets.views import PurchasesThrottled
 
-ORDER_ID = OpenApiParameter("orderId", OpenApiTypes.UUID, OpenApiParameter.PATH)
 TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
 
 
@@ -56,7 +55,7 @@ class PDFRenderer(BaseRenderer):
         return MuseumJSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
-@extend_schema(tags=["Orders"], parameters=[ORDER_ID])
+@extend_schema(tags=["Orders"])
 class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericViewSet):
     queryset = Order.objects.all()
     lookup_url_kwarg = "orderId"

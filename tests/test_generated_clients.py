@@ -31,12 +31,41 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 GENERATOR_TIMEOUT_SECONDS = 300
 
 
-def generate(command: list[str], what: str) -> None:
+def generate(command: list[str], what: str) -> str:
+    """Runs a generator; its output (stdout and stderr), for the warnings it printed."""
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=GENERATOR_TIMEOUT_SECONDS, check=False
     )
     if done.returncode != 0:
         pytest.fail(f"{what} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}", pytrace=False)
+    return f"{done.stdout}\n{done.stderr}"
+
+
+def generate_httpx_client(spec: Path, output: Path, config: str = "") -> str:
+    """openapi-python-client's package from `spec` at `output` (its name the folder's)."""
+    config_file = output.with_suffix(".yaml")
+    # Its default post-generation hook runs ruff over the code; the test does not need it.
+    config_file.write_text(f"post_hooks: []\n{config}")
+    command = [str(BIN / "openapi-python-client"), "generate", "--path", str(spec)]
+    command += ["--config", str(config_file), "--meta", "none", "--output-path", str(output)]
+    return generate(command, "openapi-python-client")
+
+
+def generate_urllib3_client(spec: Path, output: Path, package: str) -> str:
+    """OpenAPI Generator's `python` package `package` from `spec`, in the folder `output`."""
+    if shutil.which("java") is None:
+        pytest.fail(
+            "OpenAPI Generator (the openapi-generator-cli package) runs on Java, and there is no "
+            "`java` on PATH: install a Java runtime, 11 or newer (Debian: "
+            "apt-get install default-jre-headless).",
+            pytrace=False,
+        )
+    command = [str(BIN / "openapi-generator-cli"), "generate", "-g", "python"]
+    command += ["-i", str(spec), "-o", str(output), "--package-name", package]
+    # The code and nothing else: no tests or docs of its own.
+    skipped = "apiTests=false,modelTests=false,apiDocs=false,modelDocs=false"
+    command += ["--global-property", skipped]
+    return generate(command, "OpenAPI Generator")
 
 
 @pytest.fixture(scope="session")
@@ -49,32 +78,14 @@ def generated_folder(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def openapi_python_client(generated_folder):
-    config = generated_folder / "openapi-python-client.yaml"
-    # Its default post-generation hook runs ruff over the code; the test does not need it.
-    config.write_text("post_hooks: []\n")
-    command = [str(BIN / "openapi-python-client"), "generate", "--path", str(CONTRACT)]
-    command += ["--config", str(config), "--meta", "none"]
-    command += ["--output-path", str(generated_folder / "museum_api_httpx")]
-    generate(command, "openapi-python-client")
+    generate_httpx_client(CONTRACT, generated_folder / "museum_api_httpx")
     return importlib.import_module("museum_api_httpx")
 
 
 @pytest.fixture(scope="session")
 def openapi_generator(generated_folder):
-    if shutil.which("java") is None:
-        pytest.fail(
-            "OpenAPI Generator (the openapi-generator-cli package) runs on Java, and there is no "
-            "`java` on PATH: install a Java runtime, 11 or newer (Debian: "
-            "apt-get install default-jre-headless).",
-            pytrace=False,
-        )
     output = generated_folder / "openapi-generator"
-    command = [str(BIN / "openapi-generator-cli"), "generate", "-g", "python"]
-    command += ["-i", str(CONTRACT), "-o", str(output), "--package-name", "museum_api_urllib3"]
-    # The code and nothing else: no tests or docs of its own.
-    skipped = "apiTests=false,modelTests=false,apiDocs=false,modelDocs=false"
-    command += ["--global-property", skipped]
-    generate(command, "OpenAPI Generator")
+    generate_urllib3_client(CONTRACT, output, "museum_api_urllib3")
     sys.path.insert(0, str(output))
     yield importlib.import_module("museum_api_urllib3")
     sys.path.remove(str(output))

@@ -37,15 +37,17 @@ class StrictQueryParameters(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        accepted: frozenset[str] = frozenset()
-        if getattr(self, "action", None) == "list":
-            accepted = parameter_names(self.list_query_serializer) | parameter_names(
-                PageQuerySerializer
-            )
-        if unknown := sorted(set(request.query_params) - accepted):
+        if unknown := sorted(set(request.query_params) - self.accepted_query_parameters()):
             raise ValidationError(
                 {name: ["Not a parameter of this operation."] for name in unknown}
             )
+
+    def accepted_query_parameters(self) -> frozenset[str]:
+        if getattr(self, "action", None) == "list":
+            return parameter_names(self.list_query_serializer) | parameter_names(
+                PageQuerySerializer
+            )
+        return frozenset()
 
 
 @functools.cache

@@ -1,10 +1,20 @@
 from django.conf import settings
+from django.db.models import TextChoices
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from hours.serializers import HourMinuteField
-from museum.fields import MoneyField, StrictBooleanField, StrictCharField, StrictIntegerField
+from museum.fields import (
+    MoneyField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictDateField,
+    StrictIntegerField,
+    StrictUUIDField,
+)
 from orders.models import OrderStatus
+from orders.services import cancel_deadline
 from tickets.models import TicketType
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
@@ -53,6 +63,12 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         default=False,
         help_text="Hold the places for MUSEUM_HOLD_MINUTES until POST .../confirm.",
     )
+    dryRun = StrictBooleanField(
+        source="dry_run",
+        required=False,
+        default=False,
+        help_text="Only price the order (200, a quote), by the sale's own rules; nothing is taken.",
+    )
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
@@ -70,6 +86,12 @@ class CancelRequestSerializer(serializers.Serializer):
     )
 
 
+class TicketStatus(TextChoices):
+    VALID = "valid"
+    CHECKED_IN = "checked_in"
+    CANCELLED = "cancelled"
+
+
 class OrderTicketSerializer(serializers.Serializer):
     ticketId = serializers.UUIDField(source="id")
     category = serializers.CharField(source="category.category", allow_null=True)
@@ -77,9 +99,20 @@ class OrderTicketSerializer(serializers.Serializer):
     confirmationCode = serializers.CharField(source="confirmation_code")
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     cancelled = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField()
+    imageUrl = serializers.SerializerMethodField(help_text="The ticket as a PNG (getTicketCode).")
 
     def get_cancelled(self, ticket) -> bool:
         return ticket.cancelled_at is not None
+
+    @extend_schema_field(serializers.ChoiceField(choices=TicketStatus.choices))
+    def get_status(self, ticket) -> str:
+        if ticket.cancelled_at is not None:
+            return TicketStatus.CANCELLED
+        return TicketStatus.CHECKED_IN if ticket.checked_in_at else TicketStatus.VALID
+
+    def get_imageUrl(self, ticket) -> str:
+        return reverse("ticket-image", kwargs={"ticketId": ticket.pk})
 
     def to_representation(self, ticket):
         data = super().to_representation(ticket)
@@ -99,10 +132,26 @@ class OrderSerializer(serializers.Serializer):
     ticketDate = serializers.DateField(source="date")
     eventId = serializers.UUIDField(source="event_id", required=False, allow_null=True)
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
-    total = MoneyField(max_digits=10, help_text="What the order cost.")
+    eventName = serializers.CharField(source="event.name", required=False, allow_null=True)
+    email = serializers.EmailField()
+    createdAt = serializers.DateTimeField(source="created_at")
+    total = MoneyField(max_digits=10, help_text="What the order cost (a held one: will cost).")
     refundDue = serializers.SerializerMethodField(help_text="Owed back for cancelled tickets.")
     currency = CurrencyField()
+    cancellableUntil = serializers.SerializerMethodField(
+        help_text="Until when its buyer may cancel it; absent once cancelled or expired."
+    )
+    pdfUrl = serializers.SerializerMethodField(help_text="Its tickets as a PDF.")
     tickets = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_cancellableUntil(self, order) -> str | None:
+        if order.status not in (OrderStatus.CONFIRMED, OrderStatus.HELD):
+            return None
+        return serializers.DateTimeField().to_representation(cancel_deadline(order=order))
+
+    def get_pdfUrl(self, order) -> str:
+        return reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
 
     def get_refundDue(self, order) -> float:
         # Only a cancelled ticket of a paid order has a refund (loaded with it: tickets_of).
@@ -120,7 +169,46 @@ class OrderSerializer(serializers.Serializer):
 
     def to_representation(self, order):
         data = super().to_representation(order)
-        for optional in ("holdExpiresAt", "eventId", "entryTime"):
+        for optional in ("holdExpiresAt", "eventId", "eventName", "entryTime", "cancellableUntil"):
             if data[optional] is None:
                 del data[optional]
         return data
+
+
+class OrderListQuerySerializer(serializers.Serializer):
+    startDate = StrictDateField(required=False, help_text="Visits on or after this date.")
+    endDate = StrictDateField(required=False, help_text="Visits on or before this date.")
+    status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
+    confirmationCode = StrictCharField(
+        required=False, max_length=40, help_text="The order's, or any of its tickets'."
+    )
+
+    def validate(self, attrs):
+        start, end = attrs.get("startDate"), attrs.get("endDate")
+        if start and end and end < start:
+            raise serializers.ValidationError({"endDate": "Must not be before startDate."})
+        return attrs
+
+
+class PriceQuerySerializer(serializers.Serializer):
+    ticketDate = StrictDateField()
+    eventId = StrictUUIDField(required=False, help_text="An event's prices; absent: general entry.")
+
+
+class CategoryPriceSerializer(serializers.Serializer):
+    category = serializers.CharField()
+    name = serializers.CharField()
+    price = MoneyField()
+    currency = CurrencyField()
+
+
+class QuoteLineSerializer(serializers.Serializer):
+    category = serializers.CharField(source="category.category")
+    quantity = serializers.IntegerField()
+    price = MoneyField(help_text="Each ticket's.")
+
+
+class QuoteSerializer(serializers.Serializer):
+    lines = QuoteLineSerializer(many=True)
+    total = MoneyField(max_digits=10, help_text="What the order would cost.")
+    currency = CurrencyField()

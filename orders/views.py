@@ -7,7 +7,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
-from museum.query import StrictQueryParameters
+from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from orders import selectors, services
@@ -15,8 +15,12 @@ from orders.models import Order
 from orders.notifications import tickets_pdf
 from orders.serializers import (
     CancelRequestSerializer,
+    CategoryPriceSerializer,
+    OrderListQuerySerializer,
     OrderSerializer,
     PlaceOrderRequestSerializer,
+    PriceQuerySerializer,
+    QuoteSerializer,
     VisitorCategorySerializer,
 )
 from tickets.views import PurchasesThrottled
@@ -43,6 +47,41 @@ class VisitorCategoryList(StrictQueryParameters, generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
 
+@extend_schema(tags=["Orders"])
+class PriceList(StrictQueryParameters, generics.GenericAPIView):
+    """What each category pays on a day (general entry, or an event): a plain list."""
+
+    serializer_class = CategoryPriceSerializer
+    pagination_class = None
+
+    def accepted_query_parameters(self) -> frozenset[str]:
+        return parameter_names(PriceQuerySerializer)
+
+    @extend_schema(
+        operation_id="listPrices",
+        summary="Prices per visitor category for a visit",
+        description=(
+            "What each visitor category on sale pays on `ticketDate` for general entry, or for "
+            "the event `eventId`, priced as an order is (an event's share rounded half up to the "
+            "cent). A whole order's total: `POST /orders` with `dryRun`."
+        ),
+        parameters=[PriceQuerySerializer],
+        responses={200: CategoryPriceSerializer(many=True), **problems(400, 401, 404)},
+    )
+    def get(self, request):
+        query = validated_query(PriceQuerySerializer, request)
+        prices = services.price_list(ticket_date=query["ticketDate"], event_id=query.get("eventId"))
+        rows = [
+            {"category": category.category, "name": category.name, "price": price}
+            for category, price in prices
+        ]
+        return Response(CategoryPriceSerializer(rows, many=True).data)
+
+
+# What a quote reads of an order's request: not who buys it, nor whether to hold it.
+QUOTED = ("ticket_type", "ticket_date", "lines", "event_id", "entry_time")
+
+
 class PDFRenderer(BaseRenderer):
     """Lets a client ask for application/pdf; problems on this view are still JSON."""
 
@@ -61,6 +100,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     lookup_url_kwarg = "orderId"
     lookup_value_converter = "uuid"
     serializer_class = PlaceOrderRequestSerializer
+    list_query_serializer = OrderListQuerySerializer
 
     @extend_schema(
         operation_id="placeOrder",
@@ -78,8 +118,35 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     def create(self, request):
         serializer = PlaceOrderRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        order = services.place_order(buyer=request.user, **serializer.validated_data)
+        data = serializer.validated_data
+        if data.pop("dry_run"):
+            quote = services.quote_order(**{name: data[name] for name in QUOTED if name in data})
+            return Response(QuoteSerializer(quote).data)
+        order = services.place_order(buyer=request.user, **data)
         return Response(OrderSerializer(order).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="listOrders",
+        summary="Orders, newest first",
+        description=(
+            "The account's own orders (staff who may view any order: all), paged like the "
+            "events, for visits from `startDate` to `endDate`, of a `status`, or with a "
+            "`confirmationCode` (the order's or any of its tickets')."
+        ),
+        parameters=[OrderListQuerySerializer],
+        responses={200: OrderSerializer(many=True), **problems(400, 401)},
+    )
+    def list(self, request):
+        query = validated_query(OrderListQuerySerializer, request)
+        orders = selectors.viewable_orders(
+            viewer=request.user,
+            start=query.get("startDate"),
+            end=query.get("endDate"),
+            status=query.get("status"),
+            code=query.get("confirmationCode"),
+        )
+        page = self.paginate_queryset(orders)
+        return self.get_paginated_response(OrderSerializer(page, many=True).data)
 
     @extend_schema(
         operation_id="getOrder",

@@ -10,8 +10,13 @@ from orders.services.cancellation import (
 )
 from orders.services.holds import confirm_order, release_expired_holds
 from orders.services.personal_data import anonymise_old_orders
-from orders.services.pricing import DEFAULT_CATEGORY, active_categories, category_price
-from orders.services.sale import buy_ticket, place_order
+from orders.services.pricing import (
+    DEFAULT_CATEGORY,
+    active_categories,
+    category_price,
+    price_list,
+)
+from orders.services.sale import buy_ticket, place_order, quote_order
 
 __all__ = [
     "DEFAULT_CATEGORY",
@@ -24,6 +29,8 @@ __all__ = [
     "category_price",
     "confirm_order",
     "place_order",
+    "price_list",
+    "quote_order",
     "release_expired_holds",
     "visit_starts_at",
 ]

@@ -1,19 +1,24 @@
 """What a visitor pays: the visitor categories and their prices, the one price source of a sale.
 
 A general-entry ticket costs its category's `general_price`; an event ticket its category's share
-of the event's price, rounded half up to the cent. The contract's purchase sells the default
+of the event's price, rounded half up to the cent (45.00 at 50 % is 22.50, 9.99 at 50 % is 5.00);
+an order's total is the sum of its tickets' prices. The contract's purchase sells the default
 category (DEFAULT_CATEGORY), so its price is that category's.
 """
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
 from orders.models import VisitorCategory
+from tickets.exceptions import DateInPast, EventNotOnDate, UnknownEvent
 
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
@@ -39,6 +44,30 @@ def category_price(*, category: VisitorCategory, event: SpecialEvent | None) -> 
         return category.general_price
     share = event.price * category.event_price_percent / 100
     return share.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def event_on(*, ticket_date: date, event_id: uuid.UUID | None) -> SpecialEvent:
+    """The event on programme that runs on `ticket_date`: UnknownEvent or EventNotOnDate."""
+    event = SpecialEvent.objects.active().filter(pk=event_id).first()
+    if event is None:
+        raise UnknownEvent()
+    if not event.dates.filter(date=ticket_date).exists():
+        raise EventNotOnDate()
+    return event
+
+
+def price_list(
+    *, ticket_date: date, event_id: uuid.UUID | None = None
+) -> list[tuple[VisitorCategory, Decimal]]:
+    """What each visitor category on sale pays for a visit on `ticket_date` (general entry, or
+    the event `event_id`), as a sale prices it."""
+    if ticket_date < timezone.localdate():
+        raise DateInPast()
+    event = None if event_id is None else event_on(ticket_date=ticket_date, event_id=event_id)
+    return [
+        (category, category_price(category=category, event=event))
+        for category in active_categories()
+    ]
 
 
 def categories_of(lines: Sequence[dict]) -> list[VisitorCategory]:

@@ -5,6 +5,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, time, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -15,7 +16,14 @@ from museum.exceptions import InvalidInput
 from orders.models import Order, OrderStatus
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.pricing import DEFAULT_CATEGORY, Line, categories_of, priced, total_of
+from orders.services.pricing import (
+    DEFAULT_CATEGORY,
+    Line,
+    categories_of,
+    event_on,
+    priced,
+    total_of,
+)
 from orders.tasks import mail_confirmation
 from tickets.exceptions import DateInPast, SoldOut
 from tickets.models import Ticket, TicketType
@@ -52,19 +60,13 @@ def place_order(
     earliest slot with room, as the contract's purchase does.
     """
     count = sum(line["quantity"] for line in lines)
-    if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
-        raise InvalidInput(
-            "lines", f"At most {settings.MUSEUM_MAX_TICKETS_PER_ORDER} tickets per order."
-        )
-    if ticket_date < timezone.localdate():
-        raise DateInPast()
-    # Refused before any row is locked.
-    categories = categories_of(lines)
     general = ticket_type == TicketType.GENERAL
-    slot = None
-    if general and not earliest_slot:
-        slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
-        places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
+    # Refused before any row is locked.
+    categories, slot = _checked(
+        ticket_date=ticket_date,
+        lines=lines,
+        entry_time=entry_time if general and not earliest_slot else _NO_SLOT,
+    )
     purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
 
     def sell() -> Order:
@@ -77,6 +79,55 @@ def place_order(
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     return _selling(sell, ticket_date=ticket_date, event_id=event_id)
+
+
+# Not a time: the sale picks the slot itself (earliest_slot), or sells an event.
+_NO_SLOT = object()
+
+
+def _checked(*, ticket_date: date, lines: Sequence[dict], entry_time) -> tuple[list, Any]:
+    """The lines' categories and the slot named, once the order's own rules hold: its size, its
+    date, its categories on sale, its slot on sale (unless `entry_time` is _NO_SLOT)."""
+    count = sum(line["quantity"] for line in lines)
+    if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
+        raise InvalidInput(
+            "lines", f"At most {settings.MUSEUM_MAX_TICKETS_PER_ORDER} tickets per order."
+        )
+    if ticket_date < timezone.localdate():
+        raise DateInPast()
+    categories = categories_of(lines)
+    if entry_time is _NO_SLOT:
+        return categories, None
+    slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
+    places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
+    return categories, slot
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What an order would cost: its lines priced, and their total."""
+
+    lines: list[Line]
+    total: Decimal
+
+
+def quote_order(
+    *,
+    ticket_type: str,
+    ticket_date: date,
+    lines: Sequence[dict],
+    event_id: uuid.UUID | None = None,
+    entry_time: time | None = None,
+) -> Quote:
+    """What place_order would charge for the order, by the same rules and prices, taking no
+    place (so a quote says nothing of the places left)."""
+    general = ticket_type == TicketType.GENERAL
+    categories, _ = _checked(
+        ticket_date=ticket_date, lines=lines, entry_time=entry_time if general else _NO_SLOT
+    )
+    event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
+    lines_priced = priced(lines=lines, categories=categories, event=event)
+    return Quote(lines=lines_priced, total=total_of(lines_priced))
 
 
 def buy_ticket(

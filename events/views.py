@@ -1,4 +1,5 @@
 from django.db.models import Min, Prefetch
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -112,7 +113,12 @@ class SpecialEventViewSet(
     def create(self, request, *args, **kwargs):
         data = self._validated(CreateSpecialEventRequestSerializer)
         event = services.create_event(**data)
-        return Response(SpecialEventResponseSerializer(event).data, status=status.HTTP_201_CREATED)
+        location = reverse("special-events-detail", kwargs={self.lookup_url_kwarg: event.pk})
+        return Response(
+            SpecialEventResponseSerializer(event).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
 
     def partial_update(self, request, *args, **kwargs):
         if request.stream is None:  # no body at all; `{}` is a valid PATCH that changes nothing

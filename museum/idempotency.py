@@ -149,6 +149,7 @@ def _keep(record: IdempotencyKey, fingerprint: dict, response) -> None:
     record.response_status = response.status_code
     record.response_content_type = response.content_type or MuseumJSONRenderer.media_type
     record.response_body = MuseumJSONRenderer().render(response.data).decode()
+    record.response_location = response.get("Location", "")
     record.save()
 
 
@@ -161,6 +162,8 @@ def _replay(record: IdempotencyKey, fingerprint: dict) -> HttpResponse:
         content_type=record.response_content_type,
     )
     response[REPLAYED_HEADER] = "true"
+    if record.response_location:
+        response["Location"] = record.response_location
     return response
 
 

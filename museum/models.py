@@ -17,6 +17,8 @@ class IdempotencyKey(models.Model):
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
     response_content_type = models.CharField(max_length=100, blank=True)
     response_body = models.TextField(blank=True)
+    # A 201's Location, replayed with its body.
+    response_location = models.CharField(max_length=300, blank=True)
 
     class Meta:
         constraints = [

@@ -70,7 +70,8 @@ def problems(*statuses: int) -> dict:
 
 class MuseumBasicAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "museum.authentication.MuseumBasicAuthentication"
-    name = "MuseumPlaceholderAuth"  # the contract's name for its Basic scheme
+    # Named for what it is; the contract's copy calls the same scheme MuseumPlaceholderAuth.
+    name = "basicAuth"
 
     def get_security_definition(self, auto_schema):
         return {"type": "http", "scheme": "basic"}
@@ -170,6 +171,12 @@ IN_PROGRESS_RETRY_AFTER = _header(
 )
 
 
+LOCATION = {
+    "description": "Where the created resource is read (a ticket's: the order that holds it).",
+    "schema": {"type": "string", "format": "uri-reference"},
+}
+
+
 def _success_headers(operation: dict, parameters: set[tuple[str, str]]) -> dict:
     headers = dict(RATE_LIMIT_HEADERS)
     if ("query", "page") in parameters:
@@ -184,7 +191,7 @@ def _success_headers(operation: dict, parameters: set[tuple[str, str]]) -> dict:
 def document_headers_and_common_problems(result, generator, request, public):
     """drf-spectacular postprocessing hook: 429 and 503 on every operation, and the headers the
     service sends (RateLimit-*, Retry-After, X-Total-Count and Link on pages, ETag,
-    Idempotent-Replayed), so generated clients can read them."""
+    Idempotent-Replayed, Location on a 201), so generated clients can read them."""
     problem = "#/components/schemas/Error"
     for path in result["paths"].values():
         for operation in path.values():
@@ -197,6 +204,8 @@ def document_headers_and_common_problems(result, generator, request, public):
                     response.setdefault("headers", {}).update(
                         _success_headers(operation, parameters)
                     )
+                if status == "201":
+                    response["headers"]["Location"] = LOCATION
             responses["429"].setdefault("headers", {}).update(
                 {**RATE_LIMIT_HEADERS, "Retry-After": RETRY_AFTER}
             )

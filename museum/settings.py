@@ -323,7 +323,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # UpdateSpecialEventRequest already has every field optional, as the contract's does.
     "COMPONENT_SPLIT_PATCH": False,
-    "ENUM_NAME_OVERRIDES": {"TicketType": "tickets.models.TicketType"},
+    "ENUM_NAME_OVERRIDES": {
+        "TicketType": "tickets.models.TicketType",
+        "OrderStatus": "orders.models.OrderStatus",
+        "TicketStatus": "orders.serializers.TicketStatus",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "museum.schema.use_contract_component_names",

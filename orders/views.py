@@ -1,4 +1,5 @@
 from django.http import HttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status, viewsets
@@ -123,7 +124,12 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
             quote = services.quote_order(**{name: data[name] for name in QUOTED if name in data})
             return Response(QuoteSerializer(quote).data)
         order = services.place_order(buyer=request.user, **data)
-        return Response(OrderSerializer(order).data, status=status.HTTP_201_CREATED)
+        location = reverse("orders-detail", kwargs={"orderId": order.pk})
+        return Response(
+            OrderSerializer(order).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
 
     @extend_schema(
         operation_id="listOrders",

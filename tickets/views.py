@@ -1,4 +1,5 @@
 from django.http import HttpResponse
+from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
 from drf_spectacular.types import OpenApiTypes
@@ -67,8 +68,12 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
         serializer = BuyMuseumTicketsRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         ticket = sale.buy_ticket(buyer=request.user, **serializer.validated_data)
+        # The order the purchase made (orders' operations), which holds the ticket.
+        location = reverse("orders-detail", kwargs={"orderId": ticket.order_id})
         return Response(
-            BuyMuseumTicketsResponseSerializer(ticket).data, status=status.HTTP_201_CREATED
+            BuyMuseumTicketsResponseSerializer(ticket).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
         )
 
     @extend_schema(

@@ -152,3 +152,37 @@ def test_a_dry_run_quotes_what_the_order_would_cost_and_takes_nothing(visitor_cl
     assert day.sold == 0
     placed = place(visitor_client, order_body(day.date, ("adult", 2), ("child", 1)))
     assert placed["total"] == quote.json()["total"]
+
+
+def test_a_201_says_where_what_it_made_is_read_and_a_replay_says_it_again(
+    visitor_client, staff_client
+):
+    day = MuseumDayFactory(date=later())
+    ticket_body = {"ticketType": "general", "ticketDate": day.date.isoformat(), "email": "a@b.org"}
+
+    order = visitor_client.post(ORDERS, order_body(day.date), format="json")
+    bought = visitor_client.post(
+        "/v1.1/tickets", ticket_body, format="json", HTTP_IDEMPOTENCY_KEY="once"
+    )
+    replayed = visitor_client.post(
+        "/v1.1/tickets", ticket_body, format="json", HTTP_IDEMPOTENCY_KEY="once"
+    )
+    event = staff_client.post(
+        "/v1.1/special-events",
+        {
+            "name": "Tour",
+            "location": "Hall",
+            "eventDescription": "A tour.",
+            "dates": [later().isoformat()],
+            "price": 5,
+        },
+        format="json",
+    )
+
+    assert order["Location"] == f"{ORDERS}/{order.json()['orderId']}"
+    assert visitor_client.get(order["Location"]).json()["orderId"] == order.json()["orderId"]
+    ticket_order = visitor_client.get(bought["Location"]).json()
+    assert [t["ticketId"] for t in ticket_order["tickets"]] == [bought.json()["ticketId"]]
+    assert replayed["Idempotent-Replayed"] == "true"
+    assert replayed["Location"] == bought["Location"]
+    assert event["Location"] == f"/v1.1/special-events/{event.json()['eventId']}"

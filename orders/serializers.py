@@ -139,7 +139,7 @@ class OrderSerializer(serializers.Serializer):
     refundDue = serializers.SerializerMethodField(help_text="Owed back for cancelled tickets.")
     currency = CurrencyField()
     cancellableUntil = serializers.SerializerMethodField(
-        help_text="Until when its buyer may cancel it; absent once cancelled or expired."
+        help_text="Until when its buyer may cancel it; null once cancelled or expired."
     )
     pdfUrl = serializers.SerializerMethodField(help_text="Its tickets as a PDF.")
     tickets = serializers.SerializerMethodField()
@@ -169,7 +169,7 @@ class OrderSerializer(serializers.Serializer):
 
     def to_representation(self, order):
         data = super().to_representation(order)
-        for optional in ("holdExpiresAt", "eventId", "eventName", "entryTime", "cancellableUntil"):
+        for optional in ("holdExpiresAt", "eventId", "eventName", "entryTime"):
             if data[optional] is None:
                 del data[optional]
         return data

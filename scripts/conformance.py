@@ -119,17 +119,24 @@ def api_call(origin: str, method: str, path: str, body: dict | None = None):
 
 
 def buy_a_ticket(origin: str) -> str:
-    """A ticket for the first open day, whose image getTicketCode can then fetch."""
-    first_open_day = api_call(origin, "GET", "/museum-hours?limit=1")[0]["date"]
-    body = {"ticketType": "general", "ticketDate": first_open_day, "email": "st@example.com"}
+    """A ticket for the second open day (today's sale ends at closing), whose image
+    getTicketCode can then fetch."""
+    second_open_day = api_call(origin, "GET", "/museum-hours?limit=2")[1]["date"]
+    body = {"ticketType": "general", "ticketDate": second_open_day, "email": "st@example.com"}
     return api_call(origin, "POST", "/tickets", body)["ticketId"]
 
 
 def place_an_order(origin: str) -> dict:
-    """A held order of two tickets on the first open day (timed: seeded with slots), whose id
-    the order operations then use; and that day, for the slots."""
-    first_open_day = api_call(origin, "GET", "/museum-hours?limit=1")[0]["date"]
-    entry_time = api_call(origin, "GET", f"/museum-hours/{first_open_day}/slots")[0]["entryTime"]
+    """A held order of two tickets in the first slot still on sale of the first open days (timed:
+    seeded with slots; today's end their sale as the day goes), whose id the order operations
+    then use; and that day, for the slots."""
+    on_sale = [
+        (day["date"], slot["entryTime"])
+        for day in api_call(origin, "GET", "/museum-hours?limit=2")
+        for slot in api_call(origin, "GET", f"/museum-hours/{day['date']}/slots")
+        if not slot["over"]
+    ]
+    first_open_day, entry_time = on_sale[0]
     body = {
         "ticketType": "general",
         "ticketDate": first_open_day,

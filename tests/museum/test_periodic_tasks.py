@@ -4,6 +4,8 @@ import datetime as dt
 
 import pytest
 import time_machine
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -64,3 +66,31 @@ def test_a_run_lost_with_its_worker_is_replaced_by_the_next_periodic_run():
 
     assert schedule_periodic_tasks() == ["orders.jobs.anonymise_orders"]
     assert waiting_runs() == dict.fromkeys(PERIODIC_TASKS, 1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upgrade_forgets_the_runs_of_tasks_whose_code_went():
+    executor = MigrationExecutor(connection)
+    executor.migrate([("museum", "0004_idempotency_key_location")])
+    gone, kept = "tickets.tasks.anonymise_tickets", "orders.jobs.anonymise_orders"
+    for path in (gone, kept):
+        PeriodicTask.objects.update_or_create(
+            path=path, defaults={"next_run_id": "x", "next_run_at": timezone.now()}
+        )
+        DBTaskResult.objects.create(
+            status=TaskResultStatus.READY,
+            args_kwargs={"args": [], "kwargs": {}},
+            task_path=path,
+            backend_name="default",
+            run_after=timezone.now(),
+            exception_class_path="",
+            traceback="",
+        )
+
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    assert not PeriodicTask.objects.filter(path=gone).exists()
+    assert not DBTaskResult.objects.filter(task_path=gone).exists()
+    assert PeriodicTask.objects.filter(path=kept).exists()
+    assert DBTaskResult.objects.filter(task_path=kept, status=TaskResultStatus.READY).exists()

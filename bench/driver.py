@@ -256,17 +256,17 @@ def endpoints() -> list[Endpoint]:
             0.15,
             again={409},
         ),
-        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.12),
+        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.08),
         Endpoint(
             "slots", "GET /v1.1/museum-hours/{date}/slots", _slots_lines(today), {200}, 0.35, True
         ),
-        Endpoint("order", "POST /v1.1/orders (4 tickets)", _order_lines(today, rng), {201}, 0.08),
+        Endpoint("order", "POST /v1.1/orders (4 tickets)", _order_lines(today, rng), {201}, 0.05),
         Endpoint(
             "confirm",
             "POST /v1.1/orders/{id}/confirm",
             _order_action_lines(today, rng, action="confirm", hold=True),
             {200},
-            0.1,
+            0.07,
             again={200},
         ),
         Endpoint(
@@ -274,7 +274,7 @@ def endpoints() -> list[Endpoint]:
             "POST /v1.1/orders/{id}/cancel",
             _order_action_lines(today, rng, action="cancel", hold=False),
             {200},
-            0.1,
+            0.05,
             again={409},
         ),
         Endpoint("floor-again", "GET /bench/floor (again, last)", floor, {200}),

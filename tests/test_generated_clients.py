@@ -219,20 +219,26 @@ class Urllib3Driver:
 DRIVERS = {"openapi-python-client": HttpxDriver, "openapi-generator": Urllib3Driver}
 
 
-@pytest.fixture(params=sorted(DRIVERS))
-def connect(request, live_server):
-    """Signs a generated client in to the live server: connect(username, password=PASSWORD)."""
+def connecting(request, live_server, drivers: dict):
+    """What a `connect` fixture yields: connect(username, password=PASSWORD) signs the generated
+    client `request.param` names (its driver in `drivers`) in to the live server; each is closed
+    after the test."""
     package = request.getfixturevalue(request.param.replace("-", "_"))
     opened = []
 
     def connect(username: str, password: str = PASSWORD):
-        driver = DRIVERS[request.param](package, f"{live_server.url}/v1.1", username, password)
+        driver = drivers[request.param](package, f"{live_server.url}/v1.1", username, password)
         opened.append(driver)
         return driver
 
     yield connect
     for driver in opened:
         driver.close()
+
+
+@pytest.fixture(params=sorted(DRIVERS))
+def connect(request, live_server):
+    yield from connecting(request, live_server, DRIVERS)
 
 
 def assert_success(answer: Answer, status: int, content_type: str = "application/json") -> Any:

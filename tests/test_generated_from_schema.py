@@ -17,11 +17,12 @@ import pytest
 from django.utils import timezone
 from openapi_spec_validator import validate
 
-from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, UserFactory
 from tests.test_generated_clients import (
     HttpxDriver,
     Urllib3Driver,
     assert_success,
+    connecting,
     generate_httpx_client,
     generate_urllib3_client,
 )
@@ -192,17 +193,7 @@ DRIVERS = {"httpx_from_schema": OrderHttpxDriver, "urllib3_from_schema": OrderUr
 
 @pytest.fixture(params=sorted(DRIVERS))
 def connect(request, live_server):
-    package = request.getfixturevalue(request.param)
-    opened = []
-
-    def connect(username: str, password: str = PASSWORD):
-        driver = DRIVERS[request.param](package, f"{live_server.url}/v1.1", username, password)
-        opened.append(driver)
-        return driver
-
-    yield connect
-    for driver in opened:
-        driver.close()
+    yield from connecting(request, live_server, DRIVERS)
 
 
 def test_the_order_journey_through_a_client_generated_from_our_schema(connect, transactional_db):

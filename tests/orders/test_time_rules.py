@@ -37,6 +37,19 @@ def timed_day(db):
     return day
 
 
+def sell_at(moment: dt.datetime, quantity: int = 1, **order):
+    """An order placed through the service at `moment` of the museum's clock."""
+    with time_machine.travel(moment, tick=False):
+        return place_order(
+            buyer=UserFactory(),
+            email="a@example.com",
+            ticket_type=order.pop("ticket_type", "general"),
+            ticket_date=DAY,
+            lines=[{"category": "adult", "quantity": quantity}],
+            **order,
+        )
+
+
 def order_at(client, moment: dt.datetime, **body):
     with time_machine.travel(moment, tick=False):
         return client.post(ORDERS, order_body(DAY, ("adult", 1), **body), format="json")
@@ -125,14 +138,7 @@ def test_a_slot_never_offers_more_than_its_day_has_left(visitor_client, timed_da
 @pytest.mark.parametrize(("minute", "admitted"), [(59, True), (60, False)])
 def test_the_door_admits_general_entry_until_closing(staff_client, db, minute, admitted):
     MuseumDayFactory(date=DAY, opens_at=dt.time(9), closes_at=dt.time(18))
-    with time_machine.travel(at(9), tick=False):
-        ticket = place_order(
-            buyer=UserFactory(),
-            email="a@example.com",
-            ticket_type="general",
-            ticket_date=DAY,
-            lines=[{"category": "adult", "quantity": 1}],
-        ).sold_tickets[0]
+    ticket = sell_at(at(9)).sold_tickets[0]
 
     with time_machine.travel(at(17) + dt.timedelta(minutes=minute), tick=False):
         answer = staff_client.post(CHECK_IN, {"code": ticket.confirmation_code}, format="json")
@@ -145,15 +151,7 @@ def test_the_door_admits_general_entry_until_closing(staff_client, db, minute, a
 
 def test_the_door_admits_an_event_ticket_all_day(staff_client, db):
     event = SpecialEventFactory(dates=[DAY])
-    with time_machine.travel(at(9), tick=False):
-        ticket = place_order(
-            buyer=UserFactory(),
-            email="a@example.com",
-            ticket_type="event",
-            event_id=event.pk,
-            ticket_date=DAY,
-            lines=[{"category": "adult", "quantity": 1}],
-        ).sold_tickets[0]
+    ticket = sell_at(at(9), ticket_type="event", event_id=event.pk).sold_tickets[0]
 
     with time_machine.travel(at(23, 30), tick=False):
         answer = staff_client.post(CHECK_IN, {"code": ticket.confirmation_code}, format="json")
@@ -167,26 +165,10 @@ def test_a_day_full_of_expired_holds_in_one_slot_sells_in_another(db):
         EntrySlot.objects.create(day=day, entry_time=dt.time(hour), capacity=10)
         for hour in (10, 15)
     )
-    with time_machine.travel(at(8), tick=False):
-        held = place_order(
-            buyer=UserFactory(),
-            email="a@example.com",
-            ticket_type="general",
-            ticket_date=DAY,
-            entry_time=early.entry_time,
-            lines=[{"category": "adult", "quantity": 2}],
-            hold=True,
-        )
+    held = sell_at(at(8), 2, entry_time=early.entry_time, hold=True)
 
-    with time_machine.travel(at(9), tick=False):  # the hold ran out; no worker released it
-        sold = place_order(
-            buyer=UserFactory(),
-            email="b@example.com",
-            ticket_type="general",
-            ticket_date=DAY,
-            entry_time=late.entry_time,
-            lines=[{"category": "adult", "quantity": 1}],
-        )
+    # The hold ran out at 8:10; no worker released it.
+    sold = sell_at(at(9), entry_time=late.entry_time)
 
     assert sold.slot == late
     held.refresh_from_db()

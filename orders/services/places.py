@@ -49,14 +49,20 @@ def slot_for(*, ticket_date: date, entry_time: time | None) -> EntrySlot | None:
     return slot
 
 
+def _open_today(ticket_date: date) -> MuseumDay | None:
+    """The day whose sale may have ended by now: `ticket_date` if it is today and open. Other
+    days read nothing; a closed day is refused by the sale as closed."""
+    if ticket_date != timezone.localdate():
+        return None
+    return MuseumDay.objects.filter(date=ticket_date, is_closed=False).first()
+
+
 def refuse_if_sale_ended(*, ticket_date: date, slot: EntrySlot | None) -> None:
     """Today, general entry is sold until the museum closes and a slot until the next begins
-    (hours.services.sales_end); SaleEnded after. Other days read nothing."""
-    if ticket_date != timezone.localdate():
-        return
-    day = MuseumDay.objects.filter(date=ticket_date, is_closed=False).first()
+    (hours.services.sales_end); SaleEnded after."""
+    day = _open_today(ticket_date)
     if day is None:
-        return  # not open: the sale refuses it as closed
+        return
     entry_time = slot.entry_time if slot else None
     entry_times = day.slots.values_list("entry_time", flat=True) if slot else []
     if timezone.now() >= sales_end(day=day, entry_time=entry_time, entry_times=entry_times):
@@ -106,11 +112,9 @@ def take_earliest_slot(*, ticket_date: date, n: int) -> Taken:
 
 def _not_over(slots: list[EntrySlot], *, ticket_date: date) -> list[EntrySlot]:
     """The slots whose sale has not ended (today's day read once; other days: all)."""
-    if ticket_date != timezone.localdate():
-        return slots
-    day = MuseumDay.objects.filter(date=ticket_date, is_closed=False).first()
+    day = _open_today(ticket_date)
     if day is None:
-        return slots  # not open: the sale refuses it as closed
+        return slots
     times, now = [slot.entry_time for slot in slots], timezone.now()
     return [
         slot

@@ -12,8 +12,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from hours.models import EntrySlot
 from museum.exceptions import InvalidInput
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
 from orders.services.pricing import (
@@ -65,7 +66,8 @@ def place_order(
     categories, slot = _checked(
         ticket_date=ticket_date,
         lines=lines,
-        entry_time=entry_time if general and not earliest_slot else _NO_SLOT,
+        entry_time=entry_time,
+        names_slot=general and not earliest_slot,
     )
     purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
 
@@ -81,13 +83,12 @@ def place_order(
     return _selling(sell, ticket_date=ticket_date, event_id=event_id)
 
 
-# Not a time: the sale picks the slot itself (earliest_slot), or sells an event.
-_NO_SLOT = object()
-
-
-def _checked(*, ticket_date: date, lines: Sequence[dict], entry_time) -> tuple[list, Any]:
-    """The lines' categories and the slot named, once the order's own rules hold: its size, its
-    date, its categories on sale, its slot on sale (unless `entry_time` is _NO_SLOT)."""
+def _checked(
+    *, ticket_date: date, lines: Sequence[dict], entry_time: time | None, names_slot: bool
+) -> tuple[list[VisitorCategory], EntrySlot | None]:
+    """The lines' categories and the slot `entry_time` names, once the order's own rules hold:
+    its size, its date, its categories on sale and, if the order `names_slot` (general entry
+    that does not take the earliest slot), that slot, on sale."""
     count = sum(line["quantity"] for line in lines)
     if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
         raise InvalidInput(
@@ -96,7 +97,7 @@ def _checked(*, ticket_date: date, lines: Sequence[dict], entry_time) -> tuple[l
     if ticket_date < timezone.localdate():
         raise DateInPast()
     categories = categories_of(lines)
-    if entry_time is _NO_SLOT:
+    if not names_slot:
         return categories, None
     slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
     places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
@@ -123,7 +124,7 @@ def quote_order(
     place (so a quote says nothing of the places left)."""
     general = ticket_type == TicketType.GENERAL
     categories, _ = _checked(
-        ticket_date=ticket_date, lines=lines, entry_time=entry_time if general else _NO_SLOT
+        ticket_date=ticket_date, lines=lines, entry_time=entry_time, names_slot=general
     )
     event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
     lines_priced = priced(lines=lines, categories=categories, event=event)

@@ -12,6 +12,7 @@ from django.db.models import Q
 
 STAFF_GROUP = "Museum staff"
 DOOR_GROUP = "Door staff"
+PARTNER_GROUP = "Sales partners"
 
 # Staff run the programme, the opening hours and the tickets: no user management, no deleting
 # orders (the record of what was sold and sent). Deleting museum days is
@@ -28,6 +29,13 @@ STAFF_PERMISSIONS = [
     "orders.view_order",
     "orders.cancel_any_order",
     "orders.view_refund",
+    # The front desk takes cash or card-terminal payments; a failed refund is tried again.
+    "orders.take_desk_payment",
+    "orders.view_payment",
+    "orders.change_refund",
+    "orders.view_salelimits",
+    "orders.add_salelimits",
+    "orders.change_salelimits",
     *(f"orders.{action}_visitorcategory" for action in ("view", "add", "change")),
     *(f"hours.{action}_entryslot" for action in ("view", "add", "change")),
     # The background tasks (confirmation emails, periodic jobs) and how they ended.
@@ -35,8 +43,15 @@ STAFF_PERMISSIONS = [
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["tickets.check_in_ticket"]
+# Resellers and the museum's trusted systems collect the money themselves: their orders are
+# confirmed at once, paid on account, and invoiced monthly. No staff rights.
+PARTNER_PERMISSIONS = ["orders.sell_on_account"]
 
-ROLES = {STAFF_GROUP: STAFF_PERMISSIONS, DOOR_GROUP: DOOR_PERMISSIONS}
+ROLES = {
+    STAFF_GROUP: STAFF_PERMISSIONS,
+    DOOR_GROUP: DOOR_PERMISSIONS,
+    PARTNER_GROUP: PARTNER_PERMISSIONS,
+}
 
 
 class UsernameTaken(ValidationError):
@@ -78,6 +93,10 @@ def door_group() -> Group:
     return role_group(DOOR_GROUP)
 
 
+def partner_group() -> Group:
+    return role_group(PARTNER_GROUP)
+
+
 def sync_role_groups() -> None:
     """Create or update every role's group (run after each migrate)."""
     for name in ROLES:
@@ -95,18 +114,27 @@ def check_username_free(username: str, *, exclude_pk: int | None = None) -> None
 
 @transaction.atomic
 def create_account(
-    *, username: str, password: str, email: str = "", staff: bool = False, door: bool = False
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    staff: bool = False,
+    door: bool = False,
+    partner: bool = False,
 ) -> User:
-    """A visitor reads and buys; staff also run the programme; door staff only check tickets in.
+    """A visitor reads and buys, paying online; a sales partner buys on account; staff also run
+    the programme; door staff only check tickets in.
 
     Staff and door staff get `is_staff`, which lets them sign in to the admin and the door page.
     """
-    if staff and door:
-        raise ValueError("An account is staff or door staff, not both.")
+    if staff + door + partner > 1:
+        raise ValueError("An account has one role: staff, door staff or sales partner.")
     check_username_free(username)
     user = User.objects.create_user(username=username, password=password, email=email)
     if staff or door:
         user.is_staff = True
         user.save(update_fields=["is_staff"])
         user.groups.add(staff_group() if staff else door_group())
+    elif partner:
+        user.groups.add(partner_group())
     return user

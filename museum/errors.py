@@ -51,6 +51,9 @@ STATUS_OF_KIND = {
     "forbidden": status.HTTP_403_FORBIDDEN,
     "not_found": status.HTTP_404_NOT_FOUND,
     "conflict": status.HTTP_409_CONFLICT,
+    "payment_required": status.HTTP_402_PAYMENT_REQUIRED,
+    "too_many": status.HTTP_429_TOO_MANY_REQUESTS,
+    "provider_down": status.HTTP_502_BAD_GATEWAY,
 }
 
 

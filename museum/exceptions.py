@@ -14,7 +14,8 @@ class MuseumProblem(Exception):
     `kind`, `default_code`, `title` and `default_detail`."""
 
     # What sort of problem: "invalid" (the request itself), "not_found", "forbidden", "conflict"
-    # (with the museum's state). The faces decide what each means to them.
+    # (with the museum's state), "payment_required", "too_many" (a limit on what one may take),
+    # "provider_down" (a payment provider failed us). The faces decide what each means to them.
     kind = "conflict"
     default_code = "conflict"
     title = "Conflict"

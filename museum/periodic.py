@@ -40,6 +40,8 @@ PERIODIC_TASKS = {
     "museum.tasks.prune_task_results": timedelta(days=1),
     # Holds that ran out give their places back (a buyer who finds a row full does it too).
     "orders.jobs.release_expired_holds": timedelta(minutes=1),
+    # A refund whose task was lost with its worker is paid back.
+    "orders.refunds.pay_back_lost_refunds": timedelta(minutes=10),
 }
 
 

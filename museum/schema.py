@@ -12,10 +12,12 @@ DESCRIPTIONS = {
     401: "Unauthorized: missing or wrong Basic credentials.",
     403: "Forbidden: the account may not do this.",
     404: "Not found.",
+    402: "Payment required: the order is confirmed by its payment.",
     409: "Conflict with the museum's rules.",
     415: "Unsupported media type: send application/json.",
     422: "Unprocessable: the Idempotency-Key was used for another request.",
-    429: "Too many requests: wait for Retry-After seconds.",
+    429: "Too many requests, or more than a limit allows (the problem's `limit`).",
+    502: "Bad gateway: the payment provider failed; nothing was charged.",
     503: "Unavailable: the database or the cache is unreachable; retry after Retry-After seconds.",
 }
 

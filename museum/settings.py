@@ -398,6 +398,32 @@ if min(MUSEUM_CANCEL_HOURS_BEFORE, MUSEUM_ENTRY_ALLOWANCE_MINUTES) < 0:
         "MUSEUM_CANCEL_HOURS_BEFORE and MUSEUM_ENTRY_ALLOWANCE_MINUTES must be 0 or more"
     )
 
+# Payments (docs/payments.md). A held order awaiting its payment keeps its places this long once
+# a payment starts: 3-D Secure and slow banks fit.
+MUSEUM_PAYMENT_HOLD_MINUTES = envint("MUSEUM_PAYMENT_HOLD_MINUTES", 30)
+# Stripe: the secret key turns the provider on; the webhook's signing secret verifies its calls
+# (POST /payments/stripe/webhook). STRIPE_API_BASE points the library at another server (tests).
+STRIPE_SECRET_KEY = os.environ.get("STRIPE_SECRET_KEY", "")
+STRIPE_WEBHOOK_SECRET = os.environ.get("STRIPE_WEBHOOK_SECRET", "")
+STRIPE_API_BASE = os.environ.get("STRIPE_API_BASE", "")
+if STRIPE_SECRET_KEY and not STRIPE_WEBHOOK_SECRET:
+    raise ImproperlyConfigured("STRIPE_SECRET_KEY needs STRIPE_WEBHOOK_SECRET too")
+# The demo provider (a page with "Pay" and "Decline") for local work: never with DEBUG off.
+MUSEUM_DEMO_PAYMENTS = envbool("MUSEUM_DEMO_PAYMENTS", DEBUG)
+if MUSEUM_DEMO_PAYMENTS and not DEBUG:
+    raise ImproperlyConfigured("MUSEUM_DEMO_PAYMENTS takes no money: only with DEBUG on")
+# Online accounts may not hoard places: held at once, and per visit date (held or sold), per
+# account and per buyer email within it. Staff set an account's own values (a shop, a kiosk).
+MUSEUM_MAX_HELD_PLACES = envint("MUSEUM_MAX_HELD_PLACES", 20)
+MUSEUM_MAX_PLACES_PER_DAY = envint("MUSEUM_MAX_PLACES_PER_DAY", 40)
+# Confirmation emails to one address from online accounts, per day.
+MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = envint("MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY", 10)
+if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PER_DAY) < 1:
+    raise ImproperlyConfigured(
+        "MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES and MUSEUM_MAX_PLACES_PER_DAY "
+        "must be 1+"
+    )
+
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("EMAIL_PORT", 25)

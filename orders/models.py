@@ -48,6 +48,11 @@ class VisitorCategory(models.Model):
         default=False,
         help_text="The door asks staff to check proof of age or status.",
     )
+    needs_companion = models.BooleanField(
+        default=False,
+        help_text="Sold only beside a ticket of a category that does not need one (e.g. infants "
+        "with an adult).",
+    )
     active = models.BooleanField(default=True, help_text="Sold only while active.")
     ordering = models.PositiveSmallIntegerField(default=0, help_text="Lower comes first.")
 
@@ -76,6 +81,13 @@ class OrderStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class Channel(models.TextChoices):
+    """How an order is paid: through a payment provider, or on the partner's account."""
+
+    ONLINE = "online", "Online (paid through a provider)"
+    ON_ACCOUNT = "on_account", "On account (a sales partner)"
+
+
 class Order(models.Model):
     """Tickets bought together, for one date (and one slot or event): all taken, or none."""
 
@@ -97,6 +109,7 @@ class Order(models.Model):
         EntrySlot, on_delete=models.PROTECT, null=True, blank=True, related_name="orders"
     )
     total = models.DecimalField(max_digits=10, decimal_places=2)
+    channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.ONLINE)
     created_at = models.DateTimeField(auto_now_add=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
@@ -111,7 +124,11 @@ class Order(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        permissions = [("cancel_any_order", "Can cancel any order, past the deadline too")]
+        permissions = [
+            ("cancel_any_order", "Can cancel any order, past the deadline too"),
+            ("sell_on_account", "Can sell on account (a sales partner; paid by invoice)"),
+            ("take_desk_payment", "Can take a payment at the desk (cash or card terminal)"),
+        ]
         indexes = [
             models.Index(
                 fields=["hold_expires_at"],
@@ -130,24 +147,147 @@ class Order(models.Model):
         return self.confirmation_code
 
 
+class PaymentState(models.TextChoices):
+    CREATED = "created", "Created"
+    PENDING = "pending", "Pending (the buyer is paying)"
+    CONFIRMED = "confirmed", "Confirmed"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+    # Taken, then paid back whole: it came after the order's places were gone, or was a second
+    # payment of an order already paid.
+    REFUNDED = "refunded", "Refunded whole"
+
+
+class Payment(models.Model):
+    """One attempt to pay an order through a provider; exactly one confirms it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="payments")
+    provider = models.CharField(max_length=20)
+    # The provider's own id for it (Stripe: the PaymentIntent's), empty until it has one.
+    reference = models.CharField(max_length=100, blank=True, db_index=True)
+    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    state = models.CharField(
+        max_length=10, choices=PaymentState.choices, default=PaymentState.CREATED
+    )
+    # The desk: cash or card terminal; the provider's message of a failure.
+    info = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    taken_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Who started it: the buyer, or staff at the desk.",
+    )
+
+    # What starting it gave the client (orders.providers.Started), on the answer only.
+    client_secret: str | None = None
+    pay_url: str | None = None
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["order"],
+                condition=Q(state="confirmed"),
+                name="one_confirmed_payment_per_order",
+            ),
+            models.CheckConstraint(name="payment_amount_positive", condition=Q(amount__gt=0)),
+        ]
+
+    def __str__(self):
+        return f"{self.amount} {self.currency} by {self.provider} ({self.state})"
+
+
+class RefundState(models.TextChoices):
+    CREATED = "created", "Created (being paid back)"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    MANUAL = "manual", "Manual (staff pay it back by hand)"
+
+
+class RefundSource(models.TextChoices):
+    BUYER = "buyer", "Cancelled by the buyer"
+    STAFF = "staff", "Cancelled by staff"
+    EVENT_CANCELLED = "event_cancelled", "Event called off"
+    NOT_PLACED = "not_placed", "Paid after the hold ran out, places gone"
+
+
 class Refund(models.Model):
-    """Money due back for a cancelled ticket of a paid order; paying it is outside the service."""
+    """Money paid back for a cancelled ticket, through the provider that took it (or, without a
+    payment to pay it back through, by staff by hand)."""
 
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="refunds")
-    ticket = models.OneToOneField("tickets.Ticket", on_delete=models.PROTECT, related_name="refund")
+    # The ticket it pays back; empty for a payment refunded whole (one that came too late).
+    ticket = models.OneToOneField(
+        "tickets.Ticket", on_delete=models.PROTECT, related_name="refund", null=True, blank=True
+    )
+    payment = models.ForeignKey(
+        Payment, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True
+    )
     amount = models.DecimalField(max_digits=8, decimal_places=2)
+    state = models.CharField(
+        max_length=10, choices=RefundState.choices, default=RefundState.CREATED
+    )
+    source = models.CharField(max_length=20, choices=RefundSource.choices)
+    reference = models.CharField(max_length=100, blank=True)
+    error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    done_at = models.DateTimeField(null=True, blank=True)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="+",
-        help_text="Empty: the museum called the event off.",
+        help_text="Empty: the museum called the event off, or a payment came too late.",
     )
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(name="refund_amount_not_negative", condition=Q(amount__gte=0)),
+        ]
 
     def __str__(self):
-        return f"{self.amount} for {self.ticket}"
+        return f"{self.amount} for {self.ticket or self.order}"
+
+
+class ProviderEvent(models.Model):
+    """A provider's notification already handled: its id, once, so a repeat changes nothing."""
+
+    provider = models.CharField(max_length=20)
+    event_id = models.CharField(max_length=255)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "event_id"], name="provider_event_once")
+        ]
+
+    def __str__(self):
+        return f"{self.provider} {self.event_id}"
+
+
+class SaleLimits(models.Model):
+    """An account's own limits on places, set by staff: a shop or kiosk selling for many people
+    holds more than one visitor may. Empty: the museum's default (none for sales partners)."""
+
+    account = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sale_limits"
+    )
+    max_held_places = models.PositiveIntegerField(
+        "places held at once", null=True, blank=True, help_text="Empty: the museum's default."
+    )
+    max_places_per_day = models.PositiveIntegerField(
+        "places per visit date", null=True, blank=True, help_text="Empty: the museum's default."
+    )
+
+    class Meta:
+        verbose_name = "sale limits"
+        verbose_name_plural = "sale limits"
+
+    def __str__(self):
+        return f"Limits of {self.account}"

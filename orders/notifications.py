@@ -60,6 +60,20 @@ def send_order_confirmation(*, order: Order) -> None:
     message.send()
 
 
+def send_not_placed(*, order: Order, amount) -> None:
+    """Tell the buyer their payment came after the order's places went, and is paid back."""
+    EmailMessage(
+        subject=f"Your order {order.confirmation_code} could not be kept",
+        body=(
+            f"Your payment for order {order.confirmation_code} ({order.date}) reached us after "
+            "the order's hold had run out, and its places were sold meanwhile.\n\n"
+            f"We are paying {amount} {settings.MUSEUM_CURRENCY} back the way you paid; banks "
+            "take a few days to show it. We are sorry."
+        ),
+        to=[order.email],
+    ).send()
+
+
 # An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP
 # account is often an address too). Generous on purpose: a quoted local part, any non-space run
 # around an @, a domain literal; better a word too many scrubbed than an address kept.

@@ -13,7 +13,7 @@ from museum.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
-from orders.models import OrderStatus
+from orders.models import Channel, OrderStatus, PaymentState
 from orders.services import cancel_deadline
 from tickets.models import TicketType
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
@@ -42,6 +42,10 @@ class VisitorCategorySerializer(serializers.Serializer):
     checkAtDoor = serializers.BooleanField(
         source="check_at_door", help_text="The door checks proof of age or status."
     )
+    needsCompanion = serializers.BooleanField(
+        source="needs_companion",
+        help_text="Sold only beside a ticket of a category that does not need one.",
+    )
     currency = CurrencyField()
 
 
@@ -61,7 +65,8 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
     hold = StrictBooleanField(
         required=False,
         default=False,
-        help_text="Hold the places for MUSEUM_HOLD_MINUTES until POST .../confirm.",
+        help_text="Hold the places for MUSEUM_HOLD_MINUTES until POST .../confirm. An online "
+        "account's order with a price is held whatever this says, until paid.",
     )
     dryRun = StrictBooleanField(
         source="dry_run",
@@ -124,6 +129,11 @@ class OrderTicketSerializer(serializers.Serializer):
 class OrderSerializer(serializers.Serializer):
     orderId = serializers.UUIDField(source="id")
     status = serializers.ChoiceField(choices=OrderStatus.choices)
+    channel = serializers.ChoiceField(
+        choices=Channel.choices,
+        help_text="`online`: paid through a payment provider (held until then); `on_account`: "
+        "a sales partner's, invoiced monthly.",
+    )
     holdExpiresAt = serializers.DateTimeField(
         source="hold_expires_at", required=False, allow_null=True
     )
@@ -212,3 +222,42 @@ class QuoteSerializer(serializers.Serializer):
     lines = QuoteLineSerializer(many=True)
     total = MoneyField(max_digits=10, help_text="What the order would cost.")
     currency = CurrencyField()
+
+
+class PaymentMethod(TextChoices):
+    CASH = "cash"
+    CARD = "card"
+
+
+class StartPaymentRequestSerializer(serializers.Serializer):
+    provider = serializers.ChoiceField(
+        choices=["stripe", "desk", "demo"],
+        help_text="`stripe` (a card, completed with Stripe.js and `clientSecret`), `demo` (local "
+        "work only: open `payUrl`), `desk` (staff who take payments at the desk: paid at once).",
+    )
+    method = serializers.ChoiceField(
+        choices=PaymentMethod.choices,
+        required=False,
+        help_text="The desk: cash or the card terminal.",
+    )
+
+
+class PaymentSerializer(serializers.Serializer):
+    paymentId = serializers.UUIDField(source="id")
+    provider = serializers.CharField()
+    state = serializers.ChoiceField(choices=PaymentState.choices)
+    amount = MoneyField(max_digits=10)
+    currency = serializers.CharField()
+    createdAt = serializers.DateTimeField(source="created_at")
+    confirmedAt = serializers.DateTimeField(source="confirmed_at", allow_null=True)
+    clientSecret = serializers.CharField(
+        source="client_secret",
+        allow_null=True,
+        help_text="Stripe: what Stripe.js completes the payment with; only in the answer that "
+        "started it.",
+    )
+    payUrl = serializers.CharField(
+        source="pay_url",
+        allow_null=True,
+        help_text="The demo provider: the page that completes the payment.",
+    )

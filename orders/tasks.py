@@ -24,8 +24,8 @@ from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist
 
 from museum.periodic import schedule_periodic_tasks
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus
-from orders.notifications import describe_mail_error, send_order_confirmation
+from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment
+from orders.notifications import describe_mail_error, send_not_placed, send_order_confirmation
 
 logger = logging.getLogger(__name__)
 
@@ -137,3 +137,19 @@ def _lost_attempt(result_id: str) -> int | None:
         if started > timezone.now() - LOST_AFTER:
             return None  # perhaps still sending
     return int(result.kwargs.get("attempt", 1))
+
+
+def mail_not_placed(*, payment: Payment) -> None:
+    """Enqueue, in the caller's transaction, the email telling a buyer their late payment goes
+    back."""
+    send_not_placed_email.enqueue(payment_id=str(payment.pk))
+
+
+@task()
+def send_not_placed_email(*, payment_id: str) -> str:
+    """One attempt: the refund itself is what matters, and the order's page says it too."""
+    payment = Payment.objects.select_related("order").get(pk=uuid.UUID(payment_id))
+    if payment.order.email == ANONYMISED_EMAIL:
+        return "nothing to do: the address was removed"
+    send_not_placed(order=payment.order, amount=payment.amount)
+    return "sent"

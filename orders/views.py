@@ -12,18 +12,21 @@ from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from orders import selectors, services
-from orders.models import Order
+from orders.models import Order, OrderStatus
 from orders.notifications import tickets_pdf
 from orders.serializers import (
     CancelRequestSerializer,
     CategoryPriceSerializer,
     OrderListQuerySerializer,
     OrderSerializer,
+    PaymentSerializer,
     PlaceOrderRequestSerializer,
     PriceQuerySerializer,
     QuoteSerializer,
+    StartPaymentRequestSerializer,
     VisitorCategorySerializer,
 )
+from tickets.selectors import refuse_if_not_paid
 from tickets.views import PurchasesThrottled
 
 TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -167,14 +170,56 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     @extend_schema(
         operation_id="confirmOrder",
         summary="Confirm a held order",
-        description="Its confirmation email goes then. After the hold ran out, 409 `hold_expired`.",
+        description=(
+            "A sales partner's order (paid on account) or a free one; its confirmation email "
+            "goes then. An online order with a price is confirmed by its payment: 402 "
+            "`payment_required`. After the hold ran out, 409 `hold_expired`."
+        ),
         request=None,
-        responses={200: OrderSerializer, **problems(401, 403, 404, 409)},
+        responses={200: OrderSerializer, **problems(401, 402, 403, 404, 409)},
     )
     @action(detail=True, methods=["post"])
     def confirm(self, request, orderId):
         order = services.confirm_order(order_id=orderId, by=request.user)
         return Response(OrderSerializer(order).data)
+
+    @extend_schema(
+        methods=["POST"],
+        operation_id="startOrderPayment",
+        summary="Pay a held order",
+        description=(
+            "Starts a payment with a provider and extends the hold to "
+            "MUSEUM_PAYMENT_HOLD_MINUTES so that it can complete. `stripe` answers a "
+            "`clientSecret` for Stripe.js; Stripe's webhook then confirms the order and its email "
+            "goes. `desk` (staff who take payments) is paid at once. A provider this account may "
+            "not use is 400; an order not held or free, 409 `nothing_to_pay`; after the hold ran "
+            "out, 409 `hold_expired`; the provider failing, 502 `provider_failed`."
+        ),
+        request=StartPaymentRequestSerializer,
+        responses={201: PaymentSerializer, **problems(400, 401, 403, 404, 409, 429, 502)},
+    )
+    @extend_schema(
+        methods=["GET"],
+        operation_id="listOrderPayments",
+        summary="The order's payments",
+        description="Every attempt to pay it, oldest first; exactly one confirms it.",
+        responses={200: PaymentSerializer(many=True), **problems(401, 404)},
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def payments(self, request, orderId):
+        if request.method == "GET":
+            payments = services.payments_of(order_id=orderId, viewer=request.user)
+            return Response(PaymentSerializer(payments, many=True).data)
+        serializer = StartPaymentRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        payment = services.start_payment(
+            order_id=orderId,
+            by=request.user,
+            provider_name=data["provider"],
+            method=data.get("method", ""),
+        )
+        return Response(PaymentSerializer(payment).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         operation_id="cancelOrder",
@@ -213,10 +258,13 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     @extend_schema(
         operation_id="getOrderTicketsPdf",
         summary="The order's tickets as a PDF",
-        description="One ticket a page, to print at home. For its buyer and staff.",
+        description=(
+            "One ticket a page, to print at home. For its buyer and staff; a held order's "
+            "tickets come once it is paid (409 `not_paid`)."
+        ),
         responses={
             (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The tickets."),
-            **problems(401, 404),
+            **problems(401, 404, 409),
         },
     )
     @action(
@@ -227,6 +275,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     )
     def tickets_pdf(self, request, orderId):
         order = selectors.viewable_order(order_id=orderId, viewer=request.user)
+        refuse_if_not_paid(held=order.status == OrderStatus.HELD)
         response = HttpResponse(tickets_pdf(order=order), content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
         return response

@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 CONTRACT = ROOT / "contract" / "museum-api-1.1.1.yaml"
 STAFF, STAFF_PASSWORD = "conformance-staff", secrets.token_urlsafe(16)
+SELLS_ON_ACCOUNT = (
+    "from django.contrib.auth.models import User; from museum.accounts import partner_group; "
+    f"User.objects.get(username={STAFF!r}).groups.add(partner_group())"
+)
 CHECKS = [
     "not_a_server_error",
     "status_code_conformance",
@@ -196,6 +200,9 @@ def main() -> int:
         # The first days get entry slots, so listEntrySlots and timed orders have some.
         manage(env, "seed_hours", "--days", "7", "--slot-minutes", "60", "--slot-capacity", "500")
         manage(env, "create_account", STAFF, "--staff", "--password-stdin", stdin=STAFF_PASSWORD)
+        # It buys too: as a sales partner (on account), so a purchase is a ticket at once, as
+        # the contract answers it (an online account's waits for its payment: 409 `not_paid`).
+        manage(env, "shell", "-c", SELLS_ON_ACCOUNT)
         port = free_port()
         # SQLite takes one writer at a time: a second worker would only add "database is
         # locked" answers (503) that say nothing about the contract.

@@ -15,7 +15,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from museum.accounts import create_account
-from tests.factories import PASSWORD, UserFactory, door_member, staff_member
+from tests.factories import PASSWORD, UserFactory, door_member, partner_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
 
 # pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
@@ -90,6 +90,9 @@ def run_task_worker() -> str:
 create_default_categories = importlib.import_module(
     "orders.migrations.0002_default_visitor_categories"
 ).create_defaults
+infants_need_companions = importlib.import_module(
+    "orders.migrations.0004_payments"
+).infants_need_companions
 
 
 @pytest.fixture(autouse=True)
@@ -104,6 +107,7 @@ def visitor_categories(request):
     if uses_database:
         request.getfixturevalue("db")
         create_default_categories(django_apps, None)
+        infants_need_companions(django_apps, None)
 
 
 @pytest.fixture(autouse=True)
@@ -166,7 +170,21 @@ def buy_event_ticket(client: APIClient, event, day):
 
 @pytest.fixture
 def visitor(db):
-    return UserFactory(username="visitor")
+    """The account most tests buy with: a sales partner, whose orders are confirmed at once (paid
+    on account), so that a test of the sale needs no payment. tests/orders/test_payments.py
+    buys as `online_visitor`, who pays through a provider."""
+    return partner_member(username="visitor")
+
+
+@pytest.fixture
+def online_visitor(db):
+    """A visitor's own account: an order with a price is held until a provider confirms it."""
+    return UserFactory(username="online")
+
+
+@pytest.fixture
+def online_client(online_visitor):
+    return client_for(online_visitor)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
-from museum.accounts import door_group, staff_group
+from museum.accounts import door_group, partner_group, staff_group
 from orders.models import Order, OrderStatus
 from tickets.models import Ticket
 
@@ -33,6 +33,13 @@ def staff_member(**kwargs) -> User:
     """A member of the Museum staff group, as `create_account --staff` makes."""
     user = UserFactory(is_staff=True, **kwargs)
     user.groups.add(staff_group())
+    return user
+
+
+def partner_member(**kwargs) -> User:
+    """A sales partner, as `create_account --partner` makes: sells on account."""
+    user = UserFactory(**kwargs)
+    user.groups.add(partner_group())
     return user
 
 

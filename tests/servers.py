@@ -126,12 +126,13 @@ NODE_SETUP = f"""
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from hours.models import MuseumDay
-from museum.accounts import staff_group
+from museum.accounts import partner_group, staff_group
 call_command("migrate", verbosity=0)
 User.objects.create(username="staff", is_staff=True, password={{password!r}}).groups.add(
     staff_group()
 )
-User.objects.create(username="visitor", password={{password!r}})
+# A sales partner, as the tests' `visitor` is: its orders are confirmed without a payment.
+User.objects.create(username="visitor", password={{password!r}}).groups.add(partner_group())
 MuseumDay.objects.create(date="{NODE_DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
 """
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from tests.conftest import staff_member
 from tests.contract import CONTRACT
-from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 
 BIN = Path(sys.executable).parent
 PROBLEM = "application/problem+json"
@@ -255,7 +255,7 @@ def assert_problem(answer: Answer, status: int) -> None:
 @pytest.fixture
 def accounts(transactional_db):
     staff_member(username="staff")
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
 
 
 def test_a_generated_client_drives_the_whole_flow(connect, accounts):

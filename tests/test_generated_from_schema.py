@@ -17,7 +17,7 @@ import pytest
 from django.utils import timezone
 from openapi_spec_validator import validate
 
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, partner_member
 from tests.test_generated_clients import (
     HttpxDriver,
     Urllib3Driver,
@@ -197,7 +197,7 @@ def connect(request, live_server):
 
 
 def test_the_order_journey_through_a_client_generated_from_our_schema(connect, transactional_db):
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
     day = timezone.localdate() + dt.timedelta(days=3)
     MuseumDayFactory(date=day)
     visitor = connect("visitor")

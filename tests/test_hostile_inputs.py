@@ -31,6 +31,7 @@ from tests.factories import (
     TicketFactory,
     UserFactory,
     days_from_today,
+    partner_member,
     staff_member,
 )
 from tests.qr import qr_text
@@ -73,7 +74,7 @@ class Write:
 def world(db):
     """An event, an open day in three days and today, and a ticket for today to scan."""
     staff = staff_member(username="staff")
-    visitor = UserFactory(username="visitor")
+    visitor = partner_member(username="visitor")
     event = SpecialEventFactory(name="Night at the museum", dates=[days_from_today(3)])
     MuseumDayFactory(date=days_from_today(3))
     MuseumDayFactory(date=timezone.localdate())
@@ -762,7 +763,7 @@ def programme(db, settings):
     SpecialEventFactory(name="Edges", dates=[dt.date.min, dt.date.max])
     for number in range(60):
         MuseumDayFactory(date=days_from_today(number * 9 - 200), closes_at=dt.time(18))
-    return client_for(UserFactory(username="visitor"))
+    return client_for(partner_member(username="visitor"))
 
 
 def events_in(start: dt.date, end: dt.date) -> list[dict]:

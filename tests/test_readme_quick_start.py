@@ -20,15 +20,18 @@ HEADING = "## Quick start"
 ADDRESS_LINE = "MUSEUM=http://127.0.0.1:8000"
 STATUS_PREFIX = "quick-start-status:"
 
-# The steps, in the README's order: categories, hours, the day's slots, the hold, the held order,
-# the confirmation, the PDF, the order again (a ticket's id), one ticket cancelled, the order.
+# The steps, in the README's order: categories, hours, the day's slots, the order (held), the held
+# order, the payment started, the demo page's "Pay", the paid order, the PDF, the order again (a
+# ticket's id), one ticket cancelled, the order.
 EXPECTED = [
     ("GET", "/v1.1/visitor-categories", 200),
     ("GET", "/v1.1/museum-hours", 200),
     ("GET", "/slots", 200),
     ("POST", "/v1.1/orders", 201),
     ("GET", "/v1.1/orders/", 200),
-    ("POST", "/confirm", 200),
+    ("POST", "/payments", 201),
+    ("POST", "/payments/demo/", 302),
+    ("GET", "/v1.1/orders/", 200),
     ("GET", "/tickets.pdf", 200),
     ("GET", "/v1.1/orders/", 200),
     ("POST", "/cancel", 200),

@@ -90,6 +90,8 @@ ADDED_OPERATIONS = {
     ("/orders/{orderId}/confirm", "post"),
     ("/orders/{orderId}/cancel", "post"),
     ("/orders/{orderId}/tickets/{ticketId}/cancel", "post"),
+    ("/orders/{orderId}/payments", "post"),
+    ("/orders/{orderId}/payments", "get"),
 }
 
 

@@ -11,7 +11,7 @@ from django.db.models.expressions import RawSQL
 from museum.exceptions import NotFound
 from museum.response_cache import now_and_on_commit
 from tickets import tokens
-from tickets.exceptions import ForgedTicket, UnknownTicket
+from tickets.exceptions import ForgedTicket, NotPaid, UnknownTicket
 from tickets.images import ticket_image
 from tickets.models import Ticket, TicketImage
 
@@ -43,10 +43,18 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if ticket is None:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
+    refuse_if_not_paid(held=ticket.held)
     image = ticket_image(ticket=ticket)
     drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
     _keep(ticket_id, drawn)
     return drawn
+
+
+def refuse_if_not_paid(*, held: bool) -> None:
+    """A held order's tickets have no image, QR code or PDF until it is paid: one would pass for
+    a ticket. (A drawn image is only ever a paid ticket's: a ticket is never held again.)"""
+    if held:
+        raise NotPaid("The order is not paid yet: its tickets come once it is.")
 
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:

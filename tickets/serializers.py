@@ -1,6 +1,7 @@
 import re
 
 from django.core.validators import EmailValidator
+from django.utils import timezone
 from rest_framework import serializers
 
 from hours.serializers import HourMinuteField
@@ -64,14 +65,18 @@ class BuyMuseumTicketsResponseSerializer(serializers.Serializer):
     eventName = serializers.CharField(source="event.name", required=False)
 
     def get_message(self, ticket) -> str:
-        if ticket.is_event_ticket:
-            return "Museum special event ticket purchased"
-        if ticket.slot_id is not None:
+        what = "special event" if ticket.is_event_ticket else "general entry"
+        if ticket.held:
+            # An online account's purchase: the order is held until paid (docs/contract-notes.md).
+            until = timezone.localtime(ticket.order.hold_expires_at)
             return (
-                "Museum general entry ticket purchased, "
-                f"timed entry from {ticket.slot.entry_time:%H:%M}"
+                f"Museum {what} ticket reserved, awaiting payment until {until:%H:%M}: "
+                f"POST /v1.1/orders/{ticket.order_id}/payments"
             )
-        return "Museum general entry ticket purchased"
+        if ticket.slot_id is not None:
+            entry = f"{ticket.slot.entry_time:%H:%M}"
+            return f"Museum {what} ticket purchased, timed entry from {entry}"
+        return f"Museum {what} ticket purchased"
 
     def to_representation(self, ticket):
         # The contract's eventId and eventName are strings when present, never null.

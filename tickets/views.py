@@ -133,7 +133,8 @@ class TicketImageView(StrictQueryParameters, APIView):
         summary="Get ticket QR code",
         description=(
             "The ticket as a PNG: the signed QR code with the museum's name, ticket type, date, "
-            "event and confirmation code. Only its buyer and staff see it; anyone else gets 404."
+            "event and confirmation code. Only its buyer and staff see it; anyone else gets 404. "
+            "A ticket of an order awaiting payment has none yet: 409 `not_paid`."
         ),
         tags=["Tickets"],
         parameters=[
@@ -141,7 +142,7 @@ class TicketImageView(StrictQueryParameters, APIView):
         ],
         responses={
             (200, "image/png"): OpenApiResponse(OpenApiTypes.BINARY, "The ticket image."),
-            **problems(401, 404),
+            **problems(401, 404, 409),
         },
     )
     def get(self, request, ticketId):

@@ -1,6 +1,6 @@
 """The sale, in rooms by job: `pricing` (visitor categories and prices), `places` (counting a
-sale's places on its rows), `sale` (placing an order), `holds`, `cancellation` and
-`personal_data`. The names below are the services the faces call."""
+sale's places on its rows), `sale` (placing an order), `limits` (places one may take), `holds`,
+`payments`, `cancellation` and `personal_data`. The names below are the services the faces call."""
 
 from orders.services.cancellation import (
     cancel_deadline,
@@ -9,6 +9,13 @@ from orders.services.cancellation import (
     visit_starts_at,
 )
 from orders.services.holds import confirm_order, release_expired_holds
+from orders.services.payments import (
+    payment_failed,
+    payment_succeeded,
+    payments_of,
+    retry_refund,
+    start_payment,
+)
 from orders.services.personal_data import anonymise_old_orders
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -28,9 +35,14 @@ __all__ = [
     "cancel_order",
     "category_price",
     "confirm_order",
+    "payment_failed",
+    "payment_succeeded",
+    "payments_of",
     "place_order",
     "price_list",
     "quote_order",
     "release_expired_holds",
+    "retry_refund",
+    "start_payment",
     "visit_starts_at",
 ]

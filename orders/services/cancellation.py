@@ -1,5 +1,6 @@
 """Cancellation: an order or one of its tickets by its buyer (until the deadline) or staff, and
-every order of an event the museum calls off; places freed at once, refunds recorded."""
+every order of an event the museum calls off; places freed at once, what was paid paid back
+(orders.services.payments)."""
 
 import uuid
 from datetime import datetime, time, timedelta
@@ -13,8 +14,9 @@ from events.models import SpecialEvent
 from events.services import locked_event
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
-from orders.models import Order, OrderStatus, Refund
+from orders.models import Order, OrderStatus, RefundSource
 from orders.selectors import CANCEL_ANY_ORDER, order_to_change, tickets_of
+from orders.services.payments import refund_tickets
 from orders.services.places import give_back
 from tickets.models import Ticket, TicketImage
 
@@ -63,12 +65,8 @@ def cancel_order(
     # (its signal forgets the cached copies), not the pictures.
     TicketImage.objects.filter(ticket_id__in=voided_ids).only("pk").delete()
     if order.status == OrderStatus.CONFIRMED:  # a held order was never paid
-        refunds = Refund.objects.bulk_create(
-            Refund(order=order, ticket=ticket, amount=ticket.price, cancelled_by=by)
-            for ticket in voided
-        )
-        for refund in refunds:
-            refund.ticket.refund = refund
+        source = RefundSource.BUYER if by.pk == order.buyer_id else RefundSource.STAFF
+        refund_tickets(order=order, tickets=voided, source=source, by=by)
     give_back(order=order, n=len(voided))
     _close_if_void(order, tickets, now=now)
     order.sold_tickets = tickets
@@ -119,14 +117,10 @@ def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> i
         .filter(event=event, status__in=[OrderStatus.CONFIRMED, OrderStatus.HELD])
         .order_by("pk")
     )
-    live = Ticket.objects.filter(order__in=orders, cancelled_at__isnull=True)
-    paid = [order.pk for order in orders if order.status == OrderStatus.CONFIRMED]
-    Refund.objects.bulk_create(
-        Refund(order_id=order_id, ticket_id=ticket_id, amount=price, cancelled_by=None)
-        for order_id, ticket_id, price in live.filter(order__in=paid).values_list(
-            "order_id", "pk", "price"
-        )
-    )
+    for order in orders:
+        if order.status == OrderStatus.CONFIRMED:
+            live = list(Ticket.objects.filter(order=order, cancelled_at__isnull=True))
+            refund_tickets(order=order, tickets=live, source=RefundSource.EVENT_CANCELLED)
     return Order.objects.filter(pk__in=[order.pk for order in orders]).update(
         status=OrderStatus.CANCELLED, cancelled_at=now
     )

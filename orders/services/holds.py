@@ -10,13 +10,15 @@ from hours.models import EntrySlot
 from orders.exceptions import HoldExpired, OrderCancelled
 from orders.models import Order, OrderStatus
 from orders.selectors import order_to_change, tickets_of
+from orders.services.payments import confirm_held, refuse_unpaid_confirmation
 from orders.services.places import give_back
-from orders.tasks import mail_confirmation
 from tickets.models import Ticket, TicketImage
 
 
 def confirm_order(*, order_id: uuid.UUID, by) -> Order:
-    """Turn a held order into a confirmed one while its hold lasts; its email goes then."""
+    """Turn a held order into a confirmed one while its hold lasts; its email goes then. Only an
+    order with nothing to pay online: a partner's (paid on account) or a free one; a payment
+    provider confirms the others (PaymentRequired)."""
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
         now = timezone.now()
@@ -28,13 +30,8 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
         elif order.status == OrderStatus.CANCELLED:
             raise OrderCancelled()
         elif order.status == OrderStatus.HELD:
-            order.status, order.hold_expires_at = OrderStatus.CONFIRMED, None
-            order.confirmed_at = now
-            mail_confirmation(order=order)
-            order.save(
-                update_fields=["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"]
-            )
-            Ticket.objects.filter(order=order).update(held=False)
+            refuse_unpaid_confirmation(order)
+            confirm_held(order, now=now)
         # A confirmed order is left as it is: a retried confirmation.
     if ran_out:
         raise HoldExpired()

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
+from orders.exceptions import NeedsCompanion
 from orders.models import VisitorCategory
 from tickets.exceptions import DateInPast, EventNotOnDate, UnknownEvent
 
@@ -71,13 +72,18 @@ def price_list(
 
 
 def categories_of(lines: Sequence[dict]) -> list[VisitorCategory]:
-    """Each line's category, on sale; InvalidInput naming the first line whose is not."""
+    """Each line's category, on sale; InvalidInput naming the first line whose is not, or the
+    lines if every one needs a companion of another category."""
     codes = [line["category"] for line in lines]
     on_sale = {c.category: c for c in active_categories().filter(category__in=codes)}
     for index, code in enumerate(codes):
         if code not in on_sale:
             raise InvalidInput(f"lines.{index}.category", "No such visitor category on sale.")
-    return [on_sale[code] for code in codes]
+    categories = [on_sale[code] for code in codes]
+    # Infants, say, come with someone who is not one.
+    if all(category.needs_companion for category in categories):
+        raise NeedsCompanion(sorted({category.name for category in categories}))
+    return categories
 
 
 def priced(

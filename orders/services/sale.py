@@ -14,9 +14,11 @@ from django.utils import timezone
 
 from hours.models import EntrySlot
 from museum.exceptions import InvalidInput
-from orders.models import Order, OrderStatus, VisitorCategory
+from orders.models import Channel, Order, OrderStatus, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
+from orders.services.limits import check_places
+from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
     Line,
@@ -25,7 +27,6 @@ from orders.services.pricing import (
     priced,
     total_of,
 )
-from orders.tasks import mail_confirmation
 from tickets.exceptions import DateInPast, SoldOut
 from tickets.models import Ticket, TicketType
 from tickets.services import new_confirmation_code
@@ -172,23 +173,36 @@ def _selling(sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUI
 
 def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *, hold: bool):
     now = timezone.now()
+    channel = channel_of(purchase.buyer)
+    total = total_of(lines)
+    # An online order with a price is held until a provider confirms its payment.
+    held = hold or (channel == Channel.ONLINE and total > 0)
+    check_places(
+        buyer=purchase.buyer,
+        email=purchase.email,
+        ticket_date=purchase.ticket_date,
+        n=sum(line.quantity for line in lines),
+        held=held,
+        channel=channel,
+    )
     order = Order(
         buyer=purchase.buyer,
         email=purchase.email,
         phone=purchase.phone,
-        status=OrderStatus.HELD if hold else OrderStatus.CONFIRMED,
-        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES) if hold else None,
-        confirmed_at=None if hold else now,
+        status=OrderStatus.HELD,
+        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),
         ticket_type=purchase.ticket_type,
         date=purchase.ticket_date,
         event=taken.event,
         slot=taken.slot,
-        total=total_of(lines),
+        total=total,
+        channel=channel,
     )
-    if not hold:
-        mail_confirmation(order=order)
+    if not held:
+        mark_confirmed(order, now=now)
     order.save(force_insert=True)
+    record_on_account_payment(order)
     tickets = [
         Ticket(
             buyer=purchase.buyer,
@@ -198,7 +212,7 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
             price=line.price,
             confirmation_code=new_confirmation_code(f"ticket-{purchase.ticket_type}"),
             order=order,
-            held=hold,
+            held=held,
             category=line.category,
             slot=taken.slot,
             # The row that counts the ticket (a museum day's key is its date).

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from museum.accounts import create_account
 from orders.services import buy_ticket
 from tests.conftest import basic_auth
-from tests.factories import PASSWORD, MuseumDayFactory, UserFactory
+from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 from tests.qr import qr_text
 from tickets.images import ticket_image
 from tickets.models import Ticket
@@ -61,7 +61,7 @@ def test_a_fresh_ticket_is_admitted_once_at_the_door(page):
     create_account(username="desk", password=PASSWORD, staff=True)
     MuseumDayFactory(date=timezone.localdate())
     ticket = buy_ticket(
-        buyer=UserFactory(username="visitor"),
+        buyer=partner_member(username="visitor"),
         ticket_type="general",
         ticket_date=timezone.localdate(),
         email="visitor@example.com",
@@ -113,7 +113,7 @@ def test_the_door_page_keeps_what_a_scanner_typed_while_it_loaded(page):
 
 
 def test_a_visitor_cannot_open_the_door_page(page, live_server, client):
-    visitor = UserFactory(username="visitor")
+    visitor = partner_member(username="visitor")
 
     page.goto("/door/")
     expect(page).to_have_url(re.compile(r"/admin/login/\?next=/door/$"))

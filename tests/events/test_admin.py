@@ -17,6 +17,7 @@ from tests.factories import (
     TicketFactory,
     UserFactory,
     days_from_today,
+    partner_member,
     staff_member,
 )
 from tickets.models import Ticket
@@ -28,7 +29,7 @@ EVENTS = "/admin/events/specialevent/"
 def sold_event(db):
     event = SpecialEventFactory(name="Night at the Museum", dates=[days_from_today(2)])
     buy_ticket(
-        buyer=UserFactory(),
+        buyer=partner_member(),
         ticket_type="event",
         ticket_date=days_from_today(2),
         email="ada@example.com",

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from hours.models import MuseumDay
 from orders.services import buy_ticket
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, UserFactory, partner_member
 
 DAYS = "/admin/hours/museumday/"
 APPLY_PATTERN = "/admin/hours/museumday/apply-pattern/"
@@ -211,7 +211,9 @@ def test_drilling_into_a_past_month_shows_that_month(desk_client):
 def test_a_pattern_closing_a_day_with_tickets_says_how_many_and_keeps_the_day(desk_client):
     MuseumDayFactory(date=MONDAY, capacity=3)
     for _ in range(3):
-        buy_ticket(buyer=UserFactory(), ticket_type="general", ticket_date=MONDAY, email="a@b.org")
+        buy_ticket(
+            buyer=partner_member(), ticket_type="general", ticket_date=MONDAY, email="a@b.org"
+        )
 
     response = apply_pattern(desk_client, days="7", pattern="tue-fri 09:00-17:00")
     follow = desk_client.get(response["Location"]).content.decode()
@@ -223,7 +225,7 @@ def test_a_pattern_closing_a_day_with_tickets_says_how_many_and_keeps_the_day(de
 
 def test_deleting_a_day_with_tickets_in_the_admin_is_refused_with_a_page(desk_client, staff):
     MuseumDayFactory(date=MONDAY)
-    buy_ticket(buyer=UserFactory(), ticket_type="general", ticket_date=MONDAY, email="a@b.org")
+    buy_ticket(buyer=partner_member(), ticket_type="general", ticket_date=MONDAY, email="a@b.org")
 
     page = desk_client.post(f"{DAYS}{MONDAY.isoformat()}/delete/", {"post": "yes"})
     selected = desk_client.post(

@@ -14,7 +14,7 @@ from hours.models import EntrySlot, MuseumDay
 from hours.services import apply_weekly_pattern
 from museum.exceptions import MuseumProblem
 from orders.services import place_order
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, partner_member
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -69,7 +69,7 @@ def test_a_weekly_pattern_and_sales_on_the_same_days_never_deadlock_and_count_ex
         day = MuseumDayFactory(date=start + dt.timedelta(days=offset), capacity=1000)
         for hour in (10, 11, 12):
             EntrySlot.objects.create(day=day, entry_time=dt.time(hour), capacity=1000)
-    buyer = UserFactory()
+    buyer = partner_member()
     sellers = [seller(buyer=buyer, start=start, first=n) for n in range(SELLERS)]
 
     # No weekday open: days without tickets are removed with their slots, days with tickets are

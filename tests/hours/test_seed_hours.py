@@ -13,7 +13,7 @@ from hours.services import (
     parse_weekly_pattern,
 )
 from orders.services import buy_ticket
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, partner_member
 from tickets.exceptions import SoldOut
 from tickets.models import Ticket
 
@@ -134,7 +134,7 @@ def test_a_long_range_shows_its_progress_and_a_short_one_does_not(db):
 def sell_out(day: dt.date, *, places: int = 1) -> list:
     """A general-entry day with its places all bought through the purchase rules."""
     MuseumDayFactory(date=day, capacity=places)
-    buyer = UserFactory()
+    buyer = partner_member()
     return [
         buy_ticket(buyer=buyer, ticket_type="general", ticket_date=day, email="a@example.com")
         for _ in range(places)
@@ -165,7 +165,7 @@ def test_reopening_a_weekday_does_not_sell_a_closed_days_places_again(db):
     assert "ticket(s) are sold" not in output
     with pytest.raises(SoldOut):
         buy_ticket(
-            buyer=UserFactory(), ticket_type="general", ticket_date=MONDAY, email="b@example.com"
+            buyer=partner_member(), ticket_type="general", ticket_date=MONDAY, email="b@example.com"
         )
     assert Ticket.objects.filter(date=MONDAY).count() == 1
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from hours.models import EntrySlot
 from orders.services import place_order
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, partner_member
 
 MONDAY = dt.date(2030, 1, 7)
 
@@ -103,7 +103,7 @@ def test_a_sale_is_seen_at_once_by_the_shared_slots_answer(
         assert visitor_client.get(url).json()[0]["available"] == 40
 
     place_order(
-        buyer=UserFactory(),
+        buyer=partner_member(),
         email="a@example.com",
         ticket_type="general",
         ticket_date=timed_day.date,

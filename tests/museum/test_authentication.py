@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from museum import authentication
 from museum.accounts import door_group
 from tests.conftest import basic_auth, counting_hashes
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, partner_member
 
 HOURS = "/v1.1/museum-hours"
 CHECK_IN = "/v1.1/tickets/check-in"
@@ -225,7 +225,7 @@ def test_a_deleted_account_recreated_with_the_same_name_and_password_signs_in(
     client = remembered_client()
 
     visitor.delete()
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
 
     assert client.get(HOURS).status_code == 200
 

@@ -18,7 +18,7 @@ from museum import idempotency
 from museum.models import IdempotencyKey
 from orders.models import Order
 from tests.conftest import EVENT, assert_problem, client_for
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.live_http import call, sign_in
 from tickets.models import Ticket
 
@@ -303,7 +303,7 @@ def parallel_purchases(live_server, count: int, key: str | None) -> list:
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_parallel_requests_with_one_key_buy_one_ticket(live_server):
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
 
     answers = parallel_purchases(live_server, 8, key="double-click")
 
@@ -320,7 +320,7 @@ def test_parallel_requests_with_one_key_buy_one_ticket(live_server):
 @pytest.mark.django_db(transaction=True)
 def test_without_a_key_parallel_requests_buy_a_ticket_each(live_server):
     # The double click the key is for: the same purchase, sent eight times, is eight tickets.
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
 
     answers = parallel_purchases(live_server, 8, key=None)
 

@@ -11,7 +11,7 @@ from PIL import Image
 from events.models import SpecialEvent
 from museum.text import BREAKING, BREAKING_BUT_LINES, one_line
 from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for, run_task_worker
-from tests.factories import SpecialEventFactory, UserFactory, days_from_today
+from tests.factories import SpecialEventFactory, days_from_today, partner_member
 from tickets.models import Ticket
 
 INJECTED = "Night tour\r\nBcc: x@example.org"
@@ -89,7 +89,7 @@ def stored_injection(db, settings):
     """An event saved with a line break in its name before names refused it, a ticket bought."""
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     event = SpecialEventFactory(name=INJECTED, location="Hall\r\n", dates=[days_from_today(3)])
-    client = client_for(UserFactory(username="buyer"))
+    client = client_for(partner_member(username="buyer"))
     bought = buy_event_ticket(client, event, days_from_today(3))
     assert bought.status_code == 201
     return client, bought.json()["ticketId"]

@@ -10,7 +10,7 @@ from hours.models import EntrySlot
 from hours.services import CapacityBelowSold, set_slot_capacity
 from orders.models import Order, Refund
 from orders.services import place_order
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.orders.conftest import later
 
 ORDERS = "/admin/orders/order/"
@@ -18,7 +18,7 @@ ORDERS = "/admin/orders/order/"
 
 def an_order(day, *lines, hold=False, entry_time=None, email="family@example.com"):
     return place_order(
-        buyer=UserFactory(),
+        buyer=partner_member(),
         email=email,
         ticket_type="general",
         ticket_date=day,

@@ -47,10 +47,11 @@ def test_any_account_reads_the_visitor_categories(visitor_client):
         "generalPrice": 15,
         "eventPricePercent": 100,
         "checkAtDoor": False,
+        "needsCompanion": False,
         "currency": "EUR",
     }
     assert by_code["child"]["generalPrice"] == 7.5
-    assert by_code["infant"]["generalPrice"] == 0
+    assert by_code["infant"]["generalPrice"] == 0 and by_code["infant"]["needsCompanion"]
 
 
 def test_inactive_categories_are_not_listed_and_the_currency_is_a_setting(visitor_client, settings):

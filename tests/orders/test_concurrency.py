@@ -11,7 +11,7 @@ from django.utils import timezone
 from hours.models import EntrySlot, MuseumDay
 from orders.models import Order, OrderStatus
 from orders.services import cancel_order, place_order, release_expired_holds
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, partner_member
 from tests.live_http import in_parallel, post, sign_in
 from tests.orders.conftest import order_body
 from tickets.models import Ticket
@@ -31,7 +31,7 @@ def unthrottled_purchases(settings):
 def test_fifty_parallel_orders_of_three_fill_a_slot_of_twenty_with_six(
     live_server, unthrottled_purchases
 ):
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2), capacity=100)
     slot = EntrySlot.objects.create(day=day, entry_time=dt.time(10, 30), capacity=20)
     body = order_body(day.date, ("adult", 2), ("child", 1), entryTime="10:30")
@@ -52,7 +52,7 @@ def test_orders_cancellations_and_releases_at_once_never_deadlock():
     """Writers of the same slot and day rows, each kind in its own lock order."""
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=3), capacity=60)
     slot = EntrySlot.objects.create(day=day, entry_time=dt.time(11), capacity=30)
-    buyer = UserFactory(username="visitor")
+    buyer = partner_member(username="visitor")
 
     def buy(hold=False):
         return place_order(
@@ -98,7 +98,7 @@ def test_orders_cancellations_and_releases_at_once_never_deadlock():
 def test_parallel_contract_purchases_on_a_timed_day_fill_its_slots_in_order(
     live_server, unthrottled_purchases
 ):
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2))
     early = EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=10)
     late = EntrySlot.objects.create(day=day, entry_time=dt.time(11), capacity=10)

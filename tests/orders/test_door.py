@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
 from orders.services import place_order
-from tests.factories import MuseumDayFactory, UserFactory, staff_member
+from tests.factories import MuseumDayFactory, partner_member, staff_member
 from tickets import services
 
 CHECK_IN = "/v1.1/tickets/check-in"
@@ -29,7 +29,7 @@ def timed_today(db):
 def order(*lines, hold=False, entry_time=dt.time(10, 30)):
     with time_machine.travel(at(8), tick=False):
         return place_order(
-            buyer=UserFactory(),
+            buyer=partner_member(),
             email="family@example.com",
             ticket_type="general",
             ticket_date=TODAY,

@@ -1,6 +1,6 @@
-"""The issue's scenario end to end: a family holds four places in a 10:30 slot, confirms, gets
-one email with a four-page PDF, cancels a ticket the day before with its refund recorded, and is
-admitted at the door at 10:20 (not at 10:00)."""
+"""The issue's scenario end to end: a family holds four places in a 10:30 slot, pays, gets one
+email with a four-page PDF, cancels a ticket the day before and is paid back, and is admitted at
+the door at 10:20 (not at 10:00)."""
 
 import datetime as dt
 import re
@@ -10,6 +10,7 @@ import pytest
 import time_machine
 from django.core import mail
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 from PIL import Image
 
@@ -41,7 +42,7 @@ def test_a_family_visit_from_hold_to_door():
         slots = family.get(f"/v1.1/museum-hours/{VISIT}/slots").json()
         assert {"entryTime": "10:30", "capacity": 40, "available": 40, "over": False} in slots
 
-        # Two days before: hold four places, then confirm after paying.
+        # Two days before: hold four places, then pay (the demo provider's page).
         held = family.post(
             "/v1.1/orders",
             {
@@ -61,7 +62,11 @@ def test_a_family_visit_from_hold_to_door():
         order_url = f"/v1.1/orders/{held['orderId']}"
 
         clock.shift(dt.timedelta(minutes=5))
-        assert family.post(f"{order_url}/confirm").json()["status"] == "confirmed"
+        assert family.post(f"{order_url}/confirm").status_code == 402
+        payment = family.post(f"{order_url}/payments", {"provider": "demo"}, format="json").json()
+        assert payment["state"] == "pending" and payment["amount"] == 45
+        assert Client().post(payment["payUrl"], {"outcome": "pay"}).status_code == 302
+        assert family.get(order_url).json()["status"] == "confirmed"
         run_task_worker()
         [email] = mail.outbox
         [(_, pdf, kind)] = email.attachments
@@ -73,11 +78,13 @@ def test_a_family_visit_from_hold_to_door():
     child = next(ticket for ticket in tickets if ticket["category"] == "child")
     adult = next(ticket for ticket in tickets if ticket["category"] == "adult")
 
-    # The day before: one child cannot come; the ticket is cancelled and 7.50 is due back.
+    # The day before: one child cannot come; the ticket is cancelled and 7.50 is paid back.
     with time_machine.travel(at(VISIT - dt.timedelta(days=1), 9), tick=False):
         cancelled = family.post(f"{order_url}/tickets/{child['ticketId']}/cancel")
         assert cancelled.status_code == 200 and cancelled.json()["refundDue"] == 7.5
-        assert Refund.objects.get().amount == 7.5
+        run_task_worker()
+        refund = Refund.objects.get()
+        assert (refund.amount, refund.state, refund.payment.provider) == (7.5, "done", "demo")
         assert EntrySlot.objects.get(day_id=VISIT, entry_time=dt.time(10, 30)).sold == 3
         assert MuseumDay.objects.get(date=VISIT).sold == 3
         image = family.get(f"/v1.1/tickets/{child['ticketId']}/qr")

@@ -13,7 +13,7 @@ from django.utils import timezone
 from orders import services
 from orders.models import ANONYMISED_EMAIL, Order
 from tests.conftest import run_task_worker
-from tests.factories import MuseumDayFactory, UserFactory
+from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.orders.conftest import later
 
 BUYER = "ada.lovelace@example.com"
@@ -44,7 +44,7 @@ def anonymise() -> str:
 
 
 def test_orders_past_the_retention_period_lose_email_and_phone(db, retention):
-    buyer = UserFactory()
+    buyer = partner_member()
     old = family_order(day=later(3), buyer=buyer)
     kept = family_order(day=later(4), buyer=buyer)
     record = ["buyer_id", "status", "total", "date", "confirmation_code", "confirmed_at"]

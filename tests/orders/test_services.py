@@ -14,7 +14,13 @@ from museum.exceptions import InvalidInput, NotFound
 from orders import selectors, services
 from orders.exceptions import CheckedIn, TooLate
 from orders.models import Order, OrderStatus, Refund, VisitorCategory
-from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory, staff_member
+from tests.factories import (
+    MuseumDayFactory,
+    SpecialEventFactory,
+    UserFactory,
+    partner_member,
+    staff_member,
+)
 from tests.orders.conftest import later
 from tickets.exceptions import EventNotOnDate, SoldOut, UnknownEvent
 from tickets.images import ticket_image
@@ -23,7 +29,7 @@ from tickets.models import Ticket, TicketImage
 
 def order(day, *lines, buyer=None, hold=False, **extra):
     return services.place_order(
-        buyer=buyer or UserFactory(),
+        buyer=buyer or partner_member(),
         email="a@example.com",
         ticket_type=extra.pop("ticket_type", "general"),
         ticket_date=day,
@@ -140,7 +146,7 @@ def test_the_contract_purchase_pays_the_events_own_price(db):
     event = SpecialEventFactory(price=Decimal("45"), dates=[later()])
 
     sold = services.buy_ticket(
-        buyer=UserFactory(),
+        buyer=partner_member(),
         email="a@example.com",
         ticket_type="event",
         ticket_date=later(),
@@ -157,7 +163,7 @@ def test_the_contract_purchase_on_a_full_timed_day_releases_expired_holds(db):
         order(day.date, ("adult", 2), hold=True, entry_time=slot.entry_time)
 
     sold = services.buy_ticket(
-        buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+        buyer=partner_member(), email="a@example.com", ticket_type="general", ticket_date=day.date
     )
 
     assert sold.slot == slot
@@ -204,7 +210,7 @@ def test_the_contract_purchase_on_a_full_timed_day_frees_the_days_expired_holds(
         order(day.date, ("adult", 2), hold=True, entry_time=slots[1].entry_time)
 
     sold = services.buy_ticket(
-        buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+        buyer=partner_member(), email="a@example.com", ticket_type="general", ticket_date=day.date
     )
 
     assert sold.slot == slots[0]
@@ -215,12 +221,15 @@ def test_the_contract_purchase_on_a_full_timed_day_is_sold_out(db):
     day = MuseumDayFactory(date=later(), capacity=1)
     EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=10)
     services.buy_ticket(
-        buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+        buyer=partner_member(), email="a@example.com", ticket_type="general", ticket_date=day.date
     )
 
     with pytest.raises(SoldOut):
         services.buy_ticket(
-            buyer=UserFactory(), email="a@example.com", ticket_type="general", ticket_date=day.date
+            buyer=partner_member(),
+            email="a@example.com",
+            ticket_type="general",
+            ticket_date=day.date,
         )
     assert EntrySlot.objects.get().sold == 1
 

@@ -12,7 +12,7 @@ from hours.models import EntrySlot, MuseumDay
 from orders.models import OrderStatus
 from orders.services import place_order
 from tests.conftest import assert_problem
-from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
 from tests.orders.conftest import order_body
 
 DAY = dt.date(2030, 6, 12)  # a Wednesday
@@ -41,7 +41,7 @@ def sell_at(moment: dt.datetime, quantity: int = 1, **order):
     """An order placed through the service at `moment` of the museum's clock."""
     with time_machine.travel(moment, tick=False):
         return place_order(
-            buyer=UserFactory(),
+            buyer=partner_member(),
             email="a@example.com",
             ticket_type=order.pop("ticket_type", "general"),
             ticket_date=DAY,

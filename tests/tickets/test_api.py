@@ -171,12 +171,13 @@ def test_buying_needs_credentials(anonymous_client, open_day):
 
 def test_a_purchase_costs_a_few_queries(visitor_client, event, open_day, django_assert_num_queries):
     # The account; the default visitor category; the event's row lock and its date's row (event
-    # tickets only) or the day's entry slots (general ones); the place taken; the order; the
-    # ticket; its order's confirmation email task. The test's transaction adds a savepoint and
-    # its release.
-    with django_assert_num_queries(10):
+    # tickets only) or the day's entry slots (general ones); the place taken; the account's
+    # permissions (its own and its groups': does it sell on account?) and its own limits; the
+    # order; its payment on account; the ticket; its order's confirmation email task. The
+    # test's transaction adds a savepoint and its release.
+    with django_assert_num_queries(14):
         assert buy(visitor_client, for_event(event, later())).status_code == 201
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(13):
         assert buy(visitor_client, general(open_day.date)).status_code == 201
 
 

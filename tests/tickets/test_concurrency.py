@@ -16,7 +16,7 @@ from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
     TicketFactory,
-    UserFactory,
+    partner_member,
     staff_member,
 )
 from tests.live_http import in_parallel, post, sign_in
@@ -32,7 +32,7 @@ def test_fifty_parallel_buyers_get_exactly_ten_places(live_server, settings):
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {**rates, "purchase": "1000/min"},
     }
-    UserFactory(username="visitor")
+    partner_member(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2), capacity=10)
     body = {"ticketType": "general", "ticketDate": day.date.isoformat(), "email": "a@example.com"}
     sign_in(live_server.url, username="visitor")
@@ -47,7 +47,7 @@ def test_fifty_parallel_buyers_get_exactly_ten_places(live_server, settings):
 
 def test_two_scanners_at_once_admit_a_ticket_once(live_server):
     staff_member(username="staff")
-    buyer = UserFactory(username="visitor")
+    buyer = partner_member(username="visitor")
     day = MuseumDayFactory(date=timezone.localdate())
     ticket = TicketFactory(buyer=buyer, date=day.date)
     scan = {"code": ticket.confirmation_code}
@@ -120,7 +120,7 @@ def wait_until_a_connection_waits_for_a_lock() -> None:
 def test_a_purchase_waits_for_its_events_cancellation_and_then_sells_nothing():
     day = timezone.localdate() + dt.timedelta(days=2)
     event = SpecialEventFactory(dates=[day])
-    buyer = UserFactory(username="visitor")
+    buyer = partner_member(username="visitor")
     # A cancellation in progress elsewhere: the event's row locked and changed, not committed.
     canceller = connections.create_connection("default")
     canceller.set_autocommit(False)

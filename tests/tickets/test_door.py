@@ -14,7 +14,7 @@ from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
     TicketFactory,
-    UserFactory,
+    partner_member,
 )
 from tickets import tokens
 from tickets.models import Ticket
@@ -29,7 +29,7 @@ def open_today(db):
 
 def buy(*, day=None, event=None) -> Ticket:
     return sale.buy_ticket(
-        buyer=UserFactory(),
+        buyer=partner_member(),
         ticket_type="event" if event else "general",
         ticket_date=day or timezone.localdate(),
         email="ada@example.com",
@@ -186,7 +186,7 @@ def test_the_page_counts_visitors_admitted_on_the_museums_today(desk_client, set
 
 def test_a_visitor_is_forbidden_and_admits_no_one(client, open_today):
     ticket = buy()
-    client.force_login(UserFactory(username="visitor"))
+    client.force_login(partner_member(username="visitor"))
 
     shown = client.get(DOOR)
     scanned = client.post(DOOR, {"scanned": qr_token(ticket)})

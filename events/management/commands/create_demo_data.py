@@ -11,10 +11,12 @@ from events.models import SpecialEvent
 from events.services import create_event
 from hours.models import EntrySlot, MuseumDay
 from hours.services import add_entry_slots
-from orders.services import buy_ticket, place_order
+from orders.providers import DESK
+from orders.services import buy_ticket, place_order, start_payment
 from tickets.models import TicketType
 
 DEMO_VISITOR = "visitor"  # made by create_demo_accounts
+DEMO_STAFF = "staff"
 DEMO_EMAIL = "visitor@example.com"
 # The demo visitor's family order, on the first timed day.
 DEMO_FAMILY = [{"category": "adult", "quantity": 2}, {"category": "child", "quantity": 2}]
@@ -78,6 +80,8 @@ class Command(BaseCommand):
             self.stdout.write("Events exist; no demo data added.")
             return
         visitor = User.objects.filter(username=DEMO_VISITOR).first()
+        # The demo visitor pays online; their tickets are paid at the desk by the demo staff.
+        self.desk = User.objects.filter(username=DEMO_STAFF).first()
         if visitor is None:
             self.stdout.write(f"No {DEMO_VISITOR!r} account (create_demo_accounts): no tickets.")
         # Demo tickets go to an example.com address: no confirmation mail for them.
@@ -126,6 +130,7 @@ class Command(BaseCommand):
                 email=DEMO_EMAIL,
                 event_id=event.pk if event else None,
             )
+            self._pay_at_desk(ticket.order_id)
             what = event.name if event else "general entry"
             codes.append(f"{ticket.confirmation_code} ({what}, {day:%a %d %b})")
         return codes
@@ -159,6 +164,7 @@ class Command(BaseCommand):
             lines=DEMO_FAMILY,
             entry_time=slot.entry_time,
         )
+        self._pay_at_desk(order.pk)
         when = f"{day.date:%a %d %b} {slot.entry_time:%H:%M}"
         family = ", ".join(f"{line['quantity']} {line['category']}" for line in DEMO_FAMILY)
         codes = [f"{order.confirmation_code} (family order: {family}, {when})"]
@@ -166,3 +172,7 @@ class Command(BaseCommand):
             assert ticket.category is not None  # an order's tickets have a category
             codes.append(f"{ticket.confirmation_code} ({ticket.category.name}, {when})")
         return codes
+
+    def _pay_at_desk(self, order_id) -> None:
+        if self.desk is not None:
+            start_payment(order_id=order_id, by=self.desk, provider_name=DESK, method="card")

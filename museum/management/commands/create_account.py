@@ -11,8 +11,9 @@ from museum.accounts import check_username_free, create_account
 
 class Command(BaseCommand):
     help = (
-        "Create a visitor account, a staff account with --staff, or a door-only account with "
-        "--door. Asks for the password."
+        "Create a visitor account (pays online), a staff account with --staff, a door-only "
+        "account with --door, or a sales partner's (sells on account) with --partner. Asks for "
+        "the password."
     )
 
     def add_arguments(self, parser):
@@ -25,13 +26,18 @@ class Command(BaseCommand):
         role.add_argument(
             "--door", action="store_true", help="Checks tickets in at the door; nothing else."
         )
+        role.add_argument(
+            "--partner",
+            action="store_true",
+            help="A reseller or trusted system: orders paid on account, invoiced monthly.",
+        )
         parser.add_argument(
             "--password-stdin",
             action="store_true",
             help="Read the password from standard input instead of asking (for scripts).",
         )
 
-    def handle(self, *args, username, email, staff, door, password_stdin, **options):
+    def handle(self, *args, username, email, staff, door, partner, password_stdin, **options):
         try:
             check_username_free(username)
         except ValidationError as exc:
@@ -40,11 +46,24 @@ class Command(BaseCommand):
         try:
             validate_password(password, User(username=username, email=email))
             create_account(
-                username=username, password=password, email=email, staff=staff, door=door
+                username=username,
+                password=password,
+                email=email,
+                staff=staff,
+                door=door,
+                partner=partner,
             )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from None
-        role = "staff" if staff else "door staff" if door else "visitor"
+        role = (
+            "staff"
+            if staff
+            else "door staff"
+            if door
+            else "sales partner"
+            if partner
+            else "visitor"
+        )
         self.stdout.write(self.style.SUCCESS(f"Created {role} account {username!r}."))
 
     def _ask_password(self) -> str:

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from museum.accounts import create_account
 from tests.factories import PASSWORD, UserFactory, door_member, partner_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
+from tests.stripe_fake import stripe_fake  # noqa: F401 (the fixture, for every test)
 
 # pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
 # tests open fifty at once, and on a busy machine the kernel dropped some of them (a

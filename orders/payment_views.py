@@ -57,8 +57,8 @@ def stripe_webhook(request):
         # Not ours (another system on the same Stripe account), or a payment since deleted.
         return HttpResponse(status=204)
     if event.type == FAILED:
-        error = intent.get("last_payment_error") or {}
-        message = error.get("message") or "declined"
+        error = getattr(intent, "last_payment_error", None)
+        message = getattr(error, "message", None) or "declined"
         services.payment_failed(payment_id=payment.pk, message=message, event=(STRIPE, event.id))
         return HttpResponse(status=204)
     try:

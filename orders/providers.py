@@ -24,6 +24,8 @@ DEMO = "demo"
 ON_ACCOUNT = "on_account"
 
 TAKE_DESK_PAYMENT = "orders.take_desk_payment"
+# A buyer waits on the start of a payment; a worker on a refund.
+STRIPE_TIMEOUT_SECONDS = 10
 SELL_ON_ACCOUNT = "orders.sell_on_account"
 
 
@@ -70,23 +72,27 @@ class StripeProvider(Provider):
 
     def start(self, payment: Payment) -> Started:
         intent = self._call(
-            stripe.PaymentIntent.create,
-            amount=cents(payment.amount),
-            currency=payment.currency.lower(),
-            payment_method_types=["card"],
-            metadata={"order": str(payment.order_id), "payment": str(payment.pk)},
-            # A retried start asks Stripe again and gets the same intent.
-            idempotency_key=f"payment-{payment.pk}",
+            lambda stripe_api: stripe_api.payment_intents.create(
+                params={
+                    "amount": cents(payment.amount),
+                    "currency": payment.currency.lower(),
+                    "payment_method_types": ["card"],
+                    "metadata": {"order": str(payment.order_id), "payment": str(payment.pk)},
+                },
+                # A retried start asks Stripe again and gets the same intent.
+                options={"idempotency_key": f"payment-{payment.pk}"},
+            )
         )
         return Started(reference=intent.id, client_secret=intent.client_secret)
 
     def refund(self, refund: Refund) -> tuple[RefundState, str]:
         assert refund.payment is not None
+        reference = refund.payment.reference
         done = self._call(
-            stripe.Refund.create,
-            payment_intent=refund.payment.reference,
-            amount=cents(refund.amount),
-            idempotency_key=f"refund-{refund.pk}",
+            lambda stripe_api: stripe_api.refunds.create(
+                params={"payment_intent": reference, "amount": cents(refund.amount)},
+                options={"idempotency_key": f"refund-{refund.pk}"},
+            )
         )
         if done.status == "failed":
             raise ProviderError(f"Stripe refund {done.id} failed")
@@ -95,18 +101,23 @@ class StripeProvider(Provider):
     def intent_succeeded(self, reference: str, *, amount: Decimal) -> bool:
         """Whether Stripe itself says the PaymentIntent took `amount`: a webhook's word is
         checked against the API before the order moves."""
-        intent = self._call(stripe.PaymentIntent.retrieve, reference)
+        intent = self._call(lambda stripe_api: stripe_api.payment_intents.retrieve(reference))
         # Stripe reports what it received; a fake without that field, the amount asked.
-        received = intent.get("amount_received", intent.amount)
+        received = getattr(intent, "amount_received", None) or intent.amount
         return intent.status == "succeeded" and received >= cents(amount)
 
     @staticmethod
-    def _call(method, *args, **kwargs):
-        options = {"api_key": settings.STRIPE_SECRET_KEY}
-        if settings.STRIPE_API_BASE:
-            options["api_base"] = settings.STRIPE_API_BASE
+    def _call(request):
+        """`request` made with a client of the configured key and server; its errors are the
+        provider's."""
+        base = {"api": settings.STRIPE_API_BASE} if settings.STRIPE_API_BASE else {}
+        client = stripe.StripeClient(
+            settings.STRIPE_SECRET_KEY,
+            base_addresses=base,  # type: ignore[arg-type]
+            http_client=stripe.RequestsClient(timeout=STRIPE_TIMEOUT_SECONDS),
+        )
         try:
-            return method(*args, **kwargs, **options)
+            return request(client.v1)
         except stripe.StripeError as exc:
             raise ProviderError(exc.user_message or str(exc)) from exc
 

@@ -1,22 +1,34 @@
-"""Orders, refunds and visitor categories for staff; the sales summary per day and category.
+"""Orders, payments, refunds, visitor categories and accounts' sale limits for staff; the sales
+summary per day and category, and what each sales partner owes per month.
 
 Orders are made through the API and never edited or deleted here: cancelling goes through the
 same service as the API (orders.services.cancel_order), under the same locks.
 """
 
+import csv
 from datetime import date, timedelta
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
+from django.http import HttpResponse
 from django.urls import path
 from django.utils import timezone
 
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders import selectors, services
-from orders.models import Order, OrderStatus, Refund, VisitorCategory
+from orders.models import (
+    Order,
+    OrderStatus,
+    Payment,
+    Refund,
+    RefundState,
+    SaleLimits,
+    VisitorCategory,
+)
 from tickets.models import Ticket
 
 DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
@@ -58,9 +70,35 @@ class OrderTicketInline(admin.TabularInline):
         return False
 
 
+class PaymentInline(admin.TabularInline):
+    model = Payment
+    fields = readonly_fields = (
+        "provider",
+        "state",
+        "amount",
+        "reference",
+        "info",
+        "created_at",
+        "confirmed_at",
+    )
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 class RefundInline(admin.TabularInline):
     model = Refund
-    fields = readonly_fields = ("ticket", "amount", "created_at", "cancelled_by")
+    fields = readonly_fields = (
+        "ticket",
+        "amount",
+        "state",
+        "source",
+        "error",
+        "created_at",
+        "cancelled_by",
+    )
     extra = 0
     can_delete = False
 
@@ -92,12 +130,14 @@ class OrderAdmin(admin.ModelAdmin):
         "event",
         "email",
         "total",
+        "channel",
         "created_at",
     ]
     # Emails still waiting: "Confirmation sent at" is empty (each attempt and its error are a task
     # result, under Django Tasks DB).
     list_filter = [
         "status",
+        "channel",
         OrderDateFilter,
         "ticket_type",
         ("confirmation_sent_at", admin.EmptyFieldListFilter),
@@ -116,13 +156,14 @@ class OrderAdmin(admin.ModelAdmin):
         "event",
         "slot",
         "total",
+        "channel",
         "hold_expires_at",
         "created_at",
         "confirmed_at",
         "cancelled_at",
         "confirmation_sent_at",
     )
-    inlines = [OrderTicketInline, RefundInline]
+    inlines = [OrderTicketInline, PaymentInline, RefundInline]
     actions = ["cancel_selected_orders"]
 
     @admin.display(description="entry", ordering="slot__entry_time")
@@ -141,9 +182,7 @@ class OrderAdmin(admin.ModelAdmin):
     def has_cancel_permission(self, request):
         return request.user.has_perm(selectors.CANCEL_ANY_ORDER)
 
-    @admin.action(
-        description="Cancel the selected orders (refunds recorded)", permissions=["cancel"]
-    )
+    @admin.action(description="Cancel the selected orders (paid back)", permissions=["cancel"])
     def cancel_selected_orders(self, request, queryset):
         cancelled, refused = 0, []
         for order in queryset.exclude(status__in=[OrderStatus.CANCELLED, OrderStatus.EXPIRED]):
@@ -204,9 +243,39 @@ def sales_summary(*, first: date, last: date) -> list[dict]:
 
 @admin.register(Refund)
 class RefundAdmin(admin.ModelAdmin):
-    list_display = ["ticket", "order", "amount", "created_at", "cancelled_by"]
-    list_select_related = ["ticket", "order", "cancelled_by"]
+    """A failed refund stays here with the provider's error until staff try it again."""
+
+    list_display = ["order", "ticket", "amount", "state", "source", "error", "created_at"]
+    list_filter = ["state", "source", "payment__provider"]
+    list_select_related = ["ticket", "order"]
     search_fields = ["order__confirmation_code", "ticket__confirmation_code", "order__email"]
+    date_hierarchy = "created_at"
+    actions = ["try_again"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        # Changed only through the action below, which pays it back through its provider.
+        return [field.name for field in Refund._meta.fields]
+
+    @admin.action(description="Try the selected failed refunds again", permissions=["change"])
+    def try_again(self, request, queryset):
+        failed = list(queryset.filter(state=RefundState.FAILED).values_list("pk", flat=True))
+        for refund_id in failed:
+            services.retry_refund(refund_id=refund_id)
+        self.message_user(request, f"{len(failed)} refund(s) to be paid back again.")
+
+
+@admin.register(Payment)
+class PaymentAdmin(admin.ModelAdmin):
+    list_display = ["order", "provider", "state", "amount", "info", "created_at", "confirmed_at"]
+    list_filter = ["provider", "state"]
+    list_select_related = ["order"]
+    search_fields = ["order__confirmation_code", "reference", "order__email"]
     date_hierarchy = "created_at"
 
     def has_add_permission(self, request):
@@ -217,3 +286,70 @@ class RefundAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def get_urls(self):
+        statement = self.admin_site.admin_view(self.on_account_view)
+        return [
+            path("on-account/", statement, name="orders_payment_on_account"),
+            *super().get_urls(),
+        ]
+
+    def on_account_view(self, request):
+        """Per sales partner and month: what was sold on account, credited, and is due; as a
+        page, or with ?format=csv as a file for the invoices."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        form = MonthForm(request.GET or None)
+        month = timezone.localdate().replace(day=1)
+        if form.is_valid() and form.cleaned_data["month"]:
+            month = form.cleaned_data["month"]
+        lines = selectors.on_account_statement(month=month)
+        if request.GET.get("format") == "csv":
+            return on_account_csv(lines, month=month)
+        return admin_page(
+            self,
+            request,
+            "admin/orders/payment/on_account.html",
+            title=f"Sold on account, {month:%B %Y}",
+            form=form,
+            month=month,
+            lines=lines,
+        )
+
+
+class MonthForm(forms.Form):
+    month = forms.DateField(
+        label="Month",
+        required=False,
+        input_formats=["%Y-%m"],
+        widget=forms.DateInput(format="%Y-%m", attrs={"type": "month"}),
+    )
+
+
+def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="on-account-{month:%Y-%m}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["partner", "month", "orders", "sold", "credited", "due", "currency"])
+    for line in lines:
+        writer.writerow(
+            [
+                line.partner,
+                f"{month:%Y-%m}",
+                line.orders,
+                line.sold,
+                line.credited,
+                line.due,
+                settings.MUSEUM_CURRENCY,
+            ]
+        )
+    return response
+
+
+@admin.register(SaleLimits)
+class SaleLimitsAdmin(admin.ModelAdmin):
+    """An account's own limits on places: a shop or kiosk selling for many, or a partner."""
+
+    list_display = ["account", "max_held_places", "max_places_per_day"]
+    search_fields = ["account__username"]
+    autocomplete_fields = ["account"]

@@ -1,12 +1,14 @@
 """Reads of orders: who may see or change one, and the order a viewer asks for or NotFound."""
 
 import uuid
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
 
 from museum.exceptions import NotAllowed, NotFound
-from orders.models import Order
+from orders.models import Order, Payment, Refund
 from tickets.models import Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
@@ -86,3 +88,50 @@ def order_to_change(*, order_id: uuid.UUID, by) -> Order:
     if by.pk != order.buyer_id and not by.has_perm(CANCEL_ANY_ORDER):
         raise NotAllowed("Only the buyer or staff may change an order.")
     return order
+
+
+@dataclass(frozen=True)
+class OnAccountLine:
+    """What one sales partner owes for a month: orders paid on account, less credits."""
+
+    partner: str
+    orders: int
+    sold: Decimal
+    credited: Decimal
+
+    @property
+    def due(self) -> Decimal:
+        return self.sold - self.credited
+
+
+def on_account_statement(*, month: date) -> list[OnAccountLine]:
+    """Per sales partner, the month's orders paid on account (by when they were confirmed) and
+    the refunds credited that month (by when the ticket was cancelled), for invoicing."""
+    first = month.replace(day=1)
+    after = (first + timedelta(days=32)).replace(day=1)
+    sold = (
+        Payment.objects.filter(
+            provider="on_account",
+            confirmed_at__date__gte=first,
+            confirmed_at__date__lt=after,
+        )
+        .values("taken_by__username")
+        .annotate(orders=Count("pk"), amount=Sum("amount"))
+    )
+    credited = (
+        Refund.objects.filter(
+            payment__provider="on_account", created_at__date__gte=first, created_at__date__lt=after
+        )
+        .values("payment__taken_by__username")
+        .annotate(amount=Sum("amount"))
+    )
+    lines: dict[str, list] = {}
+    for row in sold:
+        lines[row["taken_by__username"]] = [row["orders"], row["amount"], Decimal("0")]
+    for row in credited:
+        line = lines.setdefault(row["payment__taken_by__username"], [0, Decimal("0"), 0])
+        line[2] = row["amount"]
+    return [
+        OnAccountLine(partner, orders, sold_amount, credit)
+        for partner, (orders, sold_amount, credit) in sorted(lines.items())
+    ]

@@ -219,3 +219,29 @@ def test_cancelling_a_paid_order_refunds_through_stripe_ticket_by_ticket(stripe_
     assert stripe_refunds(stripe_on, payment) == [750, 1500]
     refunds = Refund.objects.filter(payment=payment)
     assert {r.state for r in refunds} == {"done"} and sum(r.amount for r in refunds) == 22.5
+
+
+def test_a_failed_refund_stays_visible_until_staff_try_it_again(
+    stripe_on, online_client, desk_client, settings
+):
+    order = held_order(online_client, MuseumDayFactory(date=later()).date, ("adult", 1))
+    payment = start_stripe_payment(online_client, order["orderId"])
+    stripe_on.pay(payment.reference)
+    payment_state(payment, "confirmed")
+    settings.STRIPE_API_BASE = "http://127.0.0.1:9"  # Stripe unreachable: nothing listens there
+
+    assert online_client.post(f"/v1.1/orders/{order['orderId']}/cancel").status_code == 200
+    run_task_worker()
+    refund = Refund.objects.get(payment=payment)
+    assert refund.state == "failed" and refund.error
+    listed = desk_client.get("/admin/orders/refund/", {"state__exact": "failed"})
+    assert refund.error.encode()[:20] in listed.content
+
+    settings.STRIPE_API_BASE = stripe_on.base_url
+    desk_client.post(
+        "/admin/orders/refund/",
+        {"action": "try_again", "_selected_action": [refund.pk]},
+    )
+    run_task_worker()
+    assert Refund.objects.get(pk=refund.pk).state == "done"
+    assert stripe_refunds(stripe_on, payment) == [1500]

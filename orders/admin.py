@@ -52,7 +52,17 @@ class VisitorCategoryAdmin(admin.ModelAdmin):
         return False  # tickets keep their category: untick Active instead
 
 
-class OrderTicketInline(admin.TabularInline):
+class RecordInline(admin.TabularInline):
+    """What an order's page lists of its record: read, never added or removed here."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class OrderTicketInline(RecordInline):
     model = Ticket
     fields = readonly_fields = (
         "confirmation_code",
@@ -62,15 +72,10 @@ class OrderTicketInline(admin.TabularInline):
         "cancelled_at",
         "checked_in_at",
     )
-    extra = 0
-    can_delete = False
     show_change_link = True
 
-    def has_add_permission(self, request, obj=None):
-        return False
 
-
-class PaymentInline(admin.TabularInline):
+class PaymentInline(RecordInline):
     model = Payment
     fields = readonly_fields = (
         "provider",
@@ -81,14 +86,9 @@ class PaymentInline(admin.TabularInline):
         "created_at",
         "confirmed_at",
     )
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
-class RefundInline(admin.TabularInline):
+class RefundInline(RecordInline):
     model = Refund
     fields = readonly_fields = (
         "ticket",
@@ -99,11 +99,6 @@ class RefundInline(admin.TabularInline):
         "created_at",
         "cancelled_by",
     )
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 class OrderDateFilter(admin.SimpleListFilter):

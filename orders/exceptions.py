@@ -69,30 +69,32 @@ class ProviderFailed(MuseumProblem):
     default_detail = "The payment provider did not answer as expected; try again shortly."
 
 
-class TooManyHeldPlaces(MuseumProblem):
+class OverLimit(MuseumProblem):
+    """More places than one account, or one address within it, may take (orders.services.limits);
+    `message` says which limit, with its value."""
+
     kind = "too_many"
+    limit_name = ""
+    message = ""
+
+    def __init__(self, *, limit: int, who: str):
+        super().__init__(
+            self.message.format(limit=limit, who=who), limit=limit, limitName=self.limit_name
+        )
+
+
+class TooManyHeldPlaces(OverLimit):
     default_code = "too_many_held_places"
     title = "Too many places held"
-
-    def __init__(self, *, limit: int, who: str):
-        super().__init__(
-            f"At most {limit} places may be held at once by one {who}; pay or cancel a hold first.",
-            limit=limit,
-            limitName="maxHeldPlaces",
-        )
+    limit_name = "maxHeldPlaces"
+    message = "At most {limit} places may be held at once by one {who}; pay or cancel a hold first."
 
 
-class TooManyPlaces(MuseumProblem):
-    kind = "too_many"
+class TooManyPlaces(OverLimit):
     default_code = "too_many_places"
     title = "Too many places for one day"
-
-    def __init__(self, *, limit: int, who: str):
-        super().__init__(
-            f"At most {limit} places per visit date for one {who}, held or sold.",
-            limit=limit,
-            limitName="maxPlacesPerDay",
-        )
+    limit_name = "maxPlacesPerDay"
+    message = "At most {limit} places per visit date for one {who}, held or sold."
 
 
 class TooManyPaymentAttempts(MuseumProblem):

@@ -252,7 +252,9 @@ try:
 except (ZoneInfoNotFoundError, ValueError):
     raise ImproperlyConfigured(f"MUSEUM_TIME_ZONE {TIME_ZONE!r} is not a known time zone") from None
 USE_TZ = True
-LANGUAGE_CODE = "en"
+# The museum's locale: how dates, times and numbers are written in the admin, the desk, the door,
+# the PDF and the email (en-gb: a 24-hour clock, the day before the month).
+LANGUAGE_CODE = os.environ.get("MUSEUM_LANGUAGE", "en-gb").strip().lower()
 USE_I18N = True
 
 STATIC_URL = "static/"

@@ -200,17 +200,22 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         if payment.state in (PaymentState.CONFIRMED, PaymentState.REFUNDED):
             return payment
         now = timezone.now()
+        placed = order.status == OrderStatus.HELD or (
+            order.status == OrderStatus.EXPIRED and _placed_again(order)
+        )
+        if placed:
+            confirm_held(order, now=now)
+            # Tickets cancelled while the order was held were not paid for.
+            if payment.amount > order.total:
+                _refund(payment, order=order, amount=payment.amount - order.total)
+            payment.state = PaymentState.CONFIRMED
+        else:  # its places are gone, or it is cancelled, or another payment paid it
+            _refund(payment, order=order, amount=payment.amount, source=RefundSource.NOT_PLACED)
+            mail_not_placed(payment=payment)
+            payment.state = PaymentState.REFUNDED
+        # The payment's new state is written last, after all it caused.
         payment.confirmed_at = now
-        if order.status == OrderStatus.EXPIRED and not _placed_again(order):
-            return _refund_whole(payment, order=order)
-        if order.status not in (OrderStatus.HELD, OrderStatus.EXPIRED):
-            return _refund_whole(payment, order=order)  # cancelled, or paid by another payment
-        payment.state = PaymentState.CONFIRMED
         payment.save(update_fields=["state", "confirmed_at"])
-        confirm_held(order, now=now)
-        # Tickets cancelled while the order was held were not paid for.
-        if payment.amount > order.total:
-            _refund(payment, order=order, amount=payment.amount - order.total)
     return payment
 
 
@@ -254,14 +259,6 @@ def _placed_again(order: Order) -> bool:
     order.status, order.cancelled_at = OrderStatus.HELD, None
     order.save(update_fields=["status", "cancelled_at"])
     return True
-
-
-def _refund_whole(payment: Payment, *, order: Order) -> Payment:
-    payment.state = PaymentState.REFUNDED
-    payment.save(update_fields=["state", "confirmed_at"])
-    _refund(payment, order=order, amount=payment.amount, source=RefundSource.NOT_PLACED)
-    mail_not_placed(payment=payment)
-    return payment
 
 
 def _refund(

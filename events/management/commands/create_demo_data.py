@@ -117,7 +117,8 @@ class Command(BaseCommand):
             (TicketType.EVENT, late_opening, today),
             (TicketType.EVENT, workshop, workshop.dates.values_list("date", flat=True)[0]),
         ]
-        open_days = MuseumDay.objects.filter(date__gte=today, is_closed=False)[:2]
+        # From tomorrow: today's general entry is no longer sold once the museum closes.
+        open_days = MuseumDay.objects.filter(date__gt=today, is_closed=False)[:2]
         if not open_days:
             self.stdout.write("No open days (seed_hours): no general-entry tickets.")
         purchases += [(TicketType.GENERAL, None, day.date) for day in open_days]

@@ -13,6 +13,7 @@ from django.db.models import Q
 STAFF_GROUP = "Museum staff"
 DOOR_GROUP = "Door staff"
 PARTNER_GROUP = "Sales partners"
+DESK_GROUP = "Front desk"
 
 # Staff run the programme, the opening hours and the tickets: no user management, no deleting
 # orders (the record of what was sold and sent). Deleting museum days is
@@ -31,6 +32,7 @@ STAFF_PERMISSIONS = [
     "orders.view_refund",
     # The front desk takes cash or card-terminal payments; a failed refund is tried again.
     "orders.take_desk_payment",
+    "orders.sell_at_desk",
     "orders.view_payment",
     "orders.change_refund",
     "orders.view_salelimits",
@@ -47,8 +49,21 @@ DOOR_PERMISSIONS = ["tickets.check_in_ticket"]
 # confirmed at once, paid on account, and invoiced monthly. No staff rights.
 PARTNER_PERMISSIONS = ["orders.sell_on_account"]
 
+# The front desk sells, takes the money, finds, moves, reprints and cancels orders, and admits.
+DESK_PERMISSIONS = [
+    "orders.sell_at_desk",
+    "orders.take_desk_payment",
+    "orders.view_order",
+    "orders.cancel_any_order",
+    "orders.view_payment",
+    "orders.view_refund",
+    "orders.view_visitorcategory",
+    "tickets.check_in_ticket",
+]
+
 ROLES = {
     STAFF_GROUP: STAFF_PERMISSIONS,
+    DESK_GROUP: DESK_PERMISSIONS,
     DOOR_GROUP: DOOR_PERMISSIONS,
     PARTNER_GROUP: PARTNER_PERMISSIONS,
 }

@@ -9,6 +9,7 @@ from drf_spectacular.views import (
 )
 
 from museum.health import healthz
+from orders import desk
 from orders.payment_views import demo_payment, stripe_webhook
 from tickets.door import door
 
@@ -34,6 +35,15 @@ urlpatterns = [
     path("v1.1/", include(api_patterns)),
     path("admin/", admin.site.urls),
     path("door/", door, name="door"),
+    path("desk/", desk.today, name="desk"),
+    path("desk/sell/", desk.sell, name="desk-sell"),
+    path("desk/orders/<uuid:order_id>/", desk.order_page, name="desk-order"),
+    path("desk/orders/<uuid:order_id>/tickets.pdf", desk.order_pdf, name="desk-order-pdf"),
+    path(
+        "desk/orders/<uuid:order_id>/<str:what>",
+        desk.change_order,
+        name="desk-order-change",
+    ),
     # What payment providers call (docs/payments.md): outside the API and its schema.
     path("payments/stripe/webhook", stripe_webhook, name="stripe-webhook"),
     path("payments/demo/<uuid:payment_id>", demo_payment, name="demo-payment"),

@@ -97,6 +97,8 @@ class Order(models.Model):
     )
     email = models.EmailField()
     phone = models.CharField(max_length=32, blank=True)
+    # The buyer's name, if given: what the desk finds an order by besides its codes and email.
+    name = models.CharField(max_length=100, blank=True)
     status = models.CharField(max_length=10, choices=OrderStatus.choices)
     hold_expires_at = models.DateTimeField(null=True, blank=True)
     confirmation_code = models.CharField(max_length=40, unique=True)
@@ -128,6 +130,7 @@ class Order(models.Model):
             ("cancel_any_order", "Can cancel any order, past the deadline too"),
             ("sell_on_account", "Can sell on account (a sales partner; paid by invoice)"),
             ("take_desk_payment", "Can take a payment at the desk (cash or card terminal)"),
+            ("sell_at_desk", "Can sell, move, reprint and resend orders at the front desk"),
         ]
         indexes = [
             models.Index(
@@ -173,6 +176,8 @@ class Payment(models.Model):
     )
     # The desk: cash or card terminal; the provider's message of a failure.
     info = models.CharField(max_length=200, blank=True)
+    # Cash at the desk: what the visitor handed over (the change is what it exceeds the amount).
+    tendered = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
     taken_by = models.ForeignKey(

@@ -24,6 +24,7 @@ DEMO = "demo"
 ON_ACCOUNT = "on_account"
 
 TAKE_DESK_PAYMENT = "orders.take_desk_payment"
+SELL_AT_DESK = "orders.sell_at_desk"
 # A buyer waits on the start of a payment; a worker on a refund.
 STRIPE_TIMEOUT_SECONDS = 10
 SELL_ON_ACCOUNT = "orders.sell_on_account"

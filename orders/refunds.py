@@ -44,7 +44,7 @@ def pay_back(*, refund_id: int) -> Refund | None:
         state, reference, error = RefundState.FAILED, "", str(exc)[:500]
     else:
         error = ""
-    done_at = timezone.now() if state in (RefundState.DONE, RefundState.MANUAL) else None
+    done_at = timezone.now() if state == RefundState.DONE else None
     # Only a refund still being paid back changes: a second worker's attempt finds it done.
     Refund.objects.filter(pk=refund_id, state=RefundState.CREATED).update(
         state=state, reference=reference, error=error, done_at=done_at

@@ -135,3 +135,87 @@ def on_account_statement(*, month: date) -> list[OnAccountLine]:
         OnAccountLine(partner, orders, sold_amount, credit)
         for partner, (orders, sold_amount, credit) in sorted(lines.items())
     ]
+
+
+def find_orders(*, query: str, limit: int = 30) -> list[Order]:
+    """Orders whose code or a ticket's code is `query` (any case), or whose buyer's email is, or
+    whose buyer's name contains it; newest first, with their tickets."""
+    text = query.strip()
+    if not text:
+        return []
+    ticket_code = Ticket.objects.filter(order=OuterRef("pk"), confirmation_code__iexact=text)
+    matches = (
+        Q(confirmation_code__iexact=text)
+        | Exists(ticket_code)
+        | Q(email__iexact=text)
+        | Q(name__icontains=text)
+    )
+    tickets = Prefetch("tickets", queryset=tickets_of_orders(), to_attr="sold_tickets")
+    orders = (
+        Order.objects.filter(matches)
+        .select_related("slot", "event")
+        .prefetch_related(tickets)  # type: ignore[no-redef]
+        .order_by("-created_at", "-pk")
+    )
+    return list(orders[:limit])
+
+
+@dataclass(frozen=True)
+class Arrivals:
+    """A slot's (or an untimed day's, or an event's) places on a day, for the desk."""
+
+    what: str
+    capacity: int | None
+    sold: int
+    held: int
+    checked_in: int
+
+    @property
+    def to_come(self) -> int:
+        return self.sold - self.checked_in
+
+
+def arrivals_on(day: date) -> list[Arrivals]:
+    """Per entry slot (or untimed general entry) and event on `day`: places sold, held, checked
+    in and still to come, against capacity; one query for the tickets."""
+    counts = (
+        Ticket.objects.filter(date=day, cancelled_at__isnull=True)
+        .values("slot__entry_time", "slot__capacity", "event__name", "event_date__capacity")
+        .annotate(
+            sold=Count("pk", filter=Q(held=False)),
+            held=Count("pk", filter=Q(held=True)),
+            checked_in=Count("pk", filter=Q(checked_in_at__isnull=False)),
+        )
+        .order_by("event__name", "slot__entry_time")
+    )
+    rows = []
+    for row in counts:
+        if row["event__name"]:
+            what, capacity = row["event__name"], row["event_date__capacity"]
+        elif row["slot__entry_time"] is not None:
+            what, capacity = f"{row['slot__entry_time']:%H:%M}", row["slot__capacity"]
+        else:
+            what, capacity = "General entry", None
+        rows.append(Arrivals(what, capacity, row["sold"], row["held"], row["checked_in"]))
+    return rows
+
+
+def takings_on(day: date) -> list[dict]:
+    """Money taken on `day` per provider and method (the desk's cash and card), less what was
+    paid back that day through the same."""
+    paid = (
+        Payment.objects.filter(state="confirmed", confirmed_at__date=day)
+        .values("provider", "info")
+        .annotate(count=Count("pk"), amount=Sum("amount"))
+        .order_by("provider", "info")
+    )
+    refunded = {
+        (row["payment__provider"], row["payment__info"]): row["amount"]
+        for row in Refund.objects.filter(state="done", done_at__date=day, payment__isnull=False)
+        .values("payment__provider", "payment__info")
+        .annotate(amount=Sum("amount"))
+    }
+    return [
+        {**row, "refunded": refunded.get((row["provider"], row["info"]), Decimal("0"))}
+        for row in paid
+    ]

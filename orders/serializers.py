@@ -62,6 +62,9 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         help_text="The entry slot, HH:MM; required on a day with timed entry (general only).",
     )
     lines = serializers.ListField(child=OrderLineSerializer(), min_length=1)
+    name = StrictCharField(
+        required=False, max_length=100, help_text="The buyer's name, as the desk finds it."
+    )
     hold = StrictBooleanField(
         required=False,
         default=False,
@@ -144,6 +147,7 @@ class OrderSerializer(serializers.Serializer):
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     eventName = serializers.CharField(source="event.name", required=False, allow_null=True)
     email = serializers.EmailField()
+    name = serializers.CharField()
     createdAt = serializers.DateTimeField(source="created_at")
     total = MoneyField(max_digits=10, help_text="What the order cost (a held one: will cost).")
     refundDue = serializers.SerializerMethodField(help_text="Owed back for cancelled tickets.")

@@ -10,7 +10,18 @@ from django.conf import settings
 # Bottom first: the opening days and slots, the programme of events, the ticket (its token,
 # image and admission at the door), the sale (orders, prices, holds, cancellation, refunds).
 LAYERS = ["hours", "events", "tickets", "orders"]
-FACES = {"admin", "views", "serializers", "urls", "door", "apps", "migrations", "management"}
+FACES = {
+    "admin",
+    "views",
+    "serializers",
+    "urls",
+    "door",
+    "desk",
+    "payment_views",
+    "apps",
+    "migrations",
+    "management",
+}
 
 
 def domain_modules() -> dict[str, Path]:

@@ -1,7 +1,8 @@
 """Places that cannot be hoarded: an online account, and each buyer's address within it, holds
 at most so many places at once and takes at most so many per visit date, held or sold.
 
-A hold its own buyer cancelled counts until it would have run out, so cancelling and holding
+Staff at the front desk (orders.sell_at_desk) sell to the people before them: no limits. A hold
+its own buyer cancelled counts until it would have run out, so cancelling and holding
 again gains nothing. Sales partners have no limits unless staff set their own (SaleLimits); an
 online account with its own values (a shop, a kiosk) still has the museum's per-address limits.
 
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from orders.exceptions import TooManyHeldPlaces, TooManyPlaces
 from orders.models import Channel, SaleLimits
+from orders.providers import SELL_AT_DESK
 from tickets.models import Ticket
 
 
@@ -30,6 +32,9 @@ class Limits:
 
 def limits_of(account, *, channel: str) -> tuple[Limits, Limits]:
     """The account's limits, and those of each address within it (None: no limit)."""
+    if account.has_perm(SELL_AT_DESK):
+        # Staff at the desk sell to the people in front of them, for many a day.
+        return Limits(None, None), Limits(None, None)
     own = SaleLimits.objects.filter(account=account).first()
     online = channel == Channel.ONLINE
     museum = Limits(settings.MUSEUM_MAX_HELD_PLACES, settings.MUSEUM_MAX_PLACES_PER_DAY)

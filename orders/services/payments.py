@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from museum.exceptions import NotFound
+from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
     HoldExpired,
     NothingToPay,
@@ -110,6 +110,8 @@ def refuse_unpaid_confirmation(order: Order) -> None:
 def _may_mail(order: Order, *, now) -> bool:
     """Partners' orders are always mailed; online orders up to the address's daily limit, so
     that free orders cannot flood someone's mailbox."""
+    if not order.email:  # sold at the desk to someone who wanted no email
+        return False
     if order.channel != Channel.ONLINE:
         return True
     sent = (
@@ -127,7 +129,14 @@ def _may_mail(order: Order, *, now) -> bool:
     return True
 
 
-def start_payment(*, order_id: uuid.UUID, by, provider_name: str, method: str = "") -> Payment:
+def start_payment(
+    *,
+    order_id: uuid.UUID,
+    by,
+    provider_name: str,
+    method: str = "",
+    tendered: Decimal | None = None,
+) -> Payment:
     """Start paying a held order with `provider_name`: the hold is extended for the payment to
     complete. The desk's payment is taken at once and confirms the order."""
     chosen = offered(by)
@@ -138,6 +147,8 @@ def start_payment(*, order_id: uuid.UUID, by, provider_name: str, method: str = 
         order = _order_to_pay(order_id=order_id, by=by, desk=provider_name == DESK)
         if order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
             raise TooManyPaymentAttempts(limit=MAX_PAYMENT_ATTEMPTS)
+        if tendered is not None and tendered < order.total:
+            raise InvalidInput("tendered", f"Less than the order's total, {order.total}.")
         now = timezone.now()
         order.hold_expires_at = max(
             order.hold_expires_at or now,
@@ -150,6 +161,7 @@ def start_payment(*, order_id: uuid.UUID, by, provider_name: str, method: str = 
             amount=order.total,
             currency=settings.MUSEUM_CURRENCY,
             info=method,
+            tendered=tendered,
             taken_by=by,
         )
     try:

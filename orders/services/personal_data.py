@@ -11,7 +11,7 @@ from orders.models import ANONYMISED_EMAIL, Order
 
 
 def anonymise_old_orders(*, batch_size: int = 1000) -> int:
-    """Replace the buyer's email and phone on orders past the retention period; how many.
+    """Replace the buyer's email, phone and name on orders past the retention period; how many.
 
     Kept: the order, its tickets (date, type, event, price, code, check-in and by whom), its
     refunds and the buyer's account. Idempotent: an anonymised order no longer matches. An email
@@ -21,7 +21,7 @@ def anonymise_old_orders(*, batch_size: int = 1000) -> int:
     cutoff = timezone.localdate() - timedelta(days=settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS)
     due = (
         Order.objects.filter(date__lt=cutoff)
-        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone=""))
+        .filter(~Q(email=ANONYMISED_EMAIL) | ~Q(phone="") | ~Q(name=""))
         .order_by()
         .values_list("pk", flat=True)
     )
@@ -29,5 +29,7 @@ def anonymise_old_orders(*, batch_size: int = 1000) -> int:
     while batch := list(due[:batch_size]):
         # Its row locks wait for a worker sending an order's email, which then finds the order
         # anonymised and sends nothing.
-        anonymised += Order.objects.filter(pk__in=batch).update(email=ANONYMISED_EMAIL, phone="")
+        anonymised += Order.objects.filter(pk__in=batch).update(
+            email=ANONYMISED_EMAIL, phone="", name=""
+        )
     return anonymised

@@ -39,6 +39,7 @@ class Purchase:
     buyer: Any
     email: str
     phone: str
+    name: str
     ticket_type: str
     ticket_date: date
 
@@ -51,6 +52,7 @@ def place_order(
     ticket_date: date,
     lines: Sequence[dict],
     phone: str = "",
+    name: str = "",
     event_id: uuid.UUID | None = None,
     entry_time: time | None = None,
     earliest_slot: bool = False,
@@ -70,7 +72,7 @@ def place_order(
         entry_time=entry_time,
         names_slot=general and not earliest_slot,
     )
-    purchase = Purchase(buyer, email, phone, ticket_type, ticket_date)
+    purchase = Purchase(buyer, email, phone, name, ticket_type, ticket_date)
 
     def sell() -> Order:
         if general and earliest_slot:
@@ -189,6 +191,7 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         buyer=purchase.buyer,
         email=purchase.email,
         phone=purchase.phone,
+        name=purchase.name,
         status=OrderStatus.HELD,
         hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),

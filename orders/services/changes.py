@@ -1,0 +1,93 @@
+"""Changes to a sold order at the front desk: moving it to another day or slot, sending its
+confirmation again, and paying a cash refund out over the counter."""
+
+import uuid
+from datetime import date, time
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Q, Sum
+from django.utils import timezone
+
+from museum.exceptions import InvalidInput
+from orders.exceptions import OrderCancelled
+from orders.models import Order, OrderStatus, RefundState
+from orders.providers import DESK
+from orders.selectors import order_to_change, tickets_of
+from orders.services import places
+from orders.tasks import mail_confirmation
+from tickets.models import Ticket, TicketImage
+
+# A move keeps what was paid: it changes when, never what.
+MOVABLE = (OrderStatus.CONFIRMED, OrderStatus.HELD)
+
+
+def move_order(
+    *, order_id: uuid.UUID, by, ticket_date: date, entry_time: time | None = None
+) -> Order:
+    """Move the order's valid tickets to another day (and slot), or an event's other date, at
+    the same prices: the new places are taken and the old ones given back in one transaction,
+    under the sale's lock order (the order's row first). Sold out there: nothing moves."""
+    with transaction.atomic():
+        order = order_to_change(order_id=order_id, by=by)
+        if order.status not in MOVABLE:
+            raise OrderCancelled()
+        valid = list(
+            Ticket.objects.select_for_update()
+            .filter(order=order, cancelled_at__isnull=True, checked_in_at__isnull=True)
+            .values_list("pk", flat=True)
+        )
+        if not valid:
+            raise OrderCancelled("No ticket of this order is left to move.")
+        if ticket_date < timezone.localdate():
+            raise InvalidInput("ticketDate", "The new date is in the past.")
+        slot = None
+        if order.event_id is None:
+            slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
+            places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
+        if (ticket_date, slot) == (order.date, order.slot):
+            raise InvalidInput("ticketDate", "The order is already for that day and slot.")
+        taken = places.take(
+            ticket_date=ticket_date, event_id=order.event_id, slot=slot, n=len(valid)
+        )
+        places.give_back(order=order, n=len(valid))
+        Ticket.objects.filter(pk__in=valid).update(
+            date=ticket_date,
+            slot=taken.slot,
+            museum_day_id=None if order.event_id else ticket_date,
+            event_date_id=taken.event_date_id,
+        )
+        # Drawn again with the new day and slot.
+        TicketImage.objects.filter(ticket_id__in=valid).only("pk").delete()
+        order.date, order.slot = ticket_date, taken.slot
+        order.save(update_fields=["date", "slot"])
+    order.sold_tickets = list(tickets_of(order))
+    return order
+
+
+def resend_confirmation(*, order_id: uuid.UUID, by) -> Order:
+    """Send the confirmation email of a confirmed order again (a visitor lost it)."""
+    with transaction.atomic():
+        order = order_to_change(order_id=order_id, by=by)
+        if order.status != OrderStatus.CONFIRMED:
+            raise OrderCancelled("Only a confirmed order's email is sent.")
+        order.confirmation_sent_at = None
+        mail_confirmation(order=order)
+        order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])
+    return order
+
+
+def pay_out_at_desk(*, order: Order, by) -> Decimal:
+    """The refunds the desk pays back by hand (cash, the card terminal) are paid out now; what
+    they come to."""
+    by_hand = Q(payment__provider=DESK) | Q(payment__isnull=True)
+    due = order.refunds.filter(
+        by_hand, state__in=[RefundState.CREATED, RefundState.MANUAL], amount__gt=0
+    )
+    amount = due.aggregate(total=Sum("amount"))["total"] or Decimal("0")
+    due.update(
+        state=RefundState.DONE,
+        reference=f"paid out at the desk by {by.get_username()}"[:100],
+        done_at=timezone.now(),
+    )
+    return amount

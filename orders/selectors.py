@@ -219,3 +219,51 @@ def takings_on(day: date) -> list[dict]:
         {**row, "refunded": refunded.get((row["provider"], row["info"]), Decimal("0"))}
         for row in paid
     ]
+
+
+@dataclass(frozen=True)
+class SalesReport:
+    """Tickets per visit date, kind of visit and category; totals; takings per payment method."""
+
+    rows: list[dict]
+    totals: dict
+    takings: list[dict]
+
+
+def sales_report(*, first: date, last: date) -> SalesReport:
+    """For visits from `first` to `last`, tickets of orders that were confirmed (paid, sold on
+    account or free): sold (still valid), cancelled, what the valid ones took and what went
+    back; a hold never paid is no sale and no cancellation. Takings per payment method are the
+    payments confirmed for those visits."""
+    tickets = Ticket.objects.filter(
+        date__gte=first, date__lte=last, order__confirmed_at__isnull=False
+    )
+    valid, void = Q(cancelled_at__isnull=True), Q(cancelled_at__isnull=False)
+    rows = list(
+        tickets.values("date", "event__name", "category__name")
+        .annotate(
+            sold=Count("pk", filter=valid),
+            cancelled=Count("pk", filter=void),
+            takings=Sum("price", filter=valid, default=Decimal("0")),
+            refunded=Sum("refund__amount", filter=void, default=Decimal("0")),
+        )
+        .order_by("date", "event__name", "category__ordering", "category__name")
+    )
+    for row in rows:
+        row["what"] = row["event__name"] or "General entry"
+    totals = {
+        name: sum((row[name] for row in rows), start)
+        for name, start in (
+            ("sold", 0),
+            ("cancelled", 0),
+            ("takings", Decimal("0")),
+            ("refunded", Decimal("0")),
+        )
+    }
+    takings = list(
+        Payment.objects.filter(state="confirmed", order__date__gte=first, order__date__lte=last)
+        .values("provider", "info")
+        .annotate(count=Count("pk"), amount=Sum("amount"))
+        .order_by("provider", "info")
+    )
+    return SalesReport(rows=rows, totals=totals, takings=takings)

@@ -1,6 +1,9 @@
 """Staff see orders, refunds, slots and the sales summary in the admin, and cancel there."""
 
+import csv
 import datetime as dt
+import io
+from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -8,20 +11,22 @@ from django.utils import timezone
 
 from hours.models import EntrySlot
 from hours.services import CapacityBelowSold, set_slot_capacity
+from orders import services
 from orders.models import Order, Refund
 from orders.services import place_order
-from tests.factories import MuseumDayFactory, UserFactory, partner_member
+from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory, partner_member
 from tests.orders.conftest import later
 
 ORDERS = "/admin/orders/order/"
 
 
-def an_order(day, *lines, hold=False, entry_time=None, email="family@example.com"):
+def an_order(day, *lines, hold=False, entry_time=None, email="family@example.com", **event):
     return place_order(
         buyer=partner_member(),
         email=email,
-        ticket_type="general",
+        ticket_type=event.pop("ticket_type", "general"),
         ticket_date=day,
+        **event,
         entry_time=entry_time,
         lines=[{"category": code, "quantity": n} for code, n in lines],
         hold=hold,
@@ -138,3 +143,28 @@ def test_staff_see_the_orders_whose_email_is_still_waiting(desk_client):
     page = desk_client.get(ORDERS, {"confirmation_sent_at__isempty": "1"}).content.decode()
 
     assert waiting.confirmation_code in page and sent.confirmation_code not in page
+
+
+def test_the_sales_report_counts_no_hold_as_cancelled_and_its_csv_matches(desk_client):
+    day = MuseumDayFactory(date=later()).date
+    event = SpecialEventFactory(name="Night tour", price=Decimal("20"), dates=[day])
+    paid = an_order(day, ("adult", 2), ("child", 1))
+    an_order(day, ("adult", 1), ticket_type="event", event_id=event.pk)
+    services.cancel_order(order_id=paid.pk, by=paid.buyer, ticket_id=paid.sold_tickets[2].pk)
+    held = an_order(day, ("adult", 4), hold=True)
+    services.cancel_order(order_id=held.pk, by=held.buyer)  # a hold let go: no sale, no cancel
+
+    page = desk_client.get(f"{ORDERS}sales/").content.decode()
+    exported = desk_client.get(f"{ORDERS}sales/", {"format": "csv"}).content.decode()
+
+    rows = list(csv.DictReader(io.StringIO(exported)))
+    assert [(r["what"], r["category"], r["sold"], r["cancelled"]) for r in rows] == [
+        ("General entry", "Adult", "2", "0"),
+        ("General entry", "Child (6-17)", "0", "1"),
+        ("Night tour", "Adult", "1", "0"),
+        ("", "", "3", "1"),
+    ]
+    assert rows[-1]["takings"] == "50.00" and rows[-1]["refunded"] == "7.50"
+    for row in rows[:-1]:
+        assert f"<td>{row['what']}</td><td>{row['category']}</td>" in page
+        assert f"<td>{row['takings']}</td><td>{row['refunded']}</td>" in page

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Sum
 
 from museum.exceptions import NotAllowed, NotFound
 from orders.models import Order, Payment, Refund
@@ -247,7 +247,10 @@ def sales_report(*, first: date, last: date) -> SalesReport:
             takings=Sum("price", filter=valid, default=Decimal("0")),
             refunded=Sum("refund__amount", filter=void, default=Decimal("0")),
         )
-        .order_by("date", "event__name", "category__ordering", "category__name")
+        # General entry (no event) first, on every database.
+        .order_by(
+            "date", F("event__name").asc(nulls_first=True), "category__ordering", "category__name"
+        )
     )
     for row in rows:
         row["what"] = row["event__name"] or "General entry"

@@ -207,7 +207,9 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
             return Payment.objects.get(pk=payment_id)
         order_id = Payment.objects.values_list("order_id", flat=True).get(pk=payment_id)
         # The order first, as every change of an order locks it.
-        order = Order.objects.select_for_update().select_related("slot").get(pk=order_id)
+        order = (
+            Order.objects.select_for_update(of=("self",)).select_related("slot").get(pk=order_id)
+        )
         payment = Payment.objects.select_for_update().get(pk=payment_id)
         if payment.state in (PaymentState.CONFIRMED, PaymentState.REFUNDED):
             return payment

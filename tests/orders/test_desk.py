@@ -81,6 +81,7 @@ def test_a_sale_on_a_partners_account(desk):
     assert (order.buyer, order.channel, order.status) == (partner, "on_account", "confirmed")
 
 
+@pytest.mark.django_db(transaction=True)  # the task worker sends the email
 def test_find_move_resend_and_cancel_with_cash_paid_out(desk, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     day = MuseumDayFactory(date=later())

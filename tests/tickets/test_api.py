@@ -501,7 +501,7 @@ def tampered(code: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "mangle", [tampered, lambda code: "hello", lambda code: code[:-6], lambda code: code + "=="]
+    "mangle", [tampered, lambda code: code[:-6], lambda code: code + "=="]
 )
 def test_forged_codes_are_refused(staff_client, todays_ticket, mangle):
     code, ticket = todays_ticket

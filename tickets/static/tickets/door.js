@@ -122,6 +122,7 @@
         inversionAttempts: "dontInvert",
       });
       var now = Date.now();
+      camera.dataset.frames = String(Number(camera.dataset.frames || 0) + 1); // frames read
       if (code && code.data) {
         if (code.data !== held || now > heldUntil) {
           busy = true;

@@ -1,10 +1,10 @@
 """Reads of tickets: each returns what was asked for or raises a problem (NotFound, a bad scan)."""
 
+import datetime as dt
 import re
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
-import datetime as dt
 
 from django.conf import settings
 from django.core.cache import cache

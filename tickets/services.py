@@ -55,10 +55,10 @@ class _Rule:
     name: str
     condition: str
     values: Callable[..., list]
-    refusal: Callable[[Ticket], Exception]
+    refusal: Callable[[Ticket], TicketRefused]
 
 
-def _too_early(ticket: Ticket) -> Exception:
+def _too_early(ticket: Ticket) -> TicketRefused:
     assert ticket.slot is not None  # the rule only fails for a ticket with an entry slot
     entry_time = ticket.slot.entry_time
     return TooEarly(
@@ -69,7 +69,7 @@ def _too_early(ticket: Ticket) -> Exception:
     )
 
 
-def _already_checked_in(ticket: Ticket) -> Exception:
+def _already_checked_in(ticket: Ticket) -> TicketRefused:
     first_entry = ticket.checked_in_at
     assert first_entry is not None  # the rule only fails for an admitted ticket
     return AlreadyCheckedIn(
@@ -196,7 +196,8 @@ def _refusals(
     conditions = {
         f"door_{rule.name}": (rule.condition, rule.values(now, connection)) for rule in _RULES
     }
-    refused, changed = [], []
+    refused: list[TicketRefused] = []
+    changed: list[TicketRefused] = []
     for ticket in tickets_for_scan(scan, conditions=conditions, excluding=excluding):
         failed = next((rule for rule in _RULES if not getattr(ticket, f"door_{rule.name}")), None)
         if failed is None:
@@ -229,7 +230,8 @@ def _scanned_where(scan: Scan, connection) -> tuple[str, list]:
     """The tickets `scan` names, as SQL on tickets_ticket and its parameters."""
     if scan.ticket_id is not None:
         return "tickets_ticket.id = %s", [_db_value(Ticket, "id", scan.ticket_id, connection)]
-    where, params = [], []
+    where: list[str] = []
+    params: list = []
     if scan.ticket_codes:
         where.append(
             f"tickets_ticket.confirmation_code IN ({', '.join(['%s'] * len(scan.ticket_codes))})"
@@ -237,7 +239,9 @@ def _scanned_where(scan: Scan, connection) -> tuple[str, list]:
         params += scan.ticket_codes
     if scan.order_code is not None:
         # The order's table through the ticket's foreign key: tickets does not import orders.
-        orders = Ticket._meta.get_field("order").related_model._meta.db_table
+        order_model = Ticket._meta.get_field("order").related_model
+        assert not isinstance(order_model, str)  # resolved once the apps are loaded
+        orders = order_model._meta.db_table
         where.append(
             "tickets_ticket.order_id IN"
             f" (SELECT o.id FROM {orders} o WHERE o.confirmation_code = %s)"

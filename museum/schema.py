@@ -51,6 +51,15 @@ class ErrorSerializer(serializers.Serializer):
     firstEntryAt = serializers.DateTimeField(
         required=False, help_text="`already_checked_in`: when the ticket was first admitted."
     )
+    orderCode = serializers.CharField(
+        required=False, help_text="An order's check-in none of whose tickets was admitted."
+    )
+    refused = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="An order's check-in none of whose tickets was admitted: each ticket's "
+        "refusal, as in checkInTicket's answer.",
+    )
     limit = serializers.IntegerField(
         required=False, help_text="`payload_too_large`: the largest body taken, in bytes."
     )

@@ -548,11 +548,11 @@ def test_event_ids_in_a_purchase_that_name_no_event_are_refused(world, event_id,
     [
         ("ticket-\U0001f3a8", "unknown_ticket"),
         ("ticket-general-abcdef-12345' OR '1'='1", "unknown_ticket"),
-        ("\U0001f3a8", "forged"),
+        ("\U0001f3a8", "unknown_code"),
         ("MT1.\U0001f3a8", "forged"),
         ("MT1." + "A" * 300, "forged"),
         ("MT1.====", "forged"),
-        ("<script>", "forged"),
+        ("<script>", "unknown_code"),
     ],
 )
 def test_scanned_codes_that_are_no_ticket_are_refused(world, code, reason):
@@ -561,7 +561,7 @@ def test_scanned_codes_that_are_no_ticket_are_refused(world, code, reason):
 
     problem = assert_problem(
         staff.post("/v1.1/tickets/check-in", {"code": code}, format="json"),
-        (404 if reason == "unknown_ticket" else 400),
+        (404 if reason.startswith("unknown_") else 400),
     )
 
     assert problem["reason"] == reason

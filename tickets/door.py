@@ -21,6 +21,8 @@ from tickets.models import Ticket
 REFUSALS = {
     "forged": "Forged, or not our ticket",
     "unknown_ticket": "Unknown ticket: no ticket has this code",
+    "unknown_code": "Unknown code: no ticket or order has this code",
+    "ticket_changing": "The ticket changed while it was checked: scan it again",
     "cancelled": "Cancelled ticket",
     "wrong_day": "Ticket for another day",
     "already_checked_in": "Already checked in",
@@ -36,10 +38,22 @@ class ScanForm(forms.Form):
 
 
 @dataclass(frozen=True)
+class Line:
+    """One ticket of a scanned order: admitted, or refused and why."""
+
+    ticket: Ticket
+    admitted: bool
+    words: str
+
+
+@dataclass(frozen=True)
 class Verdict:
     admitted: bool
     words: str
     ticket: Ticket | None = None
+    # An order's scan: its code, and each of its tickets (admitted first).
+    order_code: str | None = None
+    lines: tuple[Line, ...] = ()
 
 
 def admitted_today() -> int:
@@ -51,7 +65,8 @@ def admitted_today() -> int:
     ).count()
 
 
-def refusal(problem: MuseumProblem) -> Verdict:
+def reason(problem: MuseumProblem) -> str:
+    """What the desk reads for a refusal."""
     ticket = getattr(problem, "ticket", None)
     words = REFUSALS.get(problem.default_code, problem.title)
     if isinstance(problem, AlreadyCheckedIn) and ticket is not None:
@@ -60,16 +75,43 @@ def refusal(problem: MuseumProblem) -> Verdict:
         words = f"{words}: {ticket.date:%A %d %B %Y}"
     elif isinstance(problem, TooEarly):
         words = f"{words}: entry from {problem.extra['entryTime']}"
-    return Verdict(admitted=False, words=words, ticket=ticket)
+    return words
+
+
+def order_verdict(admission: services.Admission) -> Verdict:
+    lines = [Line(ticket, True, "Admitted") for ticket in admission.admitted] + [
+        Line(problem.ticket, False, reason(problem)) for problem in admission.refused
+    ]
+    count = len(admission.admitted)
+    if count:
+        words = f"Welcome: {count} of {len(lines)} {pluralize(len(lines), 'ticket')} admitted"
+    else:
+        words = f"No ticket of the order admitted: {lines[0].words}"
+    return Verdict(
+        admitted=count > 0, words=words, order_code=admission.order_code, lines=tuple(lines)
+    )
+
+
+def refusal(problem: MuseumProblem) -> Verdict:
+    admission = getattr(problem, "admission", None)
+    if admission is not None:
+        return order_verdict(admission)
+    return Verdict(admitted=False, words=reason(problem), ticket=getattr(problem, "ticket", None))
+
+
+def pluralize(count: int, word: str) -> str:
+    return word if count == 1 else f"{word}s"
 
 
 def scan(*, scanned: str, by) -> Verdict:
     # The API's check-in service and its refusals: the door and the scanners cannot disagree.
     try:
-        ticket = services.check_in(scanned=scanned, by=by)
+        admission = services.check_in(scanned=scanned, by=by)
     except MuseumProblem as problem:
         return refusal(problem)
-    return Verdict(admitted=True, words="Welcome", ticket=ticket)
+    if admission.order_code is not None:
+        return order_verdict(admission)
+    return Verdict(admitted=True, words="Welcome", ticket=admission.ticket)
 
 
 @login_required(login_url="admin:login")
@@ -83,7 +125,7 @@ def door(request):
         if form.is_valid():
             verdict = scan(scanned=form.cleaned_data["scanned"], by=request.user)
         elif form.has_error("scanned", "max_length"):
-            verdict = Verdict(admitted=False, words=REFUSALS["forged"])
+            verdict = Verdict(admitted=False, words=REFUSALS["unknown_code"])
     context = {
         "verdict": verdict,
         "admitted_today": admitted_today(),

@@ -1,5 +1,7 @@
 """The problems of selling tickets and of admitting their holders: a kind and a reason each."""
 
+from typing import Any
+
 from museum.exceptions import MuseumProblem, NotFound
 
 
@@ -56,13 +58,23 @@ class UnknownTicket(NotFound):
     default_detail = "No ticket has that code."
 
 
+class UnknownCode(NotFound):
+    """Scanned text that is no signed token and no ticket's or order's confirmation code."""
+
+    default_code = "unknown_code"
+    title = "Unknown code"
+    default_detail = "No ticket or order has that code."
+
+
 class TicketRefused(MuseumProblem):
     """A real ticket refused at the door; the ticket rides along for the door page's summary."""
 
     def __init__(self, detail=None, *, ticket=None, **extra):
         super().__init__(detail, **extra)
-        # An attribute, not an extra: extras become members of the API's problem body.
+        # Attributes, not extras: extras become members of the API's problem body.
         self.ticket = ticket
+        # An order's scan that admitted none of its tickets: the refusal of each (check_in).
+        self.admission: Any = None
 
 
 class TicketCancelled(TicketRefused):
@@ -95,7 +107,7 @@ class TooEarly(TicketRefused):
     default_detail = "The ticket is for a later entry time."
 
 
-class TicketChanging(MuseumProblem):
+class TicketChanging(TicketRefused):
     """The ticket changed between the admission and the reading of its refusal, again and again."""
 
     default_code = "ticket_changing"

@@ -1,17 +1,20 @@
 """Reads of tickets: each returns what was asked for or raises a problem (NotFound, a bad scan)."""
 
+import datetime as dt
+import re
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import BooleanField
+from django.db.models import BooleanField, Q
 from django.db.models.expressions import RawSQL
 
-from museum.exceptions import NotFound
+from museum.exceptions import MuseumProblem, NotFound
 from museum.response_cache import now_and_on_commit
 from tickets import tokens
-from tickets.exceptions import ForgedTicket, NotPaid, UnknownTicket
+from tickets.exceptions import ForgedTicket, NotPaid, UnknownCode, UnknownTicket
 from tickets.images import ticket_image
 from tickets.models import Ticket, TicketImage
 
@@ -130,22 +133,80 @@ DOOR_FIELDS = (
 )
 
 
-def scan_key(scanned: str) -> dict:
-    """What names the ticket the scanned text reads: a signed QR token's ticket and date, or a
-    confirmation code read aloud (a filter on Ticket); ForgedTicket for a bad signature."""
-    if scanned.startswith("ticket-"):
-        return {"confirmation_code": scanned}
-    try:
-        claim = tokens.verify_ticket_token(scanned)
-    except tokens.InvalidTicketToken:
-        raise ForgedTicket() from None
-    return {"pk": claim.ticket_id, "date": claim.date}
+# The prefixes of confirmation codes (tickets.services.new_confirmation_code): a ticket's, by its
+# type, and an order's. The code after its prefix: 6 and 5 characters of Crockford's base32.
+TICKET_CODE_PREFIXES = ("ticket-general-", "ticket-event-")
+ORDER_CODE_PREFIX = "order-"
+_CODE_BODY = re.compile(r"[0-9a-z]{6}-[0-9a-z]{5}")
 
 
-def ticket_for_scan(key: dict, *, conditions: dict[str, tuple[str, list]] | None = None) -> Ticket:
-    """The ticket `scan_key` names, with what the door reads, and whether each of `conditions`
-    (a name: SQL true or false on the ticket's row of tickets_ticket, and its parameters) holds,
-    as an attribute of that name; all in one SELECT."""
+@dataclass(frozen=True)
+class Scan:
+    """What a scanned text names: one ticket, by a signed token's ticket id (and date) or by its
+    confirmation code, or the tickets of one order by the order's code. A code read without its
+    prefix names a ticket of either type or an order: all are asked for at once (codes are
+    random, so no two share what follows their prefixes)."""
+
+    ticket_id: uuid.UUID | None = None
+    date: dt.date | None = None  # a token's: the day it admits on
+    ticket_codes: tuple[str, ...] = ()
+    order_code: str | None = None
+
+    @property
+    def tickets(self) -> Q:
+        """The scan's tickets, as a filter on Ticket."""
+        if self.ticket_id is not None:
+            return Q(pk=self.ticket_id)
+        found = Q(confirmation_code__in=self.ticket_codes) if self.ticket_codes else Q()
+        if self.order_code is not None:
+            # Through the ticket's own foreign key: the order is the layer above.
+            found |= Q(order__confirmation_code=self.order_code)
+        return found
+
+    def names_one_ticket(self, codes) -> bool:
+        """Whether the scan named a single ticket, given the codes of the tickets it found."""
+        return self.order_code is None or any(code in self.ticket_codes for code in codes)
+
+    def not_found(self) -> MuseumProblem:
+        # A ticket's code or token keeps the reason clients know; anything else is unknown_code.
+        return UnknownTicket() if self.order_code is None else UnknownCode()
+
+
+def scan_key(scanned: str) -> Scan:
+    """What the scanned text names, read forgivingly: surrounding spaces, any case and a code
+    without its prefix are the code. A signed QR token (`MT1.`, case kept: it is base64) whose
+    signature fails is ForgedTicket; text that is neither a token nor shaped like a code is
+    UnknownCode."""
+    text = scanned.strip()
+    if text[: len(tokens.PREFIX)].upper() == tokens.PREFIX:
+        try:
+            claim = tokens.verify_ticket_token(text)
+        except tokens.InvalidTicketToken:
+            raise ForgedTicket() from None
+        return Scan(ticket_id=claim.ticket_id, date=claim.date)
+    code = text.lower()
+    if code.startswith("ticket-"):  # any ticket's code, typed whole, as the door always took
+        return Scan(ticket_codes=(code,))
+    if code.startswith(ORDER_CODE_PREFIX):
+        return Scan(order_code=code)
+    if _CODE_BODY.fullmatch(code):
+        return Scan(
+            ticket_codes=tuple(prefix + code for prefix in TICKET_CODE_PREFIXES),
+            order_code=ORDER_CODE_PREFIX + code,
+        )
+    raise UnknownCode()
+
+
+def tickets_for_scan(
+    scan: Scan,
+    *,
+    conditions: dict[str, tuple[str, list]] | None = None,
+    excluding: Collection[uuid.UUID] = (),
+) -> list[Ticket]:
+    """The tickets `scan` names but those `excluding`, with what the door reads, and whether each
+    of `conditions` (a name: SQL true or false on the ticket's row of tickets_ticket, and its
+    parameters) holds, as an attribute of that name; all in one SELECT. Ordered by their codes,
+    as the door lists an order's tickets."""
     holds = {
         # CASE, not the bare condition: a boolean column both SQLite and PostgreSQL can select.
         name: RawSQL(f"CASE WHEN {sql} THEN 1 ELSE 0 END", params, output_field=BooleanField())
@@ -155,8 +216,8 @@ def ticket_for_scan(key: dict, *, conditions: dict[str, tuple[str, list]] | None
         Ticket.objects.select_related("event", "slot", "category")
         .only(*DOOR_FIELDS)
         .annotate(**holds)
+        .filter(scan.tickets)
+        .exclude(pk__in=excluding)
+        .order_by("confirmation_code")
     )
-    try:
-        return tickets.get(**key)
-    except Ticket.DoesNotExist:
-        raise UnknownTicket() from None
+    return list(tickets)

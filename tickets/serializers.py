@@ -93,7 +93,7 @@ class CheckInRequestSerializer(serializers.Serializer):
     )
 
 
-class CheckInResponseSerializer(serializers.Serializer):
+class CheckedInTicketSerializer(serializers.Serializer):
     ticketId = serializers.UUIDField(source="id")
     ticketType = serializers.CharField(source="ticket_type")
     ticketDate = serializers.DateField(source="date")
@@ -109,6 +109,51 @@ class CheckInResponseSerializer(serializers.Serializer):
     def get_checkAtDoor(self, ticket) -> bool:
         # A ticket sold before visitor categories existed has none, and nothing to check.
         return ticket.category is not None and ticket.category.check_at_door
+
+
+class RefusedTicketSerializer(serializers.Serializer):
+    """A ticket of a scanned order the door refused, and why (a refusal's `reason`)."""
+
+    ticketId = serializers.UUIDField(source="ticket.id")
+    ticketType = serializers.CharField(source="ticket.ticket_type")
+    ticketDate = serializers.DateField(source="ticket.date")
+    confirmationCode = serializers.CharField(source="ticket.confirmation_code")
+    eventName = serializers.CharField(source="ticket.event.name", allow_null=True, default=None)
+    category = serializers.CharField(
+        source="ticket.category.category", allow_null=True, default=None
+    )
+    entryTime = HourMinuteField(source="ticket.slot.entry_time", allow_null=True, default=None)
+    reason = serializers.CharField(
+        source="code",
+        help_text="As a single ticket's 409: `cancelled`, `wrong_day`, `not_paid`, `closed`, "
+        "`too_early`, `already_checked_in` or `ticket_changing`.",
+    )
+    detail = serializers.CharField()
+    firstEntryAt = serializers.DateTimeField(
+        source="ticket.checked_in_at",
+        allow_null=True,
+        help_text="When the ticket was first admitted, if it was.",
+    )
+
+
+class CheckInResponseSerializer(CheckedInTicketSerializer):
+    """A scan's answer: the contract's fields describe the admitted ticket (for an order's code,
+    the first of those admitted); `admitted` lists every ticket the scan admitted and `refused`
+    the order's tickets it did not."""
+
+    orderCode = serializers.CharField(
+        allow_null=True, help_text="The scanned order's code; null for a ticket's scan."
+    )
+    admitted = CheckedInTicketSerializer(many=True)
+    refused = RefusedTicketSerializer(many=True)
+
+    def to_representation(self, admission):
+        return {
+            **CheckedInTicketSerializer(admission.ticket).data,
+            "orderCode": admission.order_code,
+            "admitted": CheckedInTicketSerializer(admission.admitted, many=True).data,
+            "refused": RefusedTicketSerializer(admission.refused, many=True).data,
+        }
 
 
 class SigningKeySerializer(serializers.Serializer):

@@ -2,7 +2,7 @@
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
@@ -17,11 +17,12 @@ from tickets.exceptions import (
     NotPaid,
     TicketCancelled,
     TicketChanging,
+    TicketRefused,
     TooEarly,
     WrongDay,
 )
 from tickets.models import Ticket
-from tickets.selectors import scan_key, ticket_for_scan
+from tickets.selectors import Scan, scan_key, tickets_for_scan
 
 # Crockford's lowercase base32: no i, l, o or u, so a code read aloud is not misheard.
 CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -54,10 +55,10 @@ class _Rule:
     name: str
     condition: str
     values: Callable[..., list]
-    refusal: Callable[[Ticket], Exception]
+    refusal: Callable[[Ticket], TicketRefused]
 
 
-def _too_early(ticket: Ticket) -> Exception:
+def _too_early(ticket: Ticket) -> TicketRefused:
     assert ticket.slot is not None  # the rule only fails for a ticket with an entry slot
     entry_time = ticket.slot.entry_time
     return TooEarly(
@@ -68,7 +69,7 @@ def _too_early(ticket: Ticket) -> Exception:
     )
 
 
-def _already_checked_in(ticket: Ticket) -> Exception:
+def _already_checked_in(ticket: Ticket) -> TicketRefused:
     first_entry = ticket.checked_in_at
     assert first_entry is not None  # the rule only fails for an admitted ticket
     return AlreadyCheckedIn(
@@ -132,44 +133,88 @@ _RULES = (
 )
 
 
-def check_in(*, scanned: str, by) -> Ticket:
-    """Admit the holder of the ticket the scanned text names once, on the ticket's day."""
-    key = scan_key(scanned.strip())
+@dataclass(frozen=True)
+class Admission:
+    """What one scan did: the tickets it admitted (at least one) and, for an order's code, the
+    order's others with their refusals (a TicketRefused each, its ticket riding along)."""
+
+    admitted: list[Ticket]
+    refused: list[TicketRefused] = field(default_factory=list)
+    order_code: str | None = None  # the scanned order's code; None for a ticket's scan
+
+    @property
+    def ticket(self) -> Ticket:
+        """The first admitted ticket: the one a single ticket's scan names."""
+        return self.admitted[0]
+
+
+def check_in(*, scanned: str, by) -> Admission:
+    """Admit the holder of the ticket the scanned text names once, on the ticket's day; for an
+    order's code, every ticket of the order the rules let in, in one statement, and name the
+    refusal of each other one. If none is admitted, raise the refusal of the first (for an order,
+    with the whole Admission as its `admission`)."""
+    scan = scan_key(scanned)
     now = timezone.now()
+    admitted: dict = {}
     # A ticket refused by the admission that passes every rule when read changed in between (an
     # order paid, a check-in undone): the next admission sees it as it is now.
     for _ in range(3):
-        admitted = _admit_if_valid(key=key, by=by, now=now)
-        if admitted is not None:
-            return admitted
-        refusal = _refusal(key=key, now=now)
-        if refusal is not None:
-            raise refusal
-    raise TicketChanging()
+        refused: list[TicketRefused] = []
+        changed: list[TicketRefused] = []
+        admitted.update((ticket.pk, ticket) for ticket in _admit_valid(scan=scan, by=by, now=now))
+        if admitted and scan.names_one_ticket(t.confirmation_code for t in admitted.values()):
+            break  # a ticket's scan, admitted: nothing else to read
+        refused, changed = _refusals(scan=scan, now=now, excluding=admitted)
+        if not (admitted or refused or changed):
+            raise scan.not_found()
+        if not changed:
+            break
+    else:
+        refused += changed
+    codes = [t.confirmation_code for t in admitted.values()]
+    one_ticket = scan.names_one_ticket(codes + [p.ticket.confirmation_code for p in refused])
+    admission = Admission(
+        admitted=sorted(admitted.values(), key=lambda ticket: ticket.confirmation_code),
+        refused=sorted(refused, key=lambda problem: problem.ticket.confirmation_code),
+        order_code=None if one_ticket else scan.order_code,
+    )
+    if not admission.admitted:
+        first = admission.refused[0]
+        if admission.order_code is not None:
+            first.admission = admission
+        raise first
+    return admission
 
 
-def _refusal(*, key: dict, now: datetime) -> Exception | None:
-    """The refusal of the first rule the ticket `key` names fails now, in one SELECT that reads
-    every rule as a column; None if it passes them all; UnknownTicket if there is no ticket."""
+def _refusals(
+    *, scan: Scan, now: datetime, excluding
+) -> tuple[list[TicketRefused], list[TicketRefused]]:
+    """The tickets `scan` names but those `excluding`, in one SELECT that reads every rule as a
+    column: the refusal of the first rule each fails now, and TicketChanging for each that passes
+    them all (it changed since the admission)."""
     connection = connections[router.db_for_read(Ticket)]
     conditions = {
         f"door_{rule.name}": (rule.condition, rule.values(now, connection)) for rule in _RULES
     }
-    ticket = ticket_for_scan(key, conditions=conditions)
-    for rule in _RULES:
-        if not getattr(ticket, f"door_{rule.name}"):
-            return rule.refusal(ticket)
-    return None
+    refused: list[TicketRefused] = []
+    changed: list[TicketRefused] = []
+    for ticket in tickets_for_scan(scan, conditions=conditions, excluding=excluding):
+        failed = next((rule for rule in _RULES if not getattr(ticket, f"door_{rule.name}")), None)
+        if failed is None:
+            changed.append(TicketChanging(ticket=ticket))
+        else:
+            refused.append(failed.refusal(ticket))
+    return refused, changed
 
 
-# The admission of a valid ticket, in one statement: claimed if every rule of the door holds (the
-# AND of _RULES' conditions), returning what the door shows. SQL by hand because the ORM's
-# update() returns only a count: through it, admitting a ticket takes a SELECT and an UPDATE, and
-# this is the door's every scan, the most frequent write. PostgreSQL and SQLite (3.35 and later)
-# both run it.
+# The admission of the valid tickets a scan names, in one statement: claimed if every rule of the
+# door holds (the AND of _RULES' conditions), returning what the door shows. An order's code admits
+# each valid ticket of the order at once. SQL by hand because the ORM's update() returns only a
+# count: through it, admitting a ticket takes a SELECT and an UPDATE, and this is the door's every
+# scan, the most frequent write. PostgreSQL and SQLite (3.35 and later) both run it.
 _ADMIT = """
 UPDATE tickets_ticket SET checked_in_at = %s, checked_in_by_id = %s
-WHERE {key} = %s AND {rules}
+WHERE ({scanned}) AND {rules}
 RETURNING id, ticket_type, confirmation_code, event_id, slot_id, category_id,
   (SELECT e.name FROM events_specialevent e WHERE e.id = tickets_ticket.event_id),
   (SELECT s.entry_time FROM hours_entryslot s WHERE s.id = tickets_ticket.slot_id),
@@ -181,33 +226,49 @@ _ADMIT_WHERE = "\n  AND ".join(f"({rule.condition})" for rule in _RULES)
 _ADMITTED = ("id", "ticket_type", "confirmation_code", "event_id", "slot_id", "category_id")
 
 
-def _admit_if_valid(*, key: dict, by, now: datetime) -> Ticket | None:
-    """The ticket `key` names, admitted now if every rule of the door holds; else None, and
-    nothing changed."""
+def _scanned_where(scan: Scan, connection) -> tuple[str, list]:
+    """The tickets `scan` names, as SQL on tickets_ticket and its parameters."""
+    if scan.ticket_id is not None:
+        return "tickets_ticket.id = %s", [_db_value(Ticket, "id", scan.ticket_id, connection)]
+    where: list[str] = []
+    params: list = []
+    if scan.ticket_codes:
+        where.append(
+            f"tickets_ticket.confirmation_code IN ({', '.join(['%s'] * len(scan.ticket_codes))})"
+        )
+        params += scan.ticket_codes
+    if scan.order_code is not None:
+        # The order's table through the ticket's foreign key: tickets does not import orders.
+        order_model = Ticket._meta.get_field("order").related_model
+        assert not isinstance(order_model, str)  # resolved once the apps are loaded
+        orders = order_model._meta.db_table
+        where.append(
+            "tickets_ticket.order_id IN"
+            f" (SELECT o.id FROM {orders} o WHERE o.confirmation_code = %s)"
+        )
+        params.append(scan.order_code)
+    return " OR ".join(where), params
+
+
+def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
+    """The tickets `scan` names that every rule of the door lets in now, admitted; the others
+    unchanged."""
     today = timezone.localdate(now)
-    if key.get("date", today) != today:
-        return None  # the token names another day's ticket: refused without a statement
-    if "pk" in key:
-        column, value = "id", key["pk"]
-    else:
-        column, value = "confirmation_code", key["confirmation_code"]
+    if scan.date not in (None, today):
+        return []  # the token names another day's ticket: refused without a statement
     alias = router.db_for_write(Ticket)
     connection = connections[alias]
-    params = [
-        _db_value(Ticket, "checked_in_at", now, connection),
-        by.pk,
-        _db_value(Ticket, column, value, connection),
-    ]
+    scanned, scanned_params = _scanned_where(scan, connection)
+    params = [_db_value(Ticket, "checked_in_at", now, connection), by.pk, *scanned_params]
     for rule in _RULES:
         params += rule.values(now, connection)
     with connection.cursor() as cursor:
-        cursor.execute(_ADMIT.format(key=column, rules=_ADMIT_WHERE), params)
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    ticket = _admitted(row, alias=alias, today=today)
-    ticket.cancelled_at, ticket.checked_in_at, ticket.checked_in_by = None, now, by
-    return ticket
+        cursor.execute(_ADMIT.format(scanned=scanned, rules=_ADMIT_WHERE), params)
+        rows = cursor.fetchall()
+    tickets = [_admitted(row, alias=alias, today=today) for row in rows]
+    for ticket in tickets:
+        ticket.cancelled_at, ticket.checked_in_at, ticket.checked_in_by = None, now, by
+    return tickets
 
 
 def _admitted(row, *, alias: str, today: date) -> Ticket:

@@ -18,12 +18,14 @@ from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
 from orders import services as sale
 from tickets import selectors, services, tokens
+from tickets.exceptions import TicketRefused
 from tickets.models import Ticket
 from tickets.serializers import (
     BuyMuseumTicketsRequestSerializer,
     BuyMuseumTicketsResponseSerializer,
     CheckInRequestSerializer,
     CheckInResponseSerializer,
+    RefusedTicketSerializer,
     SigningKeySerializer,
 )
 
@@ -81,9 +83,17 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
         summary="Check a ticket in at the door (staff)",
         description=(
             "Admits a ticket once, on its date (a timed ticket from its entry time less "
-            "MUSEUM_ENTRY_ALLOWANCE_MINUTES). Refusals carry a `reason`: `forged`, "
-            "`unknown_ticket`, `cancelled`, `wrong_day`, `not_paid` (its order is held), "
-            "`too_early` (with `entryTime`) or `already_checked_in` (with `firstEntryAt`)."
+            "MUSEUM_ENTRY_ALLOWANCE_MINUTES), named by its QR token or its confirmation code; "
+            "an order's confirmation code admits every valid ticket of the order at once "
+            "(`admitted`) and names the others' refusals (`refused`). Codes are read in any "
+            "case, with surrounding spaces or without their `ticket-general-`, "
+            "`ticket-event-` or `order-` prefix. Refusals carry a `reason`: `forged` (a QR "
+            "token whose signature fails), `unknown_ticket` (no ticket has that ticket code "
+            "or token), `unknown_code` (no ticket or order has that code, or the text is no "
+            "code), `cancelled`, `wrong_day`, `not_paid` (its order is held), `closed`, "
+            "`too_early` (with `entryTime`) or `already_checked_in` (with `firstEntryAt`); an "
+            "order none of whose tickets may come in answers 409 with its first ticket's "
+            "reason, `orderCode` and `refused`."
         ),
         request=CheckInRequestSerializer,
         responses={200: CheckInResponseSerializer, **problems(400, 401, 403, 404, 409, 415)},
@@ -92,8 +102,20 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
     def check_in(self, request):
         serializer = CheckInRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ticket = services.check_in(scanned=serializer.validated_data["scanned"], by=request.user)
-        return Response(CheckInResponseSerializer(ticket).data)
+        try:
+            admission = services.check_in(
+                scanned=serializer.validated_data["scanned"], by=request.user
+            )
+        except TicketRefused as problem:
+            if problem.admission is not None:
+                # An order none of whose tickets may come in: the problem names the first
+                # ticket's reason, and lists each ticket's.
+                problem.extra["orderCode"] = problem.admission.order_code
+                problem.extra["refused"] = RefusedTicketSerializer(
+                    problem.admission.refused, many=True
+                ).data
+            raise
+        return Response(CheckInResponseSerializer(admission).data)
 
     @extend_schema(
         operation_id="getTicketSigningKeys",

@@ -500,9 +500,7 @@ def tampered(code: str) -> str:
     return code[:4] + body[:10] + flipped + body[11:]
 
 
-@pytest.mark.parametrize(
-    "mangle", [tampered, lambda code: "hello", lambda code: code[:-6], lambda code: code + "=="]
-)
+@pytest.mark.parametrize("mangle", [tampered, lambda code: code[:-6], lambda code: code + "=="])
 def test_forged_codes_are_refused(staff_client, todays_ticket, mangle):
     code, ticket = todays_ticket
 

@@ -109,8 +109,8 @@ def tampered(code: str) -> str:
 
 @pytest.mark.parametrize(
     "mangle",
-    [tampered, lambda code: "hello", lambda code: code[:-6]],
-    ids=["altered", "not-a-token", "cut-short"],
+    [tampered, lambda code: code[:-6]],
+    ids=["altered", "cut-short"],
 )
 def test_a_forged_code_is_refused_and_admits_no_one(desk_client, open_today, mangle):
     ticket = buy()

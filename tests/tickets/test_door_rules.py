@@ -116,14 +116,14 @@ def test_a_ticket_one_rule_refuses_is_not_admitted_and_hears_why(
     problem, detail, extras = expected_refusal(reason, ticket)
 
     with time_machine.travel(NOW, tick=False):
-        admitted = services._admit_if_valid(
-            key=scan_key(ticket.confirmation_code), by=desk, now=timezone.now()
+        admitted = services._admit_valid(
+            scan=scan_key(ticket.confirmation_code), by=desk, now=timezone.now()
         )
         # The admission that fails, then one SELECT naming the rule.
         with pytest.raises(problem) as refused, django_assert_num_queries(2):
             services.check_in(scanned=ticket.confirmation_code, by=desk)
 
-    assert admitted is None
+    assert admitted == []
     assert Ticket.objects.values("checked_in_at", "checked_in_by").get(pk=ticket.pk) == before
     assert type(refused.value) is problem
     assert str(refused.value.detail) == detail
@@ -161,7 +161,7 @@ def test_a_valid_ticket_is_admitted_in_one_statement(desk, kind, django_assert_n
     ticket = TicketFactory(date=TODAY, **VALID[kind]())
 
     with time_machine.travel(NOW, tick=False), django_assert_num_queries(1):
-        admitted = services.check_in(scanned=ticket.confirmation_code, by=desk)
+        admitted = services.check_in(scanned=ticket.confirmation_code, by=desk).ticket
 
     assert admitted.pk == ticket.pk
     assert (admitted.checked_in_at, admitted.checked_in_by) == (NOW, desk)
@@ -172,18 +172,18 @@ def test_a_valid_ticket_is_admitted_in_one_statement(desk, kind, django_assert_n
 def test_a_ticket_that_becomes_valid_between_admission_and_refusal_is_admitted(desk, monkeypatch):
     held = order(OrderStatus.HELD)
     ticket = TicketFactory(date=TODAY, order=held, held=True)
-    read = services.ticket_for_scan
+    read = services.tickets_for_scan
 
-    def paid_meanwhile(key, **kwargs):
+    def paid_meanwhile(scan, **kwargs):
         # The buyer's payment lands after the admission refused the held order.
         Order.objects.filter(pk=held.pk).update(status=OrderStatus.CONFIRMED)
         Ticket.objects.filter(order=held).update(held=False)
-        return read(key, **kwargs)
+        return read(scan, **kwargs)
 
-    monkeypatch.setattr(services, "ticket_for_scan", paid_meanwhile)
+    monkeypatch.setattr(services, "tickets_for_scan", paid_meanwhile)
 
     with time_machine.travel(NOW, tick=False):
-        admitted = services.check_in(scanned=ticket.confirmation_code, by=desk)
+        admitted = services.check_in(scanned=ticket.confirmation_code, by=desk).ticket
 
     assert admitted.pk == ticket.pk
     assert Ticket.objects.get(pk=ticket.pk).checked_in_at == NOW

@@ -1,14 +1,171 @@
-// Taps elsewhere on the page must not leave the scanner typing into nothing.
+// The door page (templates/tickets/door.html). A scan, typed by a keyboard-wedge scanner or read
+// by the camera, is posted to the page itself as the form would post it; the answer's verdict
+// replaces the last one without reloading, so the camera keeps running, and the door beeps and
+// vibrates. Without this script the form posts and the page reloads, as it always did.
 (function () {
+  var form = document.querySelector("form.scan");
   var input = document.getElementById("scanned");
+  var answer = document.getElementById("answer");
+  var sent = 0; // the latest scan's number: an older scan's late answer is dropped
+
+  // Taps elsewhere on the page must not leave the scanner typing into nothing.
   document.addEventListener("click", function (event) {
-    if (!event.target.closest("a, button, input")) input.focus();
+    if (!event.target.closest("a, button, input, video")) input.focus();
   });
   // A page restored from the back/forward cache keeps the last scan typed in: empty it. A fresh
   // page starts empty (autofocus, autocomplete off), and emptying it again once it has loaded
   // would drop what a scanner already typed.
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) input.value = "";
+    input.focus();
+  });
+
+  // Sound needs an AudioContext made after a tap or a key (the browser's autoplay rule): the
+  // scanner's first keys or the camera button make it.
+  var audio = null;
+  function wakeAudio() {
+    var AudioContext = window.AudioContext || window.webkitAudioContext;
+    if (!audio && AudioContext) audio = new AudioContext();
+    if (audio && audio.state === "suspended") audio.resume();
+  }
+  document.addEventListener("keydown", wakeAudio);
+  document.addEventListener("pointerdown", wakeAudio);
+
+  // A high short beep for ADMIT, a low long buzz for REFUSE; a phone also vibrates.
+  function signal(admitted) {
+    if (navigator.vibrate) navigator.vibrate(admitted ? 150 : [300, 100, 300]);
+    if (audio) {
+      var tone = audio.createOscillator();
+      var volume = audio.createGain();
+      tone.type = admitted ? "sine" : "square";
+      tone.frequency.value = admitted ? 1320 : 220;
+      volume.gain.value = 0.25;
+      tone.connect(volume);
+      volume.connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + (admitted ? 0.15 : 0.6));
+    }
+    // What the page last signalled, and how many times: for the staff's tests and ours.
+    document.body.dataset.signal = admitted ? "admit" : "refuse";
+    document.body.dataset.signals = String(Number(document.body.dataset.signals || 0) + 1);
+  }
+
+  function show(html) {
+    var page = new DOMParser().parseFromString(html, "text/html");
+    var fresh = page.getElementById("answer");
+    if (!fresh) return false;
+    answer.replaceWith(document.importNode(fresh, true));
+    answer = document.getElementById("answer");
+    document.getElementById("admitted-today").textContent =
+      page.getElementById("admitted-today").textContent;
+    document.title = page.title;
+    var verdict = document.getElementById("verdict");
+    if (verdict) signal(verdict.dataset.admitted === "true");
+    return true;
+  }
+
+  function send(text, done) {
+    var body = new FormData(form);
+    body.set("scanned", text);
+    var number = ++sent;
+    input.value = "";
+    input.focus();
+    fetch(form.action, { method: "POST", body: body, credentials: "same-origin" })
+      .then(function (response) {
+        return response.text().then(function (html) {
+          if (number !== sent) return;
+          // Signed out meanwhile, or refused (403): the page as the browser would show it.
+          if (!response.ok || !show(html)) window.location.assign(response.url);
+        });
+      })
+      .catch(function () {
+        // No answer (the network): post the form itself, which shows what happened.
+        input.value = text;
+        form.submit();
+      })
+      .then(done, done);
+  }
+
+  form.addEventListener("submit", function (event) {
+    if (!window.fetch || !window.DOMParser) return;
+    event.preventDefault();
+    if (input.value.trim()) send(input.value);
+  });
+
+  // The camera: frames drawn on a canvas and read by jsQR (tickets/static/tickets/vendor).
+  var camera = document.getElementById("camera");
+  var video = document.getElementById("camera-video");
+  var start = document.getElementById("camera-start");
+  var stop = document.getElementById("camera-stop");
+  var status = document.getElementById("camera-status");
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia || !window.jsQR) return;
+  camera.hidden = false;
+  var stream = null;
+  var canvas = document.createElement("canvas");
+  var context = canvas.getContext("2d", { willReadFrequently: true });
+  var busy = false; // a scan is on its way: the next waits for its answer
+  var held = ""; // the code in view: scanned once, and again only after it left the view
+  var heldUntil = 0;
+  var EVERY = 150; // ms between frames read: a phone reads a code in a few without running hot
+  var LEFT_VIEW = 2000; // ms without a code before the same code scans again
+
+  function read() {
+    if (!stream) return;
+    if (video.readyState >= video.HAVE_CURRENT_DATA && !busy) {
+      // At most 640 pixels wide: a ticket's code is legible, and decoding stays quick.
+      var scale = Math.min(1, 640 / video.videoWidth);
+      canvas.width = Math.round(video.videoWidth * scale);
+      canvas.height = Math.round(video.videoHeight * scale);
+      context.drawImage(video, 0, 0, canvas.width, canvas.height);
+      var frame = context.getImageData(0, 0, canvas.width, canvas.height);
+      var code = window.jsQR(frame.data, frame.width, frame.height, {
+        inversionAttempts: "dontInvert",
+      });
+      var now = Date.now();
+      camera.dataset.frames = String(Number(camera.dataset.frames || 0) + 1); // frames read
+      if (code && code.data) {
+        if (code.data !== held || now > heldUntil) {
+          busy = true;
+          status.textContent = "Read a code: checking…";
+          send(code.data, function () {
+            busy = false;
+            status.textContent = "Point the camera at the next code.";
+          });
+        }
+        held = code.data;
+        heldUntil = now + LEFT_VIEW;
+      }
+    }
+    window.setTimeout(read, EVERY);
+  }
+
+  start.addEventListener("click", function () {
+    wakeAudio();
+    status.textContent = "Opening the camera…";
+    navigator.mediaDevices
+      .getUserMedia({ video: { facingMode: "environment" }, audio: false })
+      .then(function (opened) {
+        stream = opened;
+        video.srcObject = stream;
+        video.hidden = false;
+        start.hidden = true;
+        stop.hidden = false;
+        status.textContent = "Point the camera at a ticket's QR code.";
+        return video.play().then(read);
+      })
+      .catch(function (error) {
+        status.textContent = "The camera did not open (" + error.name + "): type or scan instead.";
+      });
+  });
+
+  stop.addEventListener("click", function () {
+    if (stream) stream.getTracks().forEach(function (track) { track.stop(); });
+    stream = null;
+    video.srcObject = null;
+    video.hidden = true;
+    stop.hidden = true;
+    start.hidden = false;
+    status.textContent = "";
     input.focus();
   });
 })();

@@ -20,8 +20,7 @@ from fpdf.enums import XPos, YPos
 from hours.models import MuseumDay
 from museum.text import one_line
 from orders.models import Order, TicketsPdf
-# The module, not its function: the sale imports the email task, which imports this.
-from orders.services import cancellation
+from orders.selectors import cancel_deadline
 from tickets import tokens
 from tickets.models import Ticket
 
@@ -117,7 +116,7 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
     day = museum_day(order)
     hours = opening_hours(day)
     address = tuple(part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip())
-    deadline = moment_in_words(cancellation.cancel_deadline(order=order))
+    deadline = moment_in_words(cancel_deadline(order=order))
     return [
         Sheet(
             museum=one_line(settings.MUSEUM_NAME),
@@ -280,7 +279,11 @@ def order_pdf(*, order: Order) -> TicketsPdf:
     """The order's tickets, one a page (a cancelled one stamped CANCELLED), as kept; made and
     kept first if none is, or if what the kept one prints changed since (a cancellation, a
     move to another slot, the day's hours)."""
-    pages = sheets(order=order, tickets=list(printed_tickets(order)))
+    return _kept(order, list(printed_tickets(order)))
+
+
+def _kept(order: Order, tickets: list[Ticket]) -> TicketsPdf:
+    pages = sheets(order=order, tickets=tickets)
     etag = etag_of(pages)
     kept = TicketsPdf.objects.filter(order=order, etag=etag).first()
     if kept is not None:
@@ -296,7 +299,7 @@ def valid_tickets_pdf(*, order: Order) -> bytes:
     tickets = list(printed_tickets(order))
     valid = [ticket for ticket in tickets if ticket.cancelled_at is None]
     if len(valid) == len(tickets):
-        return bytes(order_pdf(order=order).pdf)
+        return bytes(_kept(order, tickets).pdf)
     # A ticket cancelled while the order was held: its buyer is sent only what they hold.
     return make_pdf(
         sheets(order=order, tickets=valid), title=f"Tickets, order {order.confirmation_code}"

@@ -16,8 +16,7 @@ from icalendar import Calendar, Event
 from museum.text import one_line
 from orders import documents
 from orders.models import Order
-# The module, not its function: the sale imports the email task, which imports this.
-from orders.services import cancellation
+from orders.selectors import cancel_deadline
 from tickets.models import Ticket
 
 CALENDAR_NAME = "visit.ics"
@@ -74,7 +73,7 @@ def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
         ],
         "total": documents.money(order.total),
         "codes": [ticket.confirmation_code for ticket in tickets],
-        "deadline": documents.moment_in_words(cancellation.cancel_deadline(order=order)),
+        "deadline": documents.moment_in_words(cancel_deadline(order=order)),
         "calendar": CALENDAR_NAME,
         "language": settings.LANGUAGE_CODE,
     }

@@ -26,7 +26,7 @@ from tickets.models import Ticket
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
 # again on its next request.
-LAYOUT = "2"
+LAYOUT = "1"
 FONTS = Path(__file__).resolve().parent / "fonts"
 # fpdf2's names for the paper sizes MUSEUM_PAPER_SIZE takes.
 PAPER = {"a4": "A4", "letter": "Letter"}
@@ -142,7 +142,7 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
 def _entry(ticket: Ticket, hours: str) -> str:
     if ticket.slot is not None:
         return f"Entry from {time_in_words(ticket.slot.entry_time)}"
-    return f"Entry during opening hours, {hours}" if hours else ""
+    return "Entry at any time during opening hours" if hours else ""
 
 
 def _conditions(ticket: Ticket, *, deadline: str) -> tuple[str, ...]:

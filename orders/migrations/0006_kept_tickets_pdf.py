@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0004_payments'),
+        ('orders', '0005_order_name_and_front_desk'),
     ]
 
     operations = [

@@ -176,7 +176,9 @@ IDEMPOTENT_REPLAYED = _header(
     "Idempotency-Key; absent otherwise.",
     {"type": "string", "enum": ["true"]},
 )
-ETAG = _header("The image's version: send it as If-None-Match to revalidate.", {"type": "string"})
+ETAG = _header(
+    "The image's (or PDF's) version: send it as If-None-Match to revalidate.", {"type": "string"}
+)
 IN_PROGRESS_RETRY_AFTER = _header(
     "For a request whose Idempotency-Key is still being worked on: seconds to wait before retrying."
 )
@@ -194,7 +196,7 @@ def _success_headers(operation: dict, parameters: set[tuple[str, str]]) -> dict:
         headers.update(PAGE_HEADERS)
     if ("header", "Idempotency-Key") in parameters:
         headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
-    if operation.get("operationId") == "getTicketCode":
+    if operation.get("operationId") in ("getTicketCode", "getOrderTicketsPdf"):
         headers["ETag"] = ETAG
     return headers
 

@@ -253,14 +253,23 @@ except (ZoneInfoNotFoundError, ValueError):
     raise ImproperlyConfigured(f"MUSEUM_TIME_ZONE {TIME_ZONE!r} is not a known time zone") from None
 USE_TZ = True
 # The museum's locale: how dates, times and numbers are written in the admin, the desk, the door,
-# the PDF and the email (en-gb: a 24-hour clock, the day before the month).
+# the PDF and the email (en-gb: a 24-hour clock, the day before the month), e.g. "de" or "fr".
 LANGUAGE_CODE = os.environ.get("MUSEUM_LANGUAGE", "en-gb").strip().lower()
 USE_I18N = True
+# Our own changes to Django's locale formats (museum/formats/): a 24-hour clock for en-gb.
+FORMAT_MODULE_PATH = ["museum.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 MUSEUM_NAME = os.environ.get("MUSEUM_NAME", "The Museum")
+# Printed under the name on every ticket of the order's PDF and in its email; a comma starts a
+# new line on the ticket ("1 Museum Street, Amsterdam").
+MUSEUM_ADDRESS = os.environ.get("MUSEUM_ADDRESS", "").strip()
+# The paper the order's PDF is laid out for: "a4" or "letter" (US Letter).
+MUSEUM_PAPER_SIZE = os.environ.get("MUSEUM_PAPER_SIZE", "a4").strip().lower()
+if MUSEUM_PAPER_SIZE not in ("a4", "letter"):
+    raise ImproperlyConfigured("MUSEUM_PAPER_SIZE must be a4 or letter")
 
 # Authentication cost and brute-force limits (docs/security.md).
 MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)
@@ -359,6 +368,8 @@ LOGGING = {
     # django.request) skip the root logger's level and stop only at its handler's.
     "handlers": {"console": {"class": "logging.StreamHandler", "level": LOG_LEVEL}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # fpdf2's font subsetting tells every glyph it keeps at INFO: a page of lines per PDF.
+    "loggers": {"fontTools": {"level": "WARNING"}},
 }
 
 # How long a response every visitor shares (hours, events) or a drawn ticket image is kept in the

@@ -23,9 +23,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from events.models import SpecialEvent
 from museum.exceptions import MuseumProblem
-from orders import selectors, services
+from orders import documents, selectors, services
 from orders.models import Order
-from orders.notifications import tickets_pdf
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
 from orders.services.changes import move_order, pay_out_at_desk, resend_confirmation
 from orders.services.payments import needs_payment
@@ -195,7 +194,8 @@ def order_page(request, order_id: uuid.UUID):
 def order_pdf(request, order_id: uuid.UUID):
     """The order's tickets to print at once."""
     order = selectors.viewable_order(order_id=order_id, viewer=request.user)
-    response = HttpResponse(tickets_pdf(order=order), content_type="application/pdf")
+    kept = documents.order_pdf(order=order)
+    response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
     return response
 

@@ -296,3 +296,22 @@ class SaleLimits(models.Model):
 
     def __str__(self):
         return f"Limits of {self.account}"
+
+
+class TicketsPdf(models.Model):
+    """The order's tickets as a PDF, kept so it is made once (orders.documents): `etag` names
+    what it prints, and a request that finds the tickets printing otherwise makes it again."""
+
+    order = models.OneToOneField(
+        Order, on_delete=models.CASCADE, primary_key=True, related_name="tickets_pdf"
+    )
+    pdf = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    made_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "tickets PDF"
+        verbose_name_plural = "tickets PDFs"
+
+    def __str__(self):
+        return f"Tickets PDF of {self.order_id}"

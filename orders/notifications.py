@@ -1,63 +1,129 @@
-"""What an order sends: one confirmation email, with every ticket in one print-at-home PDF, and how
-a mail error is told without secrets."""
+"""What an order sends: one confirmation email, in plain text and HTML, with every valid ticket in
+one print-at-home PDF and the visit as a calendar entry; and how a mail error is told without
+secrets."""
 
 import re
-from io import BytesIO
+from collections import Counter
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.core.mail import EmailMessage
-from PIL import Image
+from django.core.mail import EmailMessage, EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.utils import timezone
+from icalendar import Calendar, Event
 
 from museum.text import one_line
+from orders import documents
 from orders.models import Order
-from tickets.images import ticket_image
+from orders.selectors import cancel_deadline
+from tickets.models import Ticket
 
-
-def tickets_pdf(*, order: Order, valid_only: bool = False) -> bytes:
-    """The order's tickets (or its valid ones), one a page, as a PDF: each page is the ticket's
-    image, a cancelled one stamped CANCELLED."""
-    tickets = order.tickets.select_related("event", "image", "category", "slot").order_by(
-        "confirmation_code"
-    )
-    if valid_only:
-        tickets = tickets.filter(cancelled_at__isnull=True)
-    pages = [Image.open(BytesIO(bytes(ticket_image(ticket=t).png))) for t in tickets]
-    out = BytesIO()
-    first, *rest = pages
-    first.save(out, format="PDF", save_all=True, append_images=rest, resolution=150)
-    return out.getvalue()
+CALENDAR_NAME = "visit.ics"
 
 
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's confirmation with its tickets' PDF (orders.tasks retries a failure)."""
+    # What the order holds: a ticket cancelled while it was held is not confirmed to the buyer.
+    valid = list(documents.printed_tickets(order, valid_only=True))
+    context = confirmation_context(order=order, tickets=valid)
+    count = len(valid)
     # One line: a line break stored in a name (before names refused them) would make the
     # subject a header injection, which Django refuses on every attempt.
     what = one_line(order.event.name) if order.event else "general entry"
-    when = f"{order.date:%A %d %B %Y}"
-    if order.slot:
-        when += f", entry from {order.slot.entry_time:%H:%M}"
-    # What the order holds: a ticket cancelled while it was held is not confirmed to the buyer.
-    valid = order.tickets.filter(cancelled_at__isnull=True).order_by("confirmation_code")
-    codes = list(valid.values_list("confirmation_code", flat=True))
-    count = len(codes)
-    message = EmailMessage(
-        subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {order.date}",
-        body=(
-            f"Thank you for your order.\n\nOrder: {order.confirmation_code}\n"
-            f"Date: {when}\nTickets: {count}, {what}\n"
-            f"Total: {order.total} {settings.MUSEUM_CURRENCY}\n"
-            # Each ticket's code, which the door also takes read aloud or typed.
-            f"Ticket codes: {', '.join(codes)}\n\n"
-            "Print the attached tickets or show them on your phone at the door."
-        ),
+    message = EmailMultiAlternatives(
+        subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {context['day']}",
+        body=render_to_string("orders/email/confirmation.txt", context),
         to=[order.email],
+    )
+    message.attach_alternative(
+        render_to_string("orders/email/confirmation.html", context), "text/html"
     )
     message.attach(
         f"{order.confirmation_code}.pdf",
-        tickets_pdf(order=order, valid_only=True),
+        documents.valid_tickets_pdf(order=order),
         "application/pdf",
     )
+    message.attach(CALENDAR_NAME, visit_calendar(order=order), "text/calendar")
     message.send()
+
+
+def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
+    """What the email says, worded in the museum's locale; the same for both its parts."""
+    day = documents.museum_day(order)
+    per_category = Counter((_category(ticket), ticket.price) for ticket in tickets)
+    return {
+        "museum": one_line(settings.MUSEUM_NAME),
+        "address": [part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip()],
+        "code": order.confirmation_code,
+        "what": documents.what_of(order),
+        "day": documents.day_in_words(order.date),
+        "entry": (
+            f"entry from {documents.time_in_words(order.slot.entry_time)}" if order.slot else ""
+        ),
+        "hours": documents.opening_hours(day),
+        "lines": [
+            {
+                "count": count,
+                "category": name,
+                "price": documents.money(price),
+                "amount": documents.money(price * count),
+            }
+            for (name, price), count in per_category.items()
+        ],
+        "total": documents.money(order.total),
+        "codes": [ticket.confirmation_code for ticket in tickets],
+        "deadline": documents.moment_in_words(cancel_deadline(order=order)),
+        "calendar": CALENDAR_NAME,
+        "language": settings.LANGUAGE_CODE,
+    }
+
+
+def _category(ticket: Ticket) -> str:
+    return one_line(ticket.category.name) if ticket.category else "Visitor"
+
+
+def visit_calendar(*, order: Order) -> bytes:
+    """The visit as an iCalendar entry, in the museum's zone: from the slot's entry time (or the
+    day's opening) to the day's closing; all day when the day has no hours. Its UID is the
+    order's, so a second copy updates the entry rather than adding one."""
+    museum = one_line(settings.MUSEUM_NAME)
+    calendar = Calendar()
+    calendar.add("prodid", f"-//{museum}//Tickets//EN")
+    calendar.add("version", "2.0")
+    calendar.add("method", "PUBLISH")
+    event = Event()
+    event.add("uid", str(order.pk))
+    event.add("dtstamp", order.confirmed_at or timezone.now())
+    event.add("summary", f"{documents.what_of(order)}, {museum}")
+    event.add("location", ", ".join(filter(None, [museum, settings.MUSEUM_ADDRESS])))
+    count = order.tickets.filter(cancelled_at__isnull=True).count()
+    event.add(
+        "description",
+        f"Order {order.confirmation_code}: {count} ticket{'s' if count != 1 else ''}. "
+        "Bring the tickets of the confirmation email.",
+    )
+    start, end = visit_times(order=order)
+    event.add("dtstart", start)
+    event.add("dtend", end)
+    calendar.add_component(event)
+    calendar.add_missing_timezones()
+    return calendar.to_ical()
+
+
+def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date]:
+    day = documents.museum_day(order)
+    opens = order.slot.entry_time if order.slot else (day.opens_at if day else None)
+    closes = day.closes_at if day and not day.is_closed else None
+    if opens is None or closes is None or closes <= opens:
+        return order.date, order.date + timedelta(days=1)  # all day: the hours are unknown
+    zone = ZoneInfo(settings.TIME_ZONE)
+    # Whole minutes: a day open "until midnight" closes at 23:59, not at 23:59:59.999999.
+    closes = time(closes.hour, closes.minute)
+    return (
+        datetime.combine(order.date, opens, tzinfo=zone),
+        datetime.combine(order.date, closes, tzinfo=zone),
+    )
 
 
 def send_not_placed(*, order: Order, amount) -> None:

@@ -2,10 +2,12 @@
 
 import uuid
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.utils import timezone
 
 from museum.exceptions import NotAllowed, NotFound
 from orders.models import Order, Payment, Refund
@@ -13,6 +15,17 @@ from tickets.models import Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
+
+
+def visit_starts_at(*, order: Order) -> datetime:
+    """When the visit begins: the slot's entry time, else the start of the ticket's day."""
+    starts = order.slot.entry_time if order.slot else time.min
+    return timezone.make_aware(datetime.combine(order.date, starts))
+
+
+def cancel_deadline(*, order: Order) -> datetime:
+    """Until when its buyer may cancel the order (cancel_order; its PDF and email say it)."""
+    return visit_starts_at(order=order) - timedelta(hours=settings.MUSEUM_CANCEL_HOURS_BEFORE)
 
 
 def may_view_order(*, viewer, order: Order) -> bool:

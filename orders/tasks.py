@@ -2,7 +2,7 @@
 
 The email's task is enqueued in the order's (or the confirmation's) transaction, on django-tasks'
 database backend, so a rolled-back order sends nothing and a committed one is never lost; the
-sale does not wait for it (drawing the tickets' PDF costs several times the rest of a sale).
+sale does not wait for it (making the tickets' PDF costs more than the rest of a sale).
 django-tasks has no retries, so a failed attempt enqueues the next itself, `retry_wait` later,
 for MAX_ATTEMPTS attempts (about a day); the order records when its email went
 (`confirmation_sent_at`) and which attempt is waiting or running (`confirmation_task_id`).

@@ -1,5 +1,7 @@
 from django.http import HttpResponse
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import quote_etag
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status, viewsets
@@ -11,9 +13,8 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
-from orders import selectors, services
+from orders import documents, selectors, services
 from orders.models import Order, OrderStatus
-from orders.notifications import tickets_pdf
 from orders.serializers import (
     CancelRequestSerializer,
     CategoryPriceSerializer,
@@ -259,8 +260,10 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         operation_id="getOrderTicketsPdf",
         summary="The order's tickets as a PDF",
         description=(
-            "One ticket a page, to print at home. For its buyer and staff; a held order's "
-            "tickets come once it is paid (409 `not_paid`)."
+            "One ticket a page, to print at home (A4, or US Letter by MUSEUM_PAPER_SIZE), a "
+            "cancelled one stamped CANCELLED. For its buyer and staff; a held order's "
+            "tickets come once it is paid (409 `not_paid`). Made once and kept: its `ETag` "
+            "changes when a ticket does, and `If-None-Match` with the current one answers 304."
         ),
         responses={
             (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The tickets."),
@@ -276,6 +279,11 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     def tickets_pdf(self, request, orderId):
         order = selectors.viewable_order(order_id=orderId, viewer=request.user)
         refuse_if_not_paid(held=order.status == OrderStatus.HELD)
-        response = HttpResponse(tickets_pdf(order=order), content_type="application/pdf")
+        kept = documents.order_pdf(order=order)
+        response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
-        return response
+        response["ETag"] = quote_etag(kept.etag)
+        # Asked again each time (a 304 while unchanged): a cancellation shows at once.
+        patch_cache_control(response, private=True, no_cache=True)
+        # Django's If-None-Match rules (weak comparison, lists, "*"): a 304 with the same headers.
+        return get_conditional_response(request, etag=response["ETag"], response=response)

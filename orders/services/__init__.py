@@ -2,12 +2,8 @@
 sale's places on its rows), `sale` (placing an order), `limits` (places one may take), `holds`,
 `payments`, `cancellation` and `personal_data`. The names below are the services the faces call."""
 
-from orders.services.cancellation import (
-    cancel_deadline,
-    cancel_event,
-    cancel_order,
-    visit_starts_at,
-)
+from orders.selectors import cancel_deadline, visit_starts_at
+from orders.services.cancellation import cancel_event, cancel_order
 from orders.services.holds import confirm_order, release_expired_holds
 from orders.services.payments import (
     payment_failed,

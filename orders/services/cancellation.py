@@ -3,10 +3,9 @@ every order of an event the museum calls off; places freed at once, what was pai
 (orders.services.payments)."""
 
 import uuid
-from datetime import datetime, time, timedelta
+from datetime import datetime
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,20 +14,10 @@ from events.services import locked_event
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
 from orders.models import Order, OrderStatus, RefundSource
-from orders.selectors import CANCEL_ANY_ORDER, order_to_change, tickets_of
+from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
 from orders.services.payments import refund_tickets
 from orders.services.places import give_back
 from tickets.models import Ticket, TicketImage
-
-
-def visit_starts_at(*, order: Order) -> datetime:
-    """When the visit begins: the slot's entry time, else the start of the ticket's day."""
-    starts = order.slot.entry_time if order.slot else time.min
-    return timezone.make_aware(datetime.combine(order.date, starts))
-
-
-def cancel_deadline(*, order: Order) -> datetime:
-    return visit_starts_at(order=order) - timedelta(hours=settings.MUSEUM_CANCEL_HOURS_BEFORE)
 
 
 @transaction.atomic

@@ -48,9 +48,10 @@ def test_an_order_is_mailed_once_with_every_ticket_in_one_pdf(visitor_client):
     message = mail.outbox[0]
     assert message.to == ["family@example.com"]
     assert answer.json()["confirmationCode"] in message.body
-    [(name, content, kind)] = message.attachments
+    [(name, content, kind), (_, _, calendar)] = message.attachments
     assert kind == "application/pdf" and name == f"{answer.json()['confirmationCode']}.pdf"
     assert pdf_pages(content) == 3
+    assert calendar == "text/calendar"
     assert Order.objects.get().confirmation_sent_at is not None
 
 
@@ -166,7 +167,7 @@ def test_an_event_name_stored_with_a_line_break_is_mailed_on_one_line(visitor_cl
     [message] = mail.outbox
     assert message.subject.startswith("Your 1 ticket for Night tour  Bcc: x@example.org on ")
     assert message.recipients() == ["family@example.com"] and not message.bcc
-    assert "Tickets: 1, Night tour  Bcc: x@example.org\n" in message.body
+    assert "Visit: Night tour  Bcc: x@example.org\n" in message.body
     assert Order.objects.get().confirmation_sent_at is not None
 
 
@@ -197,7 +198,8 @@ def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_
     [message] = mail.outbox
     assert message.subject.startswith("Your 1 ticket for general entry")
     assert child["confirmationCode"] not in message.body and "Total: 15.00" in message.body
-    [(_, pdf, _)] = message.attachments
+    assert "1 × Adult" in message.body and "Child" not in message.body
+    [(_, pdf, _), _] = message.attachments
     assert (
         pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page ") == 1
     )

@@ -622,9 +622,9 @@ def test_the_buyer_gets_an_email_with_the_code_and_the_ticket(visitor_client, op
     assert body["confirmationCode"] in message.body
     # The order's email, as every sale's: the ticket in its print-at-home PDF.
     order = Ticket.objects.select_related("order").get(pk=body["ticketId"]).order
-    [(name, content, mimetype)] = message.attachments
+    [(name, content, mimetype), (_, _, calendar)] = message.attachments
     assert mimetype == "application/pdf" and name == f"{order.confirmation_code}.pdf"
-    assert content.startswith(b"%PDF")
+    assert content.startswith(b"%PDF") and calendar == "text/calendar"
 
 
 @pytest.mark.django_db(transaction=True)  # the task worker commits

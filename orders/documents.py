@@ -1,0 +1,312 @@
+"""What the visitor holds: the order's tickets as a PDF to print at home, one ticket a page, with
+real text and a vector QR code, made once and kept (`TicketsPdf`); and the wording that the PDF
+and the confirmation email share, in the museum's locale (LANGUAGE_CODE)."""
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from datetime import date, datetime, time
+from decimal import Decimal
+from pathlib import Path
+
+import qrcode
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.formats import date_format, number_format, time_format
+from fpdf import FPDF
+from fpdf.enums import XPos, YPos
+
+from hours.models import MuseumDay
+from museum.text import one_line
+from orders.models import Order, TicketsPdf
+from orders.selectors import cancel_deadline
+from tickets import tokens
+from tickets.models import Ticket
+
+# What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
+# again on its next request.
+LAYOUT = "1"
+FONTS = Path(__file__).resolve().parent / "fonts"
+# fpdf2's names for the paper sizes MUSEUM_PAPER_SIZE takes.
+PAPER = {"a4": "A4", "letter": "Letter"}
+MARGIN = 20  # mm
+QR_SIZE = 70  # mm: modules of about 1.3 mm, crisp on paper and read from a phone's screen
+INK, GREY, RED, PAPER_WHITE = (20, 20, 20), (90, 90, 90), (200, 30, 30), (255, 255, 255)
+
+
+# The museum's wording of dates, times and money: Django's formats for LANGUAGE_CODE.
+
+
+def day_in_words(day: date) -> str:
+    """The weekday and date, e.g. 'Wednesday 12 Jun 2030' (en-gb)."""
+    return f"{date_format(day, 'l')} {date_format(day, 'DATE_FORMAT')}"
+
+
+def time_in_words(moment: time) -> str:
+    return time_format(moment, "TIME_FORMAT")
+
+
+def moment_in_words(moment: datetime) -> str:
+    """An instant in the museum's zone, e.g. 'Tuesday 11 Jun 2030, 10:30'."""
+    local = timezone.localtime(moment)
+    return f"{day_in_words(local.date())}, {time_in_words(local.time())}"
+
+
+def money(amount: Decimal) -> str:
+    return f"{number_format(amount, decimal_pos=2)} {settings.MUSEUM_CURRENCY}"
+
+
+def what_of(order: Order) -> str:
+    """What the order's tickets are for, on one line: the event's name, or general entry."""
+    # One line: a name stored with a line break (before names refused them) stays on one.
+    return one_line(order.event.name) if order.event else "General entry"
+
+
+def visit_in_words(order: Order) -> str:
+    """The visit's day, and its entry time if it has a slot."""
+    when = day_in_words(order.date)
+    if order.slot:
+        when += f", entry from {time_in_words(order.slot.entry_time)}"
+    return when
+
+
+def opening_hours(day: MuseumDay | None) -> str:
+    if day is None or day.is_closed or day.opens_at is None or day.closes_at is None:
+        return ""
+    return f"{time_in_words(day.opens_at)}–{time_in_words(day.closes_at)}"
+
+
+def museum_day(order: Order) -> MuseumDay | None:
+    return MuseumDay.objects.filter(date=order.date).first()
+
+
+# The PDF: what each page prints, then the pages drawn from it.
+
+
+@dataclasses.dataclass(frozen=True)
+class Sheet:
+    """Everything one ticket's page prints: equal sheets make an equal PDF."""
+
+    museum: str
+    address: tuple[str, ...]
+    hours: str
+    what: str
+    category: str
+    price: str
+    day: str
+    entry: str
+    ticket_code: str
+    order_code: str
+    number: int
+    of: int
+    token: str
+    cancelled: bool
+    conditions: tuple[str, ...]
+
+
+def printed_tickets(order: Order, *, valid_only: bool = False) -> QuerySet[Ticket]:
+    tickets = order.tickets.select_related("event", "category", "slot")
+    if valid_only:
+        tickets = tickets.filter(cancelled_at__isnull=True)
+    return tickets.order_by("confirmation_code")
+
+
+def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
+    day = museum_day(order)
+    hours = opening_hours(day)
+    address = tuple(part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip())
+    deadline = moment_in_words(cancel_deadline(order=order))
+    return [
+        Sheet(
+            museum=one_line(settings.MUSEUM_NAME),
+            address=address,
+            hours=f"Open on {day_in_words(ticket.date)}: {hours}" if hours else "",
+            what=one_line(ticket.event.name) if ticket.event else "General entry",
+            category=one_line(ticket.category.name) if ticket.category else "",
+            price=money(ticket.price),
+            day=day_in_words(ticket.date),
+            entry=_entry(ticket, hours),
+            ticket_code=ticket.confirmation_code,
+            order_code=order.confirmation_code,
+            number=number,
+            of=len(tickets),
+            token=tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date),
+            cancelled=ticket.cancelled_at is not None,
+            conditions=_conditions(ticket, deadline=deadline),
+        )
+        for number, ticket in enumerate(tickets, start=1)
+    ]
+
+
+def _entry(ticket: Ticket, hours: str) -> str:
+    if ticket.slot is not None:
+        return f"Entry from {time_in_words(ticket.slot.entry_time)}"
+    return "Entry at any time during opening hours" if hours else ""
+
+
+def _conditions(ticket: Ticket, *, deadline: str) -> tuple[str, ...]:
+    valid = f"Valid for one visitor, once, on {day_in_words(ticket.date)}"
+    if ticket.slot is not None:
+        early = settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES
+        valid += f", entry from {time_in_words(ticket.slot.entry_time)}"
+        if early:
+            valid += f" (the door lets you in up to {early} minutes before)"
+    conditions = [
+        f"{valid}. Show this page at the door, printed or on your phone: its QR code is checked "
+        "there, and a copy lets nobody in a second time.",
+    ]
+    if ticket.category is not None and ticket.category.check_at_door:
+        conditions.append(
+            f"{one_line(ticket.category.name)} tickets: bring proof (age or status); "
+            "the door asks for it."
+        )
+    conditions.append(
+        f"Cancellation: until {deadline} you can cancel the ticket from your order and get "
+        "its price back; after that only the museum can cancel it."
+    )
+    return tuple(conditions)
+
+
+def etag_of(pages: Sequence[Sheet]) -> str:
+    """The version of the PDF these sheets make (its paper and layout included)."""
+    printed = repr((LAYOUT, settings.MUSEUM_PAPER_SIZE, pages)).encode()
+    return hashlib.sha256(printed).hexdigest()[:32]
+
+
+def make_pdf(pages: Sequence[Sheet], *, title: str) -> bytes:
+    pdf = FPDF(format=PAPER[settings.MUSEUM_PAPER_SIZE])
+    # DejaVu Sans, kept beside this module with its licence: real, searchable text in any
+    # language the museum writes in; only the glyphs used are embedded.
+    pdf.add_font("DejaVu", "", FONTS / "DejaVuSans.ttf")
+    pdf.add_font("DejaVu", "B", FONTS / "DejaVuSans-Bold.ttf")
+    pdf.set_title(title)
+    pdf.set_author(one_line(settings.MUSEUM_NAME))
+    pdf.set_lang(settings.LANGUAGE_CODE)
+    pdf.set_margins(MARGIN, MARGIN)
+    pdf.set_auto_page_break(False)
+    for page in pages:
+        pdf.add_page()
+        _draw(pdf, page)
+    return bytes(pdf.output())
+
+
+def _line(pdf: FPDF, text: str, *, size: float, bold: bool = False, colour=INK) -> None:
+    if not text:
+        return
+    pdf.set_font("DejaVu", "B" if bold else "", size)
+    pdf.set_text_color(*colour)
+    # Wrapped, never cut: an event's name may be long.
+    pdf.multi_cell(pdf.epw, size * 0.5, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+
+def _draw(pdf: FPDF, page: Sheet) -> None:
+    _line(pdf, page.museum, size=20, bold=True)
+    for part in page.address:
+        _line(pdf, part, size=10, colour=GREY)
+    _line(pdf, page.hours, size=10, colour=GREY)
+    pdf.ln(3)
+    pdf.set_draw_color(*GREY)
+    pdf.line(MARGIN, pdf.get_y(), pdf.w - MARGIN, pdf.get_y())
+    pdf.ln(5)
+    _line(pdf, page.what, size=18, bold=True)
+    _line(pdf, " · ".join(filter(None, (page.category, page.price))), size=14)
+    pdf.ln(2)
+    _line(pdf, page.day, size=14, bold=True)
+    _line(pdf, page.entry, size=12)
+    if page.cancelled:
+        # In words as well as the stamp: read aloud by a screen reader, found by a search.
+        _line(pdf, "CANCELLED: this ticket is void and admits nobody.", size=12, colour=RED)
+    pdf.ln(6)
+    top, left = pdf.get_y(), (pdf.w - QR_SIZE) / 2
+    _draw_qr(pdf, page.token, x=left, y=top)
+    if page.cancelled:
+        _stamp_cancelled(pdf, x=left, y=top)
+    pdf.set_y(top + QR_SIZE + 4)
+    _centred(pdf, page.ticket_code, size=11)
+    _centred(pdf, f"Ticket {page.number} of {page.of} · Order {page.order_code}", size=11)
+    pdf.ln(6)
+    for condition in page.conditions:
+        _line(pdf, condition, size=9, colour=GREY)
+        pdf.ln(1)
+
+
+def _centred(pdf: FPDF, text: str, *, size: float) -> None:
+    pdf.set_font("DejaVu", "", size)
+    pdf.set_text_color(*INK)
+    pdf.cell(pdf.epw, size * 0.5, text, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+
+def _draw_qr(pdf: FPDF, token: str, *, x: float, y: float) -> None:
+    """The token's QR code as filled rectangles, one per run of dark modules in a row: vector,
+    so it prints sharp at any size and costs a few kilobytes."""
+    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4)
+    code.add_data(token)
+    code.make(fit=True)
+    matrix = code.get_matrix()  # quiet zone included
+    module = QR_SIZE / len(matrix)
+    pdf.set_fill_color(0, 0, 0)
+    for row, modules in enumerate(matrix):
+        column = 0
+        while column < len(modules):
+            if not modules[column]:
+                column += 1
+                continue
+            start = column
+            while column < len(modules) and modules[column]:
+                column += 1
+            pdf.rect(
+                x + start * module, y + row * module, (column - start) * module, module, style="F"
+            )
+
+
+def _stamp_cancelled(pdf: FPDF, *, x: float, y: float) -> None:
+    # Across the code, so nobody mistakes a cancelled ticket for a valid one.
+    centre_x, centre_y = x + QR_SIZE / 2, y + QR_SIZE / 2
+    with pdf.rotation(20, centre_x, centre_y):
+        pdf.set_fill_color(*PAPER_WHITE)
+        pdf.rect(x - 10, centre_y - 10, QR_SIZE + 20, 20, style="F")
+        pdf.set_font("DejaVu", "B", 36)
+        pdf.set_text_color(*RED)
+        pdf.set_xy(x - 10, centre_y - 10)
+        pdf.cell(QR_SIZE + 20, 20, "CANCELLED", align="C")
+
+
+# Kept: made once, made again when what it prints changes.
+
+
+def order_pdf(*, order: Order) -> TicketsPdf:
+    """The order's tickets, one a page (a cancelled one stamped CANCELLED), as kept; made and
+    kept first if none is, or if what the kept one prints changed since (a cancellation, a
+    move to another slot, the day's hours)."""
+    return _kept(order, list(printed_tickets(order)))
+
+
+def _kept(order: Order, tickets: list[Ticket]) -> TicketsPdf:
+    pages = sheets(order=order, tickets=tickets)
+    etag = etag_of(pages)
+    kept = TicketsPdf.objects.filter(order=order, etag=etag).first()
+    if kept is not None:
+        return kept
+    made = make_pdf(pages, title=f"Tickets, order {order.confirmation_code}")
+    # Two first requests at once both make it; the row keeps one.
+    kept, _ = TicketsPdf.objects.update_or_create(order=order, defaults={"pdf": made, "etag": etag})
+    return kept
+
+
+def valid_tickets_pdf(*, order: Order) -> bytes:
+    """The order's valid tickets as a PDF, for its email: the kept one when none is cancelled."""
+    tickets = list(printed_tickets(order))
+    valid = [ticket for ticket in tickets if ticket.cancelled_at is None]
+    if len(valid) == len(tickets):
+        return bytes(_kept(order, tickets).pdf)
+    # A ticket cancelled while the order was held: its buyer is sent only what they hold.
+    return make_pdf(
+        sheets(order=order, tickets=valid), title=f"Tickets, order {order.confirmation_code}"
+    )
+
+
+def forget_order_pdf(order: Order) -> None:
+    """Drop the order's kept PDF: its next request makes it again. For a change the PDF would
+    otherwise find only on its next request (its version follows what it prints anyway)."""
+    TicketsPdf.objects.filter(order=order).delete()

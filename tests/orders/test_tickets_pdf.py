@@ -1,0 +1,132 @@
+"""The order's tickets as a PDF: real text, a QR code a decoder reads from a 150 dpi print of it,
+the paper the museum set, kept after it is made and made again when a ticket changes."""
+
+import re
+import subprocess
+
+import pytest
+
+from orders.documents import forget_order_pdf
+from orders.models import Order, TicketsPdf
+from tests.orders.conftest import order_body
+from tests.qr import qr_text
+from tickets import tokens
+
+ORDERS = "/v1.1/orders"
+POINTS_PER_MM = 72 / 25.4
+
+
+def poppler(*command: str, pdf: bytes) -> bytes:
+    """A poppler tool's output for the PDF given on its standard input."""
+    return subprocess.run([*command], input=pdf, capture_output=True, check=True).stdout
+
+
+def pdf_text(pdf: bytes) -> str:
+    return poppler("pdftotext", "-layout", "-", "-", pdf=pdf).decode()
+
+
+def page_size_mm(pdf: bytes) -> tuple[int, int]:
+    info = poppler("pdfinfo", "-", pdf=pdf).decode()
+    width, height = re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", info).groups()
+    return round(float(width) / POINTS_PER_MM), round(float(height) / POINTS_PER_MM)
+
+
+def page_png(pdf: bytes, page: int) -> bytes:
+    """One page printed at 150 dpi, as a PNG."""
+    return poppler("pdftoppm", "-r", "150", "-png", "-f", str(page), "-l", str(page), "-", pdf=pdf)
+
+
+@pytest.fixture
+def museum(settings):
+    settings.MUSEUM_NAME = "Rijksmuseum Test"
+    settings.MUSEUM_ADDRESS = "Museumstraat 1, 1071 XX Amsterdam"
+
+
+@pytest.fixture
+def order(visitor_client, timed_day, museum) -> Order:
+    body = order_body(timed_day.date, ("adult", 1), ("child", 2), entryTime="10:30")
+    answer = visitor_client.post(ORDERS, body, format="json")
+    assert answer.status_code == 201
+    return Order.objects.get(pk=answer.json()["orderId"])
+
+
+def tickets_pdf(client, order: Order, **headers):
+    return client.get(f"{ORDERS}/{order.pk}/tickets.pdf", headers=headers)
+
+
+def test_the_pdf_is_text_on_a4_with_a_qr_code_read_at_150_dpi(visitor_client, order):
+    answer = tickets_pdf(visitor_client, order)
+
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/pdf"
+    pdf = answer.content
+    assert page_size_mm(pdf) == (210, 297)
+    pages = pdf_text(pdf).split("\f")
+    tickets = list(order.tickets.select_related("category").order_by("confirmation_code"))
+    for number, (text, ticket) in enumerate(zip(pages, tickets, strict=False), start=1):
+        assert "Rijksmuseum Test" in text and "Museumstraat 1" in text
+        assert "10:00–17:00" in text  # the day's hours, on a 24-hour clock
+        assert "General entry" in text and f"{ticket.category.name} · " in text
+        assert "Entry from 10:30" in text
+        assert f"Ticket {number} of 3" in text and order.confirmation_code in text
+        assert ticket.confirmation_code in text and "Cancellation: until " in text
+        assert "CANCELLED" not in text
+    first = tickets[0]
+    token = qr_text(page_png(pdf, 1))
+    assert token == tokens.sign_ticket(ticket_id=first.pk, ticket_date=first.date)
+    assert tokens.verify_ticket_token(token).ticket_id == first.pk
+
+
+def test_the_pdf_is_made_once_and_answers_304_while_unchanged(visitor_client, order):
+    first = tickets_pdf(visitor_client, order)
+    kept = TicketsPdf.objects.get(order=order)
+
+    again = tickets_pdf(visitor_client, order)
+    unchanged = tickets_pdf(visitor_client, order, if_none_match=first["ETag"])
+
+    assert first["ETag"] == again["ETag"] == f'"{kept.etag}"'
+    assert again.content == first.content
+    assert TicketsPdf.objects.get(order=order).made_at == kept.made_at  # served, not made again
+    assert unchanged.status_code == 304 and unchanged["ETag"] == first["ETag"]
+    assert "no-cache" in first["Cache-Control"] and "private" in first["Cache-Control"]
+
+
+def test_a_cancelled_ticket_makes_it_again_stamped(visitor_client, order):
+    first = tickets_pdf(visitor_client, order)
+    ticket = order.tickets.order_by("confirmation_code").last()
+
+    visitor_client.post(f"{ORDERS}/{order.pk}/tickets/{ticket.pk}/cancel")
+    answer = tickets_pdf(visitor_client, order, if_none_match=first["ETag"])
+
+    assert answer.status_code == 200 and answer["ETag"] != first["ETag"]
+    *valid, last = pdf_text(answer.content).rstrip("\f").split("\f")
+    assert "CANCELLED" in last and ticket.confirmation_code in last
+    assert not any("CANCELLED" in text for text in valid)
+    assert TicketsPdf.objects.get(order=order).etag == answer["ETag"].strip('"')
+
+
+def test_a_forgotten_pdf_is_made_again(visitor_client, order):
+    tickets_pdf(visitor_client, order)
+
+    forget_order_pdf(order)
+
+    assert not TicketsPdf.objects.filter(order=order).exists()
+    assert tickets_pdf(visitor_client, order).status_code == 200
+    assert TicketsPdf.objects.filter(order=order).exists()
+
+
+def test_the_museum_may_print_on_us_letter(visitor_client, order, settings):
+    settings.MUSEUM_PAPER_SIZE = "letter"
+
+    pdf = tickets_pdf(visitor_client, order).content
+
+    assert page_size_mm(pdf) == (216, 279)
+
+
+def test_a_twenty_ticket_order_takes_under_100_kb_a_ticket(visitor_client, open_day):
+    body = order_body(open_day.date, ("adult", 12), ("child", 8))
+    order_id = visitor_client.post(ORDERS, body, format="json").json()["orderId"]
+
+    pdf = visitor_client.get(f"{ORDERS}/{order_id}/tickets.pdf").content
+
+    assert pdf_text(pdf).count(" of 20 · Order ") == 20
+    assert len(pdf) < 20 * 100_000

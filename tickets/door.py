@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods
 
 from museum.exceptions import MuseumProblem
@@ -72,7 +73,7 @@ def reason(problem: MuseumProblem) -> str:
     if isinstance(problem, AlreadyCheckedIn) and ticket is not None:
         words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
     elif isinstance(problem, WrongDay) and ticket is not None:
-        words = f"{words}: {ticket.date:%A %d %B %Y}"
+        words = f"{words}: {date_format(ticket.date, 'l j F Y')}"
     elif isinstance(problem, TooEarly):
         words = f"{words}: entry from {problem.extra['entryTime']}"
     return words

@@ -50,8 +50,10 @@ SETUP = f"""
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from hours.models import MuseumDay
+from museum.accounts import partner_group
 call_command("migrate", verbosity=0)
-User.objects.create(username="buyer", password={{password!r}})
+# A sales partner: its purchases are sold at once, as the contract's are.
+User.objects.create(username="buyer", password={{password!r}}).groups.add(partner_group())
 User.objects.create(username="staff", password={{password!r}}, is_staff=True, is_superuser=True)
 MuseumDay.objects.create(date="{DAY.isoformat()}", opens_at="09:00", closes_at="17:00")
 """

@@ -11,6 +11,7 @@ from django.db.models import Max, ProtectedError
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import CapacityBelowSold
 from museum.exceptions import MuseumProblem, NotFound
+from museum.i18n import museum_language
 
 __all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its callers
 
@@ -29,10 +30,14 @@ def create_event(
     price: Decimal,
     dates: Iterable[date],
     capacity: int | None = None,
+    **translations: str | None,
 ) -> SpecialEvent:
-    event = SpecialEvent.objects.create(
-        name=name, location=location, description=description, price=price, capacity=capacity
-    )
+    """`name`, `location` and `description` are the museum's own language's; `translations` may
+    give others by column (`name_de`...)."""
+    event = SpecialEvent(price=price, capacity=capacity, **translations)
+    with museum_language():
+        event.name, event.location, event.description = name, location, description
+    event.save()
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=capacity) for day in sorted(set(dates))
     )
@@ -55,10 +60,13 @@ def locked_event(event_id: uuid.UUID) -> SpecialEvent:
 def update_event(
     *, event_id: uuid.UUID, dates: Iterable[date] | None = None, **fields
 ) -> SpecialEvent:
-    """Change only the fields given; `dates`, when given, becomes the event's whole set of dates."""
+    """Change only the fields given; `dates`, when given, becomes the event's whole set of dates.
+    A text by its own name (`name`) is the museum's own language's; by its column (`name_de`), that
+    language's."""
     event = locked_event(event_id)
-    for name, value in fields.items():
-        setattr(event, name, value)
+    with museum_language():
+        for name, value in fields.items():
+            setattr(event, name, value)
     if dates is not None:
         _replace_dates(event=event, wanted=set(dates))
     if "capacity" in fields:

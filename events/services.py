@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Max, ProtectedError
+from django.utils.translation import gettext_lazy as _
 
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import CapacityBelowSold
@@ -18,7 +19,7 @@ __all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its ca
 
 class DatesHaveTickets(MuseumProblem):
     default_code = "dates_have_tickets"
-    title = "Tickets sold for a removed date"
+    title = _("Tickets sold for a removed date")
 
 
 @transaction.atomic
@@ -80,7 +81,8 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
     removed = [slot for day, slot in current.items() if day not in wanted]
     if sold := [slot.date.isoformat() for slot in removed if slot.sold]:
         raise DatesHaveTickets(
-            f"Tickets are sold for {', '.join(sold)}; those dates cannot be removed.",
+            _("Tickets are sold for %(dates)s; those dates cannot be removed.")
+            % {"dates": ", ".join(sold)},
             dates=sold,
         )
     leaving = EventDate.objects.filter(pk__in=[slot.pk for slot in removed])
@@ -95,7 +97,9 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
             }
         )
         raise DatesHaveTickets(
-            f"Tickets are sold for {', '.join(held)}; those dates cannot be removed.", dates=held
+            _("Tickets are sold for %(dates)s; those dates cannot be removed.")
+            % {"dates": ", ".join(held)},
+            dates=held,
         ) from None
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=event.capacity) for day in wanted - current.keys()
@@ -110,7 +114,8 @@ def _set_capacity(*, event: SpecialEvent, capacity: int | None) -> None:
     most_sold = most_sold_on_one_date(event)
     if capacity is not None and capacity < most_sold:
         raise CapacityBelowSold(
-            f"{most_sold} tickets are already sold for one date; capacity cannot be {capacity}.",
+            _("%(sold)s tickets are already sold for one date; capacity cannot be %(capacity)s.")
+            % {"sold": most_sold, "capacity": capacity},
             sold=most_sold,
         )
     event.dates.update(capacity=capacity)

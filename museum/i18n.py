@@ -10,6 +10,11 @@ from django.conf import settings
 from django.utils import translation
 
 
+def museum_language_code() -> str:
+    """The museum's own language as a client names it ("en"): a model field's default."""
+    return settings.MUSEUM_LANGUAGE
+
+
 def offered(code: str) -> str | None:
     """The offered language a client's code names ("de", "en-GB", "en"), or None."""
     generic = code.strip().lower().replace("_", "-").split("-")[0]

@@ -96,7 +96,7 @@ infants_need_companions = importlib.import_module(
     "orders.migrations.0004_payments"
 ).infants_need_companions
 translate_category_names = importlib.import_module(
-    "orders.migrations.0006_visitor_category_translations"
+    "orders.migrations.0007_visitor_category_translations"
 ).translate_names
 
 

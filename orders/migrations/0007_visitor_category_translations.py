@@ -59,7 +59,7 @@ def translate_names(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0005_order_name_and_front_desk'),
+        ('orders', '0006_kept_tickets_pdf'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0006_visitor_category_translations'),
+        ('orders', '0007_visitor_category_translations'),
     ]
 
     operations = [

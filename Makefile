@@ -10,7 +10,7 @@ PORT ?= 8000
 # gunicorn with its own environment, never make.
 export DEBUG ?= true
 
-.PHONY: install run test lint conformance bench flood lock clean
+.PHONY: install messages run test lint conformance bench flood lock clean
 
 # Development and tests: the service's pins plus the test tools (requirements-dev.lock).
 # Production installs requirements.lock alone (docs/deployment.md).
@@ -20,7 +20,12 @@ $(BIN)/.installed: requirements.lock requirements-dev.lock
 	$(BIN)/pip install --quiet -r requirements-dev.lock
 	touch $@
 
-install: $(BIN)/.installed
+# The translations: locale/*/LC_MESSAGES/django.po compiled to the .mo files Django reads, which
+# are generated, never committed. Babel's compiler (in requirements.lock): no GNU gettext needed.
+messages: $(BIN)/.installed
+	$(BIN)/pybabel --quiet compile --directory locale --domain django
+
+install: $(BIN)/.installed messages
 
 run: install
 	$(MANAGE) migrate --noinput

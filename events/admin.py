@@ -1,10 +1,13 @@
 from contextlib import suppress
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Exists, OuterRef
 from django.http import Http404
 from django.utils import timezone
+from modeltranslation.admin import TranslationAdmin
+from modeltranslation.utils import build_localized_fieldname
 
 from events.models import EventDate, SpecialEvent
 from events.services import (
@@ -17,6 +20,8 @@ from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders.services import cancel_event
 from tickets.models import Ticket
+
+TEXTS = ("name", "location", "description")
 
 
 class SpecialEventForm(forms.ModelForm):
@@ -76,7 +81,10 @@ class EventStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(SpecialEvent)
-class SpecialEventAdmin(admin.ModelAdmin):
+class SpecialEventAdmin(TranslationAdmin):
+    """Each text in every shipped language (modeltranslation's fields, `name_de`...): the museum's
+    own is required, a missing one is read in the museum's."""
+
     list_display = ["name", "status", "dates_run", "location", "places", "tickets_sold", "price"]
     list_filter = [EventStatusFilter]
     search_fields = ["name", "location"]
@@ -119,7 +127,14 @@ class SpecialEventAdmin(admin.ModelAdmin):
         pass
 
     def save_related(self, request, form, formsets, change):
-        fields = {name: form.cleaned_data[name] for name in SpecialEventForm.Meta.fields}
+        fields = {
+            name: value
+            for name, value in form.cleaned_data.items()
+            if name.split("_")[0] in SpecialEventForm.Meta.fields
+        }
+        # The museum's own language's column under the text's own name, as the API gives it.
+        for text in TEXTS:
+            fields[text] = fields.pop(build_localized_fieldname(text, settings.MUSEUM_LANGUAGE))
         dates = {
             date_form.cleaned_data["date"]
             for formset in formsets
@@ -149,7 +164,7 @@ class SpecialEventAdmin(admin.ModelAdmin):
             return super().changeform_view(request, object_id, form_url, extra_context)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
-        form = super().get_form(request, obj, change, **kwargs)
+        form = super().get_form(request, obj, change=change, **kwargs)
         refusal = getattr(request, "event_refusal", None)
         return type(form.__name__, (form,), {"refusal": refusal}) if refusal else form
 

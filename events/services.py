@@ -7,17 +7,19 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Max, ProtectedError
+from django.utils.translation import gettext_lazy as _
 
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import CapacityBelowSold
 from museum.exceptions import MuseumProblem, NotFound
+from museum.i18n import museum_language
 
 __all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its callers
 
 
 class DatesHaveTickets(MuseumProblem):
     default_code = "dates_have_tickets"
-    title = "Tickets sold for a removed date"
+    title = _("Tickets sold for a removed date")
 
 
 @transaction.atomic
@@ -29,10 +31,14 @@ def create_event(
     price: Decimal,
     dates: Iterable[date],
     capacity: int | None = None,
+    **translations: str | None,
 ) -> SpecialEvent:
-    event = SpecialEvent.objects.create(
-        name=name, location=location, description=description, price=price, capacity=capacity
-    )
+    """`name`, `location` and `description` are the museum's own language's; `translations` may
+    give others by column (`name_de`...)."""
+    event = SpecialEvent(price=price, capacity=capacity, **translations)
+    with museum_language():
+        event.name, event.location, event.description = name, location, description
+    event.save()
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=capacity) for day in sorted(set(dates))
     )
@@ -55,10 +61,13 @@ def locked_event(event_id: uuid.UUID) -> SpecialEvent:
 def update_event(
     *, event_id: uuid.UUID, dates: Iterable[date] | None = None, **fields
 ) -> SpecialEvent:
-    """Change only the fields given; `dates`, when given, becomes the event's whole set of dates."""
+    """Change only the fields given; `dates`, when given, becomes the event's whole set of dates.
+    A text by its own name (`name`) is the museum's own language's; by its column (`name_de`), that
+    language's."""
     event = locked_event(event_id)
-    for name, value in fields.items():
-        setattr(event, name, value)
+    with museum_language():
+        for name, value in fields.items():
+            setattr(event, name, value)
     if dates is not None:
         _replace_dates(event=event, wanted=set(dates))
     if "capacity" in fields:
@@ -72,7 +81,8 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
     removed = [slot for day, slot in current.items() if day not in wanted]
     if sold := [slot.date.isoformat() for slot in removed if slot.sold]:
         raise DatesHaveTickets(
-            f"Tickets are sold for {', '.join(sold)}; those dates cannot be removed.",
+            _("Tickets are sold for %(dates)s; those dates cannot be removed.")
+            % {"dates": ", ".join(sold)},
             dates=sold,
         )
     leaving = EventDate.objects.filter(pk__in=[slot.pk for slot in removed])
@@ -87,7 +97,9 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
             }
         )
         raise DatesHaveTickets(
-            f"Tickets are sold for {', '.join(held)}; those dates cannot be removed.", dates=held
+            _("Tickets are sold for %(dates)s; those dates cannot be removed.")
+            % {"dates": ", ".join(held)},
+            dates=held,
         ) from None
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=event.capacity) for day in wanted - current.keys()
@@ -102,7 +114,8 @@ def _set_capacity(*, event: SpecialEvent, capacity: int | None) -> None:
     most_sold = most_sold_on_one_date(event)
     if capacity is not None and capacity < most_sold:
         raise CapacityBelowSold(
-            f"{most_sold} tickets are already sold for one date; capacity cannot be {capacity}.",
+            _("%(sold)s tickets are already sold for one date; capacity cannot be %(capacity)s.")
+            % {"sold": most_sold, "capacity": capacity},
             sold=most_sold,
         )
     event.dates.update(capacity=capacity)

@@ -1,5 +1,6 @@
 from django.db.models import Min, Prefetch
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -122,7 +123,7 @@ class SpecialEventViewSet(
 
     def partial_update(self, request, *args, **kwargs):
         if request.stream is None:  # no body at all; `{}` is a valid PATCH that changes nothing
-            raise ParseError("Send the fields to change as a JSON object.")
+            raise ParseError(_("Send the fields to change as a JSON object."))
         data = self._validated(UpdateSpecialEventRequestSerializer)
         # The service loads the event under its row lock: no read before it.
         event = services.update_event(event_id=self.kwargs[self.lookup_url_kwarg], **data)

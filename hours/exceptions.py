@@ -1,5 +1,7 @@
 """The problems of the rows that count places (museum days, entry slots, event dates)."""
 
+from django.utils.translation import gettext_lazy as _
+
 from museum.exceptions import MuseumProblem
 
 
@@ -7,8 +9,8 @@ class CapacityBelowSold(MuseumProblem):
     """A capacity edit would leave fewer places than are already sold or held."""
 
     default_code = "capacity_below_sold"
-    title = "Capacity below tickets sold"
-    default_detail = "More places are already sold or held than that capacity."
+    title = _("Capacity below tickets sold")
+    default_detail = _("More places are already sold or held than that capacity.")
 
 
 class SaleEnded(MuseumProblem):
@@ -16,5 +18,5 @@ class SaleEnded(MuseumProblem):
     entry when the museum closed."""
 
     default_code = "sale_ended"
-    title = "No longer on sale"
-    default_detail = "That entry is no longer sold today."
+    title = _("No longer on sale")
+    default_detail = _("That entry is no longer sold today.")

@@ -8,6 +8,7 @@ from datetime import date, datetime, time, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from hours.exceptions import CapacityBelowSold
 from hours.locking import lock_places
@@ -247,7 +248,9 @@ def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
     fits = slot if capacity is None else slot.filter(sold__lte=capacity)
     if not fits.update(capacity=capacity):
         sold = slot.values_list("sold", flat=True).get()
-        raise CapacityBelowSold(f"{sold} places of this slot are sold or held already.", sold=sold)
+        raise CapacityBelowSold(
+            _("%(sold)s places of this slot are sold or held already.") % {"sold": sold}, sold=sold
+        )
     group_changed("slots")  # update() sends no signals
 
 

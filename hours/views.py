@@ -1,6 +1,7 @@
 import functools
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, mixins, viewsets
@@ -57,7 +58,7 @@ class EntrySlotList(StrictQueryParameters, generics.ListAPIView):
         date = StrictDateField().run_validation(self.kwargs["date"])
         day = MuseumDay.objects.filter(date=date, is_closed=False).first()
         if day is None:
-            raise NotFound("The museum is not open on that day.")
+            raise NotFound(_("The museum is not open on that day."))
         return Response(self.get_serializer(slots_on_sale(day=day), many=True).data)
 
     @extend_schema(

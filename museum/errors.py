@@ -18,8 +18,10 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext_lazy as _
 from django.views import defaults
 from django_redis.exceptions import ConnectionInterrupted
+from django_stubs_ext import StrOrPromise
 from redis.exceptions import ConnectionError as CacheConnectionError
 from redis.exceptions import TimeoutError as CacheTimeoutError
 from rest_framework import exceptions, status
@@ -42,6 +44,11 @@ OUTAGES: dict[str, tuple[type[Exception], ...]] = {
     "cache": (ConnectionInterrupted, CacheConnectionError, CacheTimeoutError),
 }
 
+UNAVAILABLE = {
+    "database": _("The database is unavailable for a moment. Please try again shortly."),
+    "cache": _("The cache is unavailable for a moment. Please try again shortly."),
+}
+
 logger = logging.getLogger(__name__)
 
 
@@ -61,7 +68,7 @@ class HttpProblem(exceptions.APIException):
     """A problem of the HTTP exchange itself (a header, a retry), raised by the API's plumbing;
     subclasses set status_code, default_code, title and default_detail."""
 
-    title = "Bad Request"
+    title = _("Bad Request")
 
 
 def museum_problem_response(problem: MuseumProblem) -> Response:
@@ -83,12 +90,36 @@ def museum_problem_response(problem: MuseumProblem) -> Response:
     return Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
 
 
-def problem_body(*, status: int, code: str, detail: str, title: str | None = None, **extra):
+# The titles of the statuses the API answers with, in the request's language (HTTP's own phrase for
+# any other).
+TITLES = {
+    400: _("Bad Request"),
+    401: _("Unauthorized"),
+    402: _("Payment Required"),
+    403: _("Forbidden"),
+    404: _("Not Found"),
+    405: _("Method Not Allowed"),
+    406: _("Not Acceptable"),
+    409: _("Conflict"),
+    413: _("Payload Too Large"),
+    415: _("Unsupported Media Type"),
+    428: _("Precondition Required"),
+    429: _("Too Many Requests"),
+    500: _("Internal Server Error"),
+    502: _("Bad Gateway"),
+    503: _("Service Unavailable"),
+}
+
+
+def problem_body(
+    *, status: int, code: str, detail: StrOrPromise, title: StrOrPromise | None = None, **extra
+):
     return {
         "type": PROBLEM_TYPE_PREFIX + code,
-        "title": title or HTTPStatus(status).phrase,
+        # Plain text in the active language (the request's), not lazy text for the renderer.
+        "title": str(title or TITLES.get(status) or HTTPStatus(status).phrase),
         "status": status,
-        "detail": detail,
+        "detail": str(detail),
         "code": code,
         **extra,
     }
@@ -117,7 +148,7 @@ def _problem_for(exc: exceptions.APIException, status_code: int) -> dict:
         return problem_body(
             status=status_code,
             code="validation_error",
-            title="Validation failed",
+            title=_("Validation failed"),
             detail=detail,
             errors=errors,
         )
@@ -151,7 +182,7 @@ def problem_exception_handler(exc, context):
     return response
 
 
-def problem_response(*, status: int, code: str, detail: str, **extra) -> JsonResponse:
+def problem_response(*, status: int, code: str, detail: StrOrPromise, **extra) -> JsonResponse:
     return JsonResponse(
         problem_body(status=status, code=code, detail=detail, **extra),
         status=status,
@@ -164,8 +195,8 @@ def payload_too_large_response() -> JsonResponse:
     return problem_response(
         status=413,
         code="payload_too_large",
-        title="Payload Too Large",
-        detail=f"The request body is larger than the limit of {limit} bytes.",
+        detail=_("The request body is larger than the limit of %(limit)s bytes.")
+        % {"limit": limit},
         limit=limit,
     )
 
@@ -184,7 +215,7 @@ def unavailable_response(request, exc: Exception, *, part: str) -> JsonResponse:
     response = problem_response(
         status=503,
         code=f"{part}_unavailable",
-        detail=f"The {part} is unavailable for a moment. Please try again shortly.",
+        detail=UNAVAILABLE[part],
     )
     response["Retry-After"] = str(OUTAGE_RETRY_AFTER_SECONDS)
     return response
@@ -199,7 +230,9 @@ def _is_api(request) -> bool:
 def not_found(request, exception=None):
     if _is_api(request):
         return problem_response(
-            status=404, code="not_found", detail=f"There is nothing at {request.path}."
+            status=404,
+            code="not_found",
+            detail=_("There is nothing at %(path)s.") % {"path": request.path},
         )
     return defaults.page_not_found(request, exception)
 
@@ -209,13 +242,15 @@ def bad_request(request, exception=None):
     if _is_api(request) and isinstance(exception, RequestDataTooBig):
         return payload_too_large_response()
     if _is_api(request):
-        return problem_response(status=400, code="bad_request", detail="The request is malformed.")
+        return problem_response(
+            status=400, code="bad_request", detail=_("The request is malformed.")
+        )
     return defaults.bad_request(request, exception)
 
 
 def server_error(request):
     if _is_api(request):
         return problem_response(
-            status=500, code="server_error", detail="Something went wrong on our side."
+            status=500, code="server_error", detail=_("Something went wrong on our side.")
         )
     return defaults.server_error(request)

@@ -7,6 +7,8 @@ the door into a verdict. So no service imports DRF or raises Http404.
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 
 class MuseumProblem(Exception):
     """A broken rule of the museum: a machine-readable code, a title and a message for people,
@@ -18,8 +20,8 @@ class MuseumProblem(Exception):
     # "provider_down" (a payment provider failed us). The faces decide what each means to them.
     kind = "conflict"
     default_code = "conflict"
-    title = "Conflict"
-    default_detail = "The request conflicts with the museum's rules."
+    title = _("Conflict")
+    default_detail = _("The request conflicts with the museum's rules.")
 
     def __init__(self, detail: str | None = None, **extra: Any):
         self.detail = detail or self.default_detail
@@ -33,15 +35,15 @@ class NotFound(MuseumProblem):
 
     kind = "not_found"
     default_code = "not_found"
-    title = "Not Found"
-    default_detail = "Not found."
+    title = _("Not Found")
+    default_detail = _("Not found.")
 
 
 class NotAllowed(MuseumProblem):
     kind = "forbidden"
     default_code = "permission_denied"
-    title = "Forbidden"
-    default_detail = "You do not have permission to perform this action."
+    title = _("Forbidden")
+    default_detail = _("You do not have permission to perform this action.")
 
 
 class InvalidInput(MuseumProblem):
@@ -50,7 +52,7 @@ class InvalidInput(MuseumProblem):
 
     kind = "invalid"
     default_code = "validation_error"
-    title = "Validation failed"
+    title = _("Validation failed")
 
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}")

@@ -11,6 +11,7 @@ import re
 from datetime import date
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -21,7 +22,7 @@ QUERY_INTEGER = re.compile(r"-?[0-9]+")
 class StrictDateField(serializers.DateField):
     """A calendar date written exactly as YYYY-MM-DD (RFC 3339 full-date)."""
 
-    default_error_messages = {"invalid": "Enter a real date as YYYY-MM-DD."}
+    default_error_messages = {"invalid": _("Enter a real date as YYYY-MM-DD.")}
 
     def to_internal_value(self, value):
         if not isinstance(value, str) or not ISO_DATE.fullmatch(value):
@@ -36,8 +37,8 @@ class StrictCharField(serializers.CharField):
     """Text that arrived as a JSON string and can be stored as UTF-8."""
 
     default_error_messages = {
-        "not_a_string": "Must be a string.",
-        "surrogate": "Contains an unpaired surrogate, which is not valid text.",
+        "not_a_string": _("Must be a string."),
+        "surrogate": _("Contains an unpaired surrogate, which is not valid text."),
     }
 
     def to_internal_value(self, data):
@@ -81,7 +82,7 @@ class StrictUUIDField(serializers.UUIDField):
 class MoneyField(serializers.DecimalField):
     """An amount with at most two decimals, kept exactly and sent back as a JSON number."""
 
-    default_error_messages = {"not_a_number": "Must be a number."}
+    default_error_messages = {"not_a_number": _("Must be a number.")}
 
     def __init__(self, **kwargs):
         kwargs.setdefault("max_digits", 8)

@@ -33,6 +33,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 from rest_framework.exceptions import APIException
@@ -64,23 +65,23 @@ IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
 class InvalidIdempotencyKey(HttpProblem):
     status_code = status.HTTP_400_BAD_REQUEST
     default_code = "invalid_idempotency_key"
-    title = "Invalid idempotency key"
-    default_detail = "An Idempotency-Key is 1 to 255 printable ASCII characters."
+    title = _("Invalid idempotency key")
+    default_detail = _("An Idempotency-Key is 1 to 255 printable ASCII characters.")
 
 
 class IdempotencyKeyInUse(HttpProblem):
     status_code = status.HTTP_409_CONFLICT
     default_code = "idempotency_key_in_use"
-    title = "Idempotency key in use"
-    default_detail = "A request with this Idempotency-Key is still running; retry shortly."
+    title = _("Idempotency key in use")
+    default_detail = _("A request with this Idempotency-Key is still running; retry shortly.")
     wait = IN_USE_RETRY_AFTER_SECONDS  # DRF's exception handler turns it into Retry-After
 
 
 class IdempotencyKeyReused(HttpProblem):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_code = "idempotency_key_reused"
-    title = "Idempotency key reused"
-    default_detail = "This Idempotency-Key was used for another request; use a new key."
+    title = _("Idempotency key reused")
+    default_detail = _("This Idempotency-Key was used for another request; use a new key.")
 
 
 def is_kept(status_code: int) -> bool:

@@ -2,6 +2,7 @@
 
 import functools
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.views import APIView
@@ -39,7 +40,7 @@ class StrictQueryParameters(APIView):
         super().initial(request, *args, **kwargs)
         if unknown := sorted(set(request.query_params) - self.accepted_query_parameters()):
             raise ValidationError(
-                {name: ["Not a parameter of this operation."] for name in unknown}
+                {name: [_("Not a parameter of this operation.")] for name in unknown}
             )
 
     def accepted_query_parameters(self) -> frozenset[str]:

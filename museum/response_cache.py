@@ -32,6 +32,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
+from django.utils.translation import get_language
 from rest_framework import mixins
 from rest_framework.response import Response
 
@@ -78,14 +79,14 @@ def group_changes_with(group: str, *models) -> None:
 def cached_response(group: str, request, build, *, moment: str = "") -> Response:
     """The response to this GET, from the cache while `group` is unchanged, else `build()`'s.
 
-    Keyed by the whole URL (host, path, query), which is all a cached response depends on, the
-    museum's today, which the default dates depend on, and `moment`, for an answer that also
-    changes with the time of day. Only a 200 is kept.
+    Keyed by the whole URL (host, path, query) and the language, which is all a cached response
+    depends on, the museum's today, which the default dates depend on, and `moment`, for an
+    answer that also changes with the time of day. Only a 200 is kept.
     """
     seconds = settings.MUSEUM_RESPONSE_CACHE_SECONDS
     if seconds <= 0:
         return build()
-    url = f"{timezone.localdate()} {moment} {request.build_absolute_uri()}"
+    url = f"{timezone.localdate()} {moment} {get_language()} {request.build_absolute_uri()}"
     key = f"museum:response-cache:{group}:{hashlib.sha256(url.encode()).hexdigest()}"
     version_key = _version_key(group)
     found = cache.get_many([version_key, key])  # one round trip

@@ -184,6 +184,21 @@ IN_PROGRESS_RETRY_AFTER = _header(
 )
 
 
+CONTENT_LANGUAGE = _header(
+    "The language of the answer's texts (names, problem titles and details): the one "
+    "Accept-Language asked for among the museum's, else the museum's own.",
+    {"type": "string"},
+)
+ACCEPT_LANGUAGE = {
+    "name": "Accept-Language",
+    "in": "header",
+    "required": False,
+    "description": "The languages the client reads, as HTTP says (e.g. `de, en;q=0.5`): the answer "
+    "uses the first the museum offers (by default en, de, fr, nl, es), else the museum's own.",
+    "schema": {"type": "string"},
+}
+
+
 LOCATION = {
     "description": "Where the created resource is read (a ticket's: the order that holds it).",
     "schema": {"type": "string", "format": "uri-reference"},
@@ -202,14 +217,16 @@ def _success_headers(operation: dict, parameters: set[tuple[str, str]]) -> dict:
 
 
 def document_headers_and_common_problems(result, generator, request, public):
-    """drf-spectacular postprocessing hook: 429 and 503 on every operation, and the headers the
-    service sends (RateLimit-*, Retry-After, X-Total-Count and Link on pages, ETag,
-    Idempotent-Replayed, Location on a 201), so generated clients can read them."""
+    """drf-spectacular postprocessing hook: 429 and 503 on every operation, Accept-Language on
+    each, and the headers the service sends (RateLimit-*, Retry-After, X-Total-Count and Link on
+    pages, ETag, Idempotent-Replayed, Location on a 201, Content-Language), so generated clients
+    can read them."""
     problem = "#/components/schemas/Error"
     for path in result["paths"].values():
         for operation in path.values():
             responses = operation["responses"]
             parameters = {(p.get("in"), p.get("name")) for p in operation.get("parameters", [])}
+            operation.setdefault("parameters", []).append(ACCEPT_LANGUAGE)
             for status in ANY_OPERATION_PROBLEMS:
                 responses.setdefault(str(status), _problem_response(problem, status))
             for status, response in responses.items():
@@ -223,6 +240,8 @@ def document_headers_and_common_problems(result, generator, request, public):
                 {**RATE_LIMIT_HEADERS, "Retry-After": RETRY_AFTER}
             )
             responses["503"].setdefault("headers", {})["Retry-After"] = RETRY_AFTER
+            for response in responses.values():
+                response.setdefault("headers", {})["Content-Language"] = CONTENT_LANGUAGE
             if ("header", "Idempotency-Key") in parameters and "409" in responses:
                 responses["409"].setdefault("headers", {})["Retry-After"] = IN_PROGRESS_RETRY_AFTER
     return result

@@ -84,6 +84,8 @@ if MUSEUM_MAX_BODY_BYTES < 1:
     raise ImproperlyConfigured("MUSEUM_MAX_BODY_BYTES must be at least 1")
 
 INSTALLED_APPS = [
+    # Before the admin, as its docs ask: its TranslationAdmin tabs the languages of a text.
+    "modeltranslation",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -109,6 +111,9 @@ MIDDLEWARE = [
     "museum.middleware.body_size_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of the answer: the admin's choice (its cookie) or Accept-Language; it sets
+    # Content-Language and Vary on every answer, the API's included.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -252,12 +257,48 @@ try:
 except (ZoneInfoNotFoundError, ValueError):
     raise ImproperlyConfigured(f"MUSEUM_TIME_ZONE {TIME_ZONE!r} is not a known time zone") from None
 USE_TZ = True
-# The museum's locale: how dates, times and numbers are written in the admin, the desk, the door,
-# the PDF and the email (en-gb: a 24-hour clock, the day before the month), e.g. "de" or "fr".
+# The languages the service ships translations for (locale/, and a column per language for the
+# museum's own texts: museum/translation.py); MUSEUM_LANGUAGES offers some or all of them.
+SHIPPED_LANGUAGES = {
+    "en": "English",
+    "de": "Deutsch",
+    "fr": "Français",
+    "nl": "Nederlands",
+    "es": "Español",
+}
+# The museum's own locale: the language its texts are written in, what a visitor gets when no
+# offered language fits, and how dates, times and numbers are written (en-gb: a 24-hour clock, the
+# day before the month), e.g. "de" or "fr".
 LANGUAGE_CODE = os.environ.get("MUSEUM_LANGUAGE", "en-gb").strip().lower()
+MUSEUM_LANGUAGE = LANGUAGE_CODE.split("-")[0]
+# The languages visitors and staff may choose: by Accept-Language in the API, an order's
+# `language`, the admin's switch.
+MUSEUM_LANGUAGES = envlist("MUSEUM_LANGUAGES", "en,de,fr,nl,es")
+if unknown := set(MUSEUM_LANGUAGES) - SHIPPED_LANGUAGES.keys():
+    raise ImproperlyConfigured(
+        f"MUSEUM_LANGUAGES: no translations for {', '.join(sorted(unknown))}; "
+        f"choose from {', '.join(SHIPPED_LANGUAGES)}"
+    )
+if MUSEUM_LANGUAGE not in MUSEUM_LANGUAGES:
+    raise ImproperlyConfigured(
+        f"MUSEUM_LANGUAGE {LANGUAGE_CODE!r} must be one of MUSEUM_LANGUAGES ({MUSEUM_LANGUAGES})"
+    )
+# Django's own code for each: the museum's language keeps its regional variant, so that English
+# (en -> en-gb by default) is written as the museum writes it rather than as the US does; a
+# client asking for plain "en" or "en-us" gets it too (Django picks the offered "en-" variant).
+LANGUAGES = [
+    (LANGUAGE_CODE if code == MUSEUM_LANGUAGE else code, SHIPPED_LANGUAGES[code])
+    for code in MUSEUM_LANGUAGES
+]
 USE_I18N = True
 # Our own changes to Django's locale formats (museum/formats/): a 24-hour clock for en-gb.
 FORMAT_MODULE_PATH = ["museum.formats"]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# django-modeltranslation: a column per shipped language (fixed, so the schema does not depend on
+# the environment); a text missing in one language is read in the museum's.
+MODELTRANSLATION_LANGUAGES = tuple(SHIPPED_LANGUAGES)
+MODELTRANSLATION_DEFAULT_LANGUAGE = MUSEUM_LANGUAGE
+MODELTRANSLATION_FALLBACK_LANGUAGES = (MUSEUM_LANGUAGE,)
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

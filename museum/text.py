@@ -8,6 +8,7 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext as _
 
 # Unicode's control characters (category Cc: C0 with CR, LF and TAB, DEL, C1 with NEL) and its
 # line and paragraph separators (Zl, Zp): every character that starts a new line somewhere
@@ -33,10 +34,19 @@ class NoControlCharacters:
     def __call__(self, value: str) -> None:
         found = (BREAKING_BUT_LINES if self.lines else BREAKING).search(value)
         if found:
-            allowed = "line breaks, tabs and printable" if self.lines else "printable"
+            message = (
+                _(
+                    "Contains the control character %(character)s; only line breaks, tabs and "
+                    "printable characters are allowed."
+                )
+                if self.lines
+                else _(
+                    "Contains the control character %(character)s; only printable characters "
+                    "are allowed."
+                )
+            )
             raise ValidationError(
-                f"Contains the control character U+{ord(found.group()):04X}; "
-                f"only {allowed} characters are allowed.",
+                message % {"character": f"U+{ord(found.group()):04X}"},
                 code="control_character",
             )
 

@@ -34,6 +34,8 @@ admin.site.index_title = "Programme, opening hours and accounts"
 urlpatterns = [
     path("v1.1/", include(api_patterns)),
     path("admin/", admin.site.urls),
+    # Django's set_language: the admin's language switch (templates/admin/base_site.html).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("door/", door, name="door"),
     path("desk/", desk.today, name="desk"),
     path("desk/sell/", desk.sell, name="desk-sell"),

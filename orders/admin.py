@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.urls import path
 from django.utils import timezone
+from modeltranslation.admin import TranslationAdmin
 
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
@@ -34,7 +35,9 @@ DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
 
 @admin.register(VisitorCategory)
-class VisitorCategoryAdmin(admin.ModelAdmin):
+class VisitorCategoryAdmin(TranslationAdmin):
+    """The name in every shipped language (`name_de`...); a missing one is read in the museum's."""
+
     list_display = [
         "category",
         "name",

@@ -1,39 +1,45 @@
 """The problems of orders: each a kind and a reason."""
 
+from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
+
 from museum.exceptions import InvalidInput, MuseumProblem
 
 
 class HoldExpired(MuseumProblem):
     default_code = "hold_expired"
-    title = "Hold expired"
-    default_detail = "The hold on these places ran out; they are back on sale."
+    title = _("Hold expired")
+    default_detail = _("The hold on these places ran out; they are back on sale.")
 
 
 class OrderCancelled(MuseumProblem):
     default_code = "cancelled"
-    title = "Already cancelled"
-    default_detail = "The order or ticket is already cancelled."
+    title = _("Already cancelled")
+    default_detail = _("The order or ticket is already cancelled.")
 
 
 class TooLate(MuseumProblem):
     default_code = "too_late"
-    title = "Too late to cancel"
-    default_detail = "Tickets can be cancelled until shortly before the visit."
+    title = _("Too late to cancel")
+    default_detail = _("Tickets can be cancelled until shortly before the visit.")
 
 
 class CheckedIn(MuseumProblem):
     """A ticket already used at the door: cancelling it would refund a visit that took place."""
 
     default_code = "checked_in"
-    title = "Ticket already used"
-    default_detail = (
+    title = _("Ticket already used")
+    default_detail = _(
         "A ticket already checked in cannot be cancelled; staff may, saying so explicitly."
     )
 
 
 class NeedsCompanion(InvalidInput):
     def __init__(self, names: list[str]):
-        super().__init__("lines", f"{', '.join(names)}: only beside a ticket of another category.")
+        super().__init__(
+            "lines",
+            _("%(names)s: only beside a ticket of another category.") % {"names": ", ".join(names)},
+        )
 
 
 class PaymentRequired(MuseumProblem):
@@ -41,22 +47,22 @@ class PaymentRequired(MuseumProblem):
 
     kind = "payment_required"
     default_code = "payment_required"
-    title = "Payment required"
-    default_detail = "The order is confirmed once paid: start a payment with POST .../payments."
+    title = _("Payment required")
+    default_detail = _("The order is confirmed once paid: start a payment with POST .../payments.")
 
 
 class NothingToPay(MuseumProblem):
     default_code = "nothing_to_pay"
-    title = "Nothing to pay"
-    default_detail = "Only a held order with a price takes a payment."
+    title = _("Nothing to pay")
+    default_detail = _("Only a held order with a price takes a payment.")
 
 
 class ProviderUnavailable(InvalidInput):
     def __init__(self, provider: str, offered: list[str]):
         super().__init__(
             "provider",
-            f"'{provider}' is not offered to this account; "
-            f"offered: {', '.join(offered) or 'none'}.",
+            _("'%(provider)s' is not offered to this account; offered: %(offered)s.")
+            % {"provider": provider, "offered": ", ".join(offered) or _("none")},
         )
 
 
@@ -65,42 +71,59 @@ class ProviderFailed(MuseumProblem):
 
     kind = "provider_down"
     default_code = "provider_failed"
-    title = "Payment provider failed"
-    default_detail = "The payment provider did not answer as expected; try again shortly."
+    title = _("Payment provider failed")
+    default_detail = _("The payment provider did not answer as expected; try again shortly.")
 
 
 class OverLimit(MuseumProblem):
     """More places than one account, or one address within it, may take (orders.services.limits);
-    `message` says which limit, with its value."""
+    `messages` say which limit, with its value, for each of `who`: "account", "email address"."""
 
     kind = "too_many"
     limit_name = ""
-    message = ""
+    messages: dict[str, StrOrPromise] = {}
 
     def __init__(self, *, limit: int, who: str):
         super().__init__(
-            self.message.format(limit=limit, who=who), limit=limit, limitName=self.limit_name
+            self.messages[who] % {"limit": limit}, limit=limit, limitName=self.limit_name
         )
 
 
 class TooManyHeldPlaces(OverLimit):
     default_code = "too_many_held_places"
-    title = "Too many places held"
+    title = _("Too many places held")
     limit_name = "maxHeldPlaces"
-    message = "At most {limit} places may be held at once by one {who}; pay or cancel a hold first."
+    messages = {
+        "account": _(
+            "At most %(limit)s places may be held at once by one account; pay or cancel a hold "
+            "first."
+        ),
+        "email address": _(
+            "At most %(limit)s places may be held at once by one email address; pay or cancel a "
+            "hold first."
+        ),
+    }
 
 
 class TooManyPlaces(OverLimit):
     default_code = "too_many_places"
-    title = "Too many places for one day"
+    title = _("Too many places for one day")
     limit_name = "maxPlacesPerDay"
-    message = "At most {limit} places per visit date for one {who}, held or sold."
+    messages = {
+        "account": _("At most %(limit)s places per visit date for one account, held or sold."),
+        "email address": _(
+            "At most %(limit)s places per visit date for one email address, held or sold."
+        ),
+    }
 
 
 class TooManyPaymentAttempts(MuseumProblem):
     kind = "too_many"
     default_code = "too_many_payment_attempts"
-    title = "Too many payment attempts"
+    title = _("Too many payment attempts")
 
     def __init__(self, *, limit: int):
-        super().__init__(f"At most {limit} payments may be started for one order.", limit=limit)
+        super().__init__(
+            _("At most %(limit)s payments may be started for one order.") % {"limit": limit},
+            limit=limit,
+        )

@@ -15,6 +15,7 @@ from django.db.models import Q
 
 from events.models import SpecialEvent
 from hours.models import EntrySlot
+from museum import i18n
 
 if TYPE_CHECKING:
     from tickets.models import Ticket
@@ -99,6 +100,8 @@ class Order(models.Model):
     phone = models.CharField(max_length=32, blank=True)
     # The buyer's name, if given: what the desk finds an order by besides its codes and email.
     name = models.CharField(max_length=100, blank=True)
+    # The language its buyer reads: its email, PDF and ticket images speak it (MUSEUM_LANGUAGES).
+    language = models.CharField(max_length=8, default=i18n.museum_language_code)
     status = models.CharField(max_length=10, choices=OrderStatus.choices)
     hold_expires_at = models.DateTimeField(null=True, blank=True)
     confirmation_code = models.CharField(max_length=40, unique=True)

@@ -1,10 +1,12 @@
 from django.conf import settings
 from django.db.models import TextChoices
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from hours.serializers import HourMinuteField
+from museum import i18n
 from museum.fields import (
     MoneyField,
     StrictBooleanField,
@@ -49,6 +51,22 @@ class VisitorCategorySerializer(serializers.Serializer):
     currency = CurrencyField()
 
 
+class LanguageField(StrictCharField):
+    """One of the museum's languages, by its code ("de"; "de-DE" names it too)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=35, **kwargs)
+
+    def to_internal_value(self, data):
+        language = i18n.offered(super().to_internal_value(data))
+        if language is None:
+            raise serializers.ValidationError(
+                _("Not one of the museum's languages: %(offered)s.")
+                % {"offered": ", ".join(settings.MUSEUM_LANGUAGES)}
+            )
+        return language
+
+
 class OrderLineSerializer(serializers.Serializer):
     category = StrictCharField(max_length=40, help_text="A visitor category's code.")
     quantity = StrictIntegerField(min_value=1, help_text="Tickets of this category.")
@@ -64,6 +82,12 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
     lines = serializers.ListField(child=OrderLineSerializer(), min_length=1)
     name = StrictCharField(
         required=False, max_length=100, help_text="The buyer's name, as the desk finds it."
+    )
+    language = LanguageField(
+        required=False,
+        help_text="What the order's email, PDF and tickets speak: one of the museum's languages "
+        "(MUSEUM_LANGUAGES, by default en, de, fr, nl, es); by default the request's "
+        "(Accept-Language).",
     )
     hold = StrictBooleanField(
         required=False,
@@ -148,6 +172,7 @@ class OrderSerializer(serializers.Serializer):
     eventName = serializers.CharField(source="event.name", required=False, allow_null=True)
     email = serializers.EmailField()
     name = serializers.CharField()
+    language = serializers.CharField(help_text="What its email, PDF and tickets speak.")
     createdAt = serializers.DateTimeField(source="created_at")
     total = MoneyField(max_digits=10, help_text="What the order cost (a held one: will cost).")
     refundDue = serializers.SerializerMethodField(help_text="Owed back for cancelled tickets.")

@@ -1,4 +1,5 @@
 import base64
+import functools
 import importlib
 import signal
 from contextlib import contextmanager
@@ -6,12 +7,12 @@ from io import StringIO
 from types import SimpleNamespace
 
 import pytest
-from django.apps import apps as django_apps
 from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.servers.basehttp import WSGIServer
 from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 from rest_framework.test import APIClient
 
 from museum.accounts import create_account
@@ -94,6 +95,16 @@ create_default_categories = importlib.import_module(
 infants_need_companions = importlib.import_module(
     "orders.migrations.0004_payments"
 ).infants_need_companions
+translate_category_names = importlib.import_module(
+    "orders.migrations.0007_visitor_category_translations"
+).translate_names
+
+
+@functools.cache
+def migrated_apps():
+    """The models as the migrations leave them, as the data migrations' functions expect: plain
+    columns, without modeltranslation's reading of `name` in the active language."""
+    return MigrationLoader(None, ignore_no_migrations=True).project_state().apps
 
 
 @pytest.fixture(autouse=True)
@@ -107,8 +118,9 @@ def visitor_categories(request):
     } & set(request.fixturenames)
     if uses_database:
         request.getfixturevalue("db")
-        create_default_categories(django_apps, None)
-        infants_need_companions(django_apps, None)
+        create_default_categories(migrated_apps(), None)
+        infants_need_companions(migrated_apps(), None)
+        translate_category_names(migrated_apps(), None)
 
 
 @pytest.fixture(autouse=True)

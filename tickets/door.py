@@ -69,7 +69,7 @@ def admitted_today() -> int:
 def reason(problem: MuseumProblem) -> str:
     """What the desk reads for a refusal."""
     ticket = getattr(problem, "ticket", None)
-    words = REFUSALS.get(problem.default_code, problem.title)
+    words = str(REFUSALS.get(problem.default_code, problem.title))
     if isinstance(problem, AlreadyCheckedIn) and ticket is not None:
         words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
     elif isinstance(problem, WrongDay) and ticket is not None:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import BooleanField, Q
 from django.db.models.expressions import RawSQL
+from django.utils.translation import gettext as _
 
 from museum.exceptions import MuseumProblem, NotFound
 from museum.response_cache import now_and_on_commit
@@ -57,7 +58,7 @@ def refuse_if_not_paid(*, held: bool) -> None:
     """A held order's tickets have no image, QR code or PDF until it is paid: one would pass for
     a ticket. (A drawn image is only ever a paid ticket's: a ticket is never held again.)"""
     if held:
-        raise NotPaid("The order is not paid yet: its tickets come once it is.")
+        raise NotPaid(_("The order is not paid yet: its tickets come once it is."))
 
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:

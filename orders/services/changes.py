@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from museum.exceptions import InvalidInput
 from orders.exceptions import OrderCancelled
@@ -38,15 +39,15 @@ def move_order(
             .values_list("pk", flat=True)
         )
         if not valid:
-            raise OrderCancelled("No ticket of this order is left to move.")
+            raise OrderCancelled(_("No ticket of this order is left to move."))
         if ticket_date < timezone.localdate():
-            raise InvalidInput("ticketDate", "The new date is in the past.")
+            raise InvalidInput("ticketDate", _("The new date is in the past."))
         slot = None
         if order.event_id is None:
             slot = places.slot_for(ticket_date=ticket_date, entry_time=entry_time)
             places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
         if (ticket_date, slot) == (order.date, order.slot):
-            raise InvalidInput("ticketDate", "The order is already for that day and slot.")
+            raise InvalidInput("ticketDate", _("The order is already for that day and slot."))
         taken = places.take(
             ticket_date=ticket_date, event_id=order.event_id, slot=slot, n=len(valid)
         )
@@ -70,7 +71,7 @@ def resend_confirmation(*, order_id: uuid.UUID, by) -> Order:
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
         if order.status != OrderStatus.CONFIRMED:
-            raise OrderCancelled("Only a confirmed order's email is sent.")
+            raise OrderCancelled(_("Only a confirmed order's email is sent."))
         order.confirmation_sent_at = None
         mail_confirmation(order=order)
         order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])

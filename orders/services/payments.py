@@ -17,6 +17,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
@@ -148,7 +149,9 @@ def start_payment(
         if order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
             raise TooManyPaymentAttempts(limit=MAX_PAYMENT_ATTEMPTS)
         if tendered is not None and tendered < order.total:
-            raise InvalidInput("tendered", f"Less than the order's total, {order.total}.")
+            raise InvalidInput(
+                "tendered", _("Less than the order's total, %(total)s.") % {"total": order.total}
+            )
         now = timezone.now()
         order.hold_expires_at = max(
             order.hold_expires_at or now,

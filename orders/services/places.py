@@ -12,6 +12,7 @@ from datetime import date, time
 
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import SaleEnded
@@ -40,12 +41,12 @@ def slot_for(*, ticket_date: date, entry_time: time | None) -> EntrySlot | None:
     if entry_time is None:
         if slots.exists():
             raise InvalidInput(
-                "entryTime", "The museum sells timed entry on that day: name a slot."
+                "entryTime", _("The museum sells timed entry on that day: name a slot.")
             )
         return None
     slot = slots.filter(entry_time=entry_time).first()
     if slot is None:
-        raise InvalidInput("entryTime", "There is no entry slot at that time on that day.")
+        raise InvalidInput("entryTime", _("There is no entry slot at that time on that day."))
     return slot
 
 
@@ -67,9 +68,9 @@ def refuse_if_sale_ended(*, ticket_date: date, slot: EntrySlot | None) -> None:
     entry_times = day.slots.values_list("entry_time", flat=True) if slot else []
     if timezone.now() >= sales_end(day=day, entry_time=entry_time, entry_times=entry_times):
         if entry_time is None:
-            raise SaleEnded("The museum has closed for today.")
+            raise SaleEnded(_("The museum has closed for today."))
         raise SaleEnded(
-            f"Entry at {entry_time:%H:%M} is no longer sold today.",
+            _("Entry at %(time)s is no longer sold today.") % {"time": f"{entry_time:%H:%M}"},
             entryTime=f"{entry_time:%H:%M}",
         )
 

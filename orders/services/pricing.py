@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
@@ -78,7 +79,7 @@ def categories_of(lines: Sequence[dict]) -> list[VisitorCategory]:
     on_sale = {c.category: c for c in active_categories().filter(category__in=codes)}
     for index, code in enumerate(codes):
         if code not in on_sale:
-            raise InvalidInput(f"lines.{index}.category", "No such visitor category on sale.")
+            raise InvalidInput(f"lines.{index}.category", _("No such visitor category on sale."))
     categories = [on_sale[code] for code in codes]
     # Infants, say, come with someone who is not one.
     if all(category.needs_companion for category in categories):

@@ -11,8 +11,10 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from hours.models import EntrySlot
+from museum import i18n
 from museum.exceptions import InvalidInput
 from orders.models import Channel, Order, OrderStatus, VisitorCategory
 from orders.services import places
@@ -42,6 +44,7 @@ class Purchase:
     name: str
     ticket_type: str
     ticket_date: date
+    language: str
 
 
 def place_order(
@@ -57,8 +60,12 @@ def place_order(
     entry_time: time | None = None,
     earliest_slot: bool = False,
     hold: bool = False,
+    language: str = "",
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
+
+    `language` (an offered one) is what its email, PDF and tickets speak; by default the active
+    language, the request's.
 
     On a timed day the order names its slot (`entry_time`), or with `earliest_slot` takes the
     earliest slot with room, as the contract's purchase does.
@@ -72,7 +79,8 @@ def place_order(
         entry_time=entry_time,
         names_slot=general and not earliest_slot,
     )
-    purchase = Purchase(buyer, email, phone, name, ticket_type, ticket_date)
+    language = i18n.offered(language) or i18n.current()
+    purchase = Purchase(buyer, email, phone, name, ticket_type, ticket_date, language)
 
     def sell() -> Order:
         if general and earliest_slot:
@@ -95,7 +103,9 @@ def _checked(
     count = sum(line["quantity"] for line in lines)
     if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
         raise InvalidInput(
-            "lines", f"At most {settings.MUSEUM_MAX_TICKETS_PER_ORDER} tickets per order."
+            "lines",
+            _("At most %(limit)s tickets per order.")
+            % {"limit": settings.MUSEUM_MAX_TICKETS_PER_ORDER},
         )
     if ticket_date < timezone.localdate():
         raise DateInPast()
@@ -192,6 +202,7 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         email=purchase.email,
         phone=purchase.phone,
         name=purchase.name,
+        language=purchase.language,
         status=OrderStatus.HELD,
         hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),

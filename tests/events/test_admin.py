@@ -154,9 +154,9 @@ def test_the_list_costs_a_few_queries(desk_client, django_assert_max_num_queries
 
 def event_form(event, dates, **changes) -> dict:
     form = {
-        "name": event.name,
-        "location": event.location,
-        "description": event.description,
+        "name_en": event.name,
+        "location_en": event.location,
+        "description_en": event.description,
         "price": "12.50",
         "capacity": "" if event.capacity is None else str(event.capacity),
         "dates-TOTAL_FORMS": str(len(dates)),
@@ -170,9 +170,9 @@ def event_form(event, dates, **changes) -> dict:
 
 def test_adding_an_event_in_the_admin_gives_each_date_the_capacity(desk_client):
     form = {
-        "name": "Lantern walk",
-        "location": "Garden",
-        "description": "After dark.",
+        "name_en": "Lantern walk",
+        "location_en": "Garden",
+        "description_en": "After dark.",
         "price": "8",
         "capacity": "12",
         "dates-TOTAL_FORMS": "2",
@@ -274,9 +274,9 @@ def waiting_statements(*, until_one: bool) -> list[str]:
 
 def sold_event_form(event, slot, **changes) -> dict:
     return {
-        "name": event.name,
-        "location": event.location,
-        "description": event.description,
+        "name_en": event.name,
+        "location_en": event.location,
+        "description_en": event.description,
         "price": "12.50",
         "capacity": "5",
         "dates-TOTAL_FORMS": "1",
@@ -315,9 +315,9 @@ def test_saving_an_event_in_the_admin_gives_every_date_its_capacity(admin_client
     event = SpecialEventFactory(dates=[dt.date(2030, 1, 1)])
     slot = EventDate.objects.get(event=event)
     form = {
-        "name": event.name,
-        "location": event.location,
-        "description": event.description,
+        "name_en": event.name,
+        "location_en": event.location,
+        "description_en": event.description,
         "price": "12.50",
         "capacity": "40",
         "dates-TOTAL_FORMS": "2",

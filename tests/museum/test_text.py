@@ -65,9 +65,9 @@ def test_a_description_keeps_its_lines_and_tabs_but_no_other_controls(staff):
 
 def test_the_admin_form_refuses_a_name_with_a_line_break(desk_client):
     form = {
-        "name": INJECTED,
-        "location": "Garden\tEast",
-        "description": "Fine\r\ntext.",
+        "name_en": INJECTED,
+        "location_en": "Garden\tEast",
+        "description_en": "Fine\r\ntext.",
         "price": "8",
         "capacity": "",
         "dates-TOTAL_FORMS": "1",
@@ -79,8 +79,8 @@ def test_the_admin_form_refuses_a_name_with_a_line_break(desk_client):
 
     errors = response.context["adminform"].form.errors
     assert response.status_code == 200
-    assert set(errors) == {"name", "location"}
-    assert "U+000D" in errors["name"][0] and "U+0009" in errors["location"][0]
+    assert set(errors) == {"name_en", "location_en"}
+    assert "U+000D" in errors["name_en"][0] and "U+0009" in errors["location_en"][0]
     assert not SpecialEvent.objects.exists()
 
 

@@ -188,6 +188,7 @@ ORDER_FIELDS = [
     "confirmation_task_id",
     "channel",
     "name",
+    "language",
 ]
 TICKET_FIELDS = [
     "id",
@@ -234,7 +235,7 @@ def load_tickets(
         key = _uuid(rng)
         orders.append(
             (key, buyer, email, "", "confirmed", _code("order", n), kind, day, event_id, price)
-            + (now, now, now, "", "on_account", "")
+            + (now, now, now, "", "on_account", "", "en")
         )
         return (
             key,

@@ -39,9 +39,10 @@ def test_staff_create_an_event_in_the_admin_and_the_api_lists_it(page, live_serv
     first, second = (timezone.localdate() + dt.timedelta(days=n) for n in (1, 2))
 
     log_in(page, "desk", then="/admin/events/specialevent/add/")
-    page.fill("#id_name", "Lantern Night")
-    page.fill("#id_location", "Sculpture Garden")
-    page.fill("#id_description", "The garden by lantern light.")
+    # The museum's own language's fields (English); the others are translations, left empty.
+    page.fill("#id_name_en", "Lantern Night")
+    page.fill("#id_location_en", "Sculpture Garden")
+    page.fill("#id_description_en", "The garden by lantern light.")
     page.fill("#id_price", "9.50")
     page.fill("#id_capacity", "25")
     page.fill("#id_dates-0-date", first.isoformat())

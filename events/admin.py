@@ -13,6 +13,7 @@ from events.services import (
     create_event,
     update_event,
 )
+from audit.admin import AuditedAdmin
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders.services import cancel_event
@@ -76,7 +77,7 @@ class EventStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(SpecialEvent)
-class SpecialEventAdmin(admin.ModelAdmin):
+class SpecialEventAdmin(AuditedAdmin):
     list_display = ["name", "status", "dates_run", "location", "places", "tickets_sold", "price"]
     list_filter = [EventStatusFilter]
     search_fields = ["name", "location"]

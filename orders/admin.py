@@ -16,6 +16,7 @@ from django.http import HttpResponse
 from django.urls import path
 from django.utils import timezone
 
+from audit.admin import AuditedAdmin
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders import selectors, services
@@ -34,7 +35,7 @@ DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
 
 @admin.register(VisitorCategory)
-class VisitorCategoryAdmin(admin.ModelAdmin):
+class VisitorCategoryAdmin(AuditedAdmin):
     list_display = [
         "category",
         "name",
@@ -115,7 +116,7 @@ class OrderDateFilter(admin.SimpleListFilter):
 
 
 @admin.register(Order)
-class OrderAdmin(admin.ModelAdmin):
+class OrderAdmin(AuditedAdmin):
     list_display = [
         "confirmation_code",
         "status",
@@ -367,7 +368,7 @@ def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> Http
 
 
 @admin.register(SaleLimits)
-class SaleLimitsAdmin(admin.ModelAdmin):
+class SaleLimitsAdmin(AuditedAdmin):
     """An account's own limits on places: a shop or kiosk selling for many, or a partner."""
 
     list_display = ["account", "max_held_places", "max_places_per_day"]

@@ -53,9 +53,7 @@ class AuditRecord(models.Model):
         verbose_name = "audit record"
         indexes = [
             models.Index(fields=["object_type", "object_id", "at"], name="audit_object_history"),
-            models.Index(
-                fields=["id"], name="audit_unpublished", condition=Q(published=False)
-            ),
+            models.Index(fields=["id"], name="audit_unpublished", condition=Q(published=False)),
         ]
 
     def __str__(self):

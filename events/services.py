@@ -39,7 +39,9 @@ def create_event(
         name=name, location=location, description=description, price=price, capacity=capacity
     )
     days = sorted(set(dates))
-    EventDate.objects.bulk_create(EventDate(event=event, date=day, capacity=capacity) for day in days)
+    EventDate.objects.bulk_create(
+        EventDate(event=event, date=day, capacity=capacity) for day in days
+    )
     record(action=Action.CREATED, obj=event, changes={**values_of(event, AUDITED), "dates": days})
     return event
 

@@ -246,7 +246,9 @@ def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: in
             entry += step
     EntrySlot.objects.bulk_create(slots, batch_size=500)
     record_each(
-        entries=[(Action.CREATED, slot, values_of(slot, ["entry_time", "capacity"])) for slot in slots]
+        entries=[
+            (Action.CREATED, slot, values_of(slot, ["entry_time", "capacity"])) for slot in slots
+        ]
     )
     group_changed("slots")
     return len(slots)

@@ -9,6 +9,7 @@ from webhooks.services import _changed, new_secret
 
 
 class SubscriptionForm(forms.ModelForm):
+    url = forms.URLField(label="URL", max_length=500, assume_scheme="https")
     event_types = forms.MultipleChoiceField(
         choices=EventType.choices, widget=forms.CheckboxSelectMultiple
     )

@@ -208,5 +208,3 @@ def requeue_lost(*, lost_after: timedelta = timedelta(minutes=10), limit: int = 
             deliver_webhook.enqueue(delivery_id=str(delivery.pk), attempt=delivery.attempts + 1)
         requeued += 1
     return requeued
-
-

@@ -98,8 +98,13 @@ def post(url: str, *, body: bytes, headers: dict[str, str]) -> Answer:
     pool: urllib3.HTTPConnectionPool
     if scheme == "https":
         pool = urllib3.HTTPSConnectionPool(
-            address, port, timeout=timeout, retries=False, server_hostname=host,
-            assert_hostname=host, cert_reqs="CERT_REQUIRED",
+            address,
+            port,
+            timeout=timeout,
+            retries=False,
+            server_hostname=host,
+            assert_hostname=host,
+            cert_reqs="CERT_REQUIRED",
         )
     else:
         pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False)

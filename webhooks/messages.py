@@ -7,6 +7,8 @@ ticket checked in, an event called off, a slot's places.
 """
 
 import json
+from datetime import date
+from decimal import Decimal
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -15,7 +17,8 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from audit.models import Action, AuditRecord
-from events.models import SpecialEvent
+from events.models import EventDate, SpecialEvent
+from events.services import AUDITED
 from events.serializers import PREFETCHED_DATES, SpecialEventResponseSerializer
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
@@ -80,16 +83,20 @@ def messages_of(entry: AuditRecord) -> Iterator[Message]:
     elif entry.object_type == TICKET:
         ticket = Ticket.objects.select_related("order").filter(pk=entry.object_id).first()
         if ticket is not None and ticket.order is not None:
-            yield Message(EventType.TICKET_CHECKED_IN, envelope(
+            yield Message(
                 EventType.TICKET_CHECKED_IN,
-                {
-                    "ticketId": ticket.pk,
-                    "orderId": ticket.order_id,
-                    "confirmationCode": ticket.confirmation_code,
-                    "ticketDate": ticket.date,
-                    "checkedInAt": ticket.checked_in_at,
-                },
-            ), order=ticket.order)
+                envelope(
+                    EventType.TICKET_CHECKED_IN,
+                    {
+                        "ticketId": ticket.pk,
+                        "orderId": ticket.order_id,
+                        "confirmationCode": ticket.confirmation_code,
+                        "ticketDate": ticket.date,
+                        "checkedInAt": ticket.checked_in_at,
+                    },
+                ),
+                order=ticket.order,
+            )
     elif entry.object_type == SLOT:
         yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
 
@@ -102,12 +109,26 @@ def _event_messages(entry: AuditRecord) -> Iterator[Message]:
     )
     if event is None:
         return
+    if entry.action == Action.CREATED:
+        event = _as_created(event, entry)
     body = SpecialEventResponseSerializer(event).data
     if entry.action == Action.CANCELLED:
         data = {**body, "cancelledAt": event.cancelled_at}
         yield Message(EventType.EVENT_CANCELLED, envelope(EventType.EVENT_CANCELLED, data))
     elif event.cancelled_at is None:
         yield Message(EventType.PUBLISH_NEW_EVENT, dumps(body))
+
+
+def _as_created(event: SpecialEvent, entry: AuditRecord) -> SpecialEvent:
+    """The event as it was made (its record keeps every field), whatever changed since: a
+    receiver hears of the creation, then of each change. A change's message says the event as it
+    is when the fan-out reads it, promptly after the change."""
+    made = {name: entry.changes[name] for name in AUDITED if name in entry.changes}
+    created = SpecialEvent(id=event.pk, **made)
+    created.price = Decimal(str(created.price))
+    days = [date.fromisoformat(day) for day in entry.changes.get("dates", [])]
+    setattr(created, PREFETCHED_DATES, [EventDate(event=created, date=day) for day in days])
+    return created
 
 
 ORDER_TYPES = {

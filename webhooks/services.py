@@ -31,7 +31,9 @@ def subscribed_types() -> set[str]:
     types = cache.get(SUBSCRIBED_TYPES_KEY)
     if types is None:
         types = set()
-        for wanted in Subscription.objects.filter(active=True).values_list("event_types", flat=True):
+        for wanted in Subscription.objects.filter(active=True).values_list(
+            "event_types", flat=True
+        ):
             types.update(wanted)
         cache.set(SUBSCRIBED_TYPES_KEY, types, 10)
     return types
@@ -121,8 +123,11 @@ def disable(subscription: Subscription, *, reason: str) -> None:
             active=False, disabled_reason=reason[:200]
         )
         subscription.active, subscription.disabled_reason = False, reason[:200]
-        record(action=Action.CHANGED, obj=subscription, changes={"active": [True, False],
-                                                                 "disabled_reason": reason})
+        record(
+            action=Action.CHANGED,
+            obj=subscription,
+            changes={"active": [True, False], "disabled_reason": reason},
+        )
         _changed()
 
 

@@ -72,6 +72,9 @@ class WebhookViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     lookup_value_converter = "uuid"
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
+    def accepted_query_parameters(self) -> frozenset[str]:
+        return frozenset()  # a plain list: no filters, no paging
+
     def list(self, request):
         mine = Subscription.objects.filter(owner=request.user)
         return Response(WebhookSerializer(mine, many=True).data)

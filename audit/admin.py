@@ -33,7 +33,7 @@ class AuditRecordAdmin(admin.ModelAdmin):
     search_help_text = "Search by object id or name, account or request id."
     date_hierarchy = "at"
     list_select_related = ["actor"]
-    fields = [
+    fields = readonly_fields = (
         "at",
         "action",
         "object_type",
@@ -42,8 +42,7 @@ class AuditRecordAdmin(admin.ModelAdmin):
         "actor_name",
         "request_id",
         "what_changed",
-    ]
-    readonly_fields = fields
+    )
 
     @admin.display(description="changes")
     def what_changed(self, entry):

@@ -40,7 +40,7 @@ def record(
         request_id=current_request_id(),
         changes=changes or {},
     )
-    transaction.on_commit(lambda: recorded.send(sender=AuditRecord, record=entry))
+    _send_after_commit(entry)
     return entry
 
 
@@ -65,8 +65,15 @@ def record_each(
         for action, obj, changes in entries
     )
     for entry in made:
-        transaction.on_commit(lambda entry=entry: recorded.send(sender=AuditRecord, record=entry))
+        _send_after_commit(entry)
     return made
+
+
+def _send_after_commit(entry: AuditRecord) -> None:
+    def send() -> None:
+        recorded.send(sender=AuditRecord, record=entry)
+
+    transaction.on_commit(send)
 
 
 def _actor(by):

@@ -6,6 +6,7 @@ from django.db.models import Exists, OuterRef
 from django.http import Http404
 from django.utils import timezone
 
+from audit.admin import AuditedAdmin
 from events.models import EventDate, SpecialEvent
 from events.services import (
     CapacityBelowSold,
@@ -13,7 +14,6 @@ from events.services import (
     create_event,
     update_event,
 )
-from audit.admin import AuditedAdmin
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders.services import cancel_event

@@ -65,7 +65,7 @@ class SubscriptionAdmin(AuditedAdmin):
 
 class AttemptInline(admin.TabularInline):
     model = Attempt
-    fields = readonly_fields = ["at", "status", "duration_ms", "answer", "error"]
+    fields = readonly_fields = ("at", "status", "duration_ms", "answer", "error")
     extra = 0
     can_delete = False
 
@@ -78,7 +78,7 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_display = ["created_at", "event_type", "subscription", "state", "attempts"]
     list_filter = ["state", "event_type"]
     search_fields = ["subscription__url", "id"]
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "id",
         "subscription",
         "event_type",
@@ -88,7 +88,7 @@ class DeliveryAdmin(admin.ModelAdmin):
         "record_id",
         "payload",
         "created_at",
-    ]
+    )
     inlines = [AttemptInline]
     actions = ["send_selected_again"]
 

@@ -78,7 +78,9 @@ def attempt_delivery(*, delivery_id, attempt: int) -> str:
     if not subscription.active:
         Delivery.objects.filter(pk=delivery.pk).update(state=DeliveryState.DROPPED)
         return "dropped: the subscription is disabled"
-    if not delivery.payload:  # a slot's availability: what it is now, then kept for retries
+    if (
+        not delivery.payload and delivery.slot_id is not None
+    ):  # a slot's availability: what it is now, then kept for retries
         delivery.payload = slot_payload(delivery.slot_id)
         Delivery.objects.filter(pk=delivery.pk).update(payload=delivery.payload)
     answer, error = _send(delivery, at=now)

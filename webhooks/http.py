@@ -73,7 +73,7 @@ def addresses(host: str, port: int) -> list[str]:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise Refused(f"{host} does not resolve.") from None
-    resolved = list(dict.fromkeys(info[4][0] for info in found))
+    resolved = list(dict.fromkeys(str(info[4][0]) for info in found))
     usable = resolved if _allowed_host(host) else [a for a in resolved if is_public(a)]
     if not usable:
         raise Refused(f"{host} resolves to an address that is not public: {', '.join(resolved)}.")

@@ -7,10 +7,10 @@ ticket checked in, an event called off, a slot's places.
 """
 
 import json
-from datetime import date
-from decimal import Decimal
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Prefetch
@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from audit.models import Action, AuditRecord
 from events.models import EventDate, SpecialEvent
-from events.services import AUDITED
 from events.serializers import PREFETCHED_DATES, SpecialEventResponseSerializer
+from events.services import AUDITED
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
@@ -35,7 +35,7 @@ TICKET = "tickets.ticket"
 SLOT = "hours.entryslot"
 
 # The types each kind of record may make: records that make none are never read.
-POSSIBLE = {
+POSSIBLE: dict[tuple[str, str], set[str]] = {
     (EVENT, Action.CREATED): {EventType.PUBLISH_NEW_EVENT},
     (EVENT, Action.CHANGED): {EventType.PUBLISH_NEW_EVENT},
     (EVENT, Action.CANCELLED): {EventType.EVENT_CANCELLED},
@@ -103,7 +103,9 @@ def messages_of(entry: AuditRecord) -> Iterator[Message]:
 
 def _event_messages(entry: AuditRecord) -> Iterator[Message]:
     event = (
-        SpecialEvent.objects.prefetch_related(Prefetch("dates", to_attr=PREFETCHED_DATES))
+        SpecialEvent.objects.prefetch_related(
+            Prefetch("dates", to_attr=PREFETCHED_DATES)  # type: ignore[arg-type]
+        )
         .filter(pk=entry.object_id)
         .first()
     )
@@ -131,7 +133,7 @@ def _as_created(event: SpecialEvent, entry: AuditRecord) -> SpecialEvent:
     return created
 
 
-ORDER_TYPES = {
+ORDER_TYPES: dict[str, str] = {
     Action.CONFIRMED: EventType.ORDER_CONFIRMED,
     Action.EXPIRED: EventType.ORDER_EXPIRED,
     Action.REFUNDED: EventType.ORDER_REFUNDED,
@@ -144,7 +146,7 @@ def _order_messages(entry: AuditRecord) -> Iterator[Message]:
     if order is None:
         return
     order.sold_tickets = list(tickets_of(order))
-    event_type = ORDER_TYPES.get(entry.action)
+    event_type: str | None = ORDER_TYPES.get(entry.action)
     if entry.action == Action.CREATED and entry.changes.get("status") == OrderStatus.CONFIRMED:
         event_type = EventType.ORDER_CONFIRMED
     if entry.action == Action.CANCELLED and entry.changes.get("whole_order"):

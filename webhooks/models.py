@@ -108,3 +108,6 @@ class Attempt(models.Model):
 
     class Meta:
         ordering = ["at"]
+
+    def __str__(self):
+        return f"{self.status or self.error} at {self.at}"

@@ -2,7 +2,6 @@
 
 import datetime as dt
 
-import pytest
 import time_machine
 from django.utils import timezone
 

@@ -12,7 +12,7 @@ from werkzeug import Response
 from orders.models import Order, OrderStatus
 from orders.services import cancel_order, release_expired_holds
 from tests.conftest import EVENT, client_for, run_task_worker
-from tests.factories import MuseumDayFactory, days_from_today, partner_member, staff_member
+from tests.factories import MuseumDayFactory, days_from_today, partner_member
 from tests.orders.conftest import order_body
 from webhooks.models import Delivery, DeliveryState, EventType, Subscription
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from modeltranslation.admin import TranslationAdmin
 from modeltranslation.utils import build_localized_fieldname
 
+from audit.admin import AuditedAdmin
 from events.models import EventDate, SpecialEvent
 from events.services import (
     CapacityBelowSold,
@@ -81,7 +82,7 @@ class EventStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(SpecialEvent)
-class SpecialEventAdmin(TranslationAdmin):
+class SpecialEventAdmin(AuditedAdmin, TranslationAdmin):
     """Each text in every shipped language (modeltranslation's fields, `name_de`...): the museum's
     own is required, a missing one is read in the museum's."""
 

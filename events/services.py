@@ -9,12 +9,17 @@ from django.db import transaction
 from django.db.models import Max, ProtectedError
 from django.utils.translation import gettext_lazy as _
 
+from audit.models import Action
+from audit.services import changed_fields, record, values_of
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import CapacityBelowSold
 from museum.exceptions import MuseumProblem, NotFound
 from museum.i18n import museum_language
 
 __all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its callers
+
+# What the audit log records of an event.
+AUDITED = ["name", "location", "description", "price", "capacity"]
 
 
 class DatesHaveTickets(MuseumProblem):
@@ -39,9 +44,11 @@ def create_event(
     with museum_language():
         event.name, event.location, event.description = name, location, description
     event.save()
+    days = sorted(set(dates))
     EventDate.objects.bulk_create(
-        EventDate(event=event, date=day, capacity=capacity) for day in sorted(set(dates))
+        EventDate(event=event, date=day, capacity=capacity) for day in days
     )
+    record(action=Action.CREATED, obj=event, changes={**values_of(event, AUDITED), "dates": days})
     return event
 
 
@@ -66,17 +73,24 @@ def update_event(
     language's."""
     event = locked_event(event_id)
     with museum_language():
+        before = values_of(event, AUDITED)
         for name, value in fields.items():
             setattr(event, name, value)
+        changes = changed_fields(before, event, AUDITED)
     if dates is not None:
-        _replace_dates(event=event, wanted=set(dates))
+        old_dates = sorted(_replace_dates(event=event, wanted=set(dates)))
+        if old_dates != sorted(set(dates)):
+            changes["dates"] = [old_dates, sorted(set(dates))]
     if "capacity" in fields:
         _set_capacity(event=event, capacity=event.capacity)
     event.save()
+    if changes:
+        record(action=Action.CHANGED, obj=event, changes=changes)
     return event
 
 
-def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
+def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> set[date]:
+    """Make `wanted` the event's dates; the dates it had."""
     current = {slot.date: slot for slot in event.dates.all()}
     removed = [slot for day, slot in current.items() if day not in wanted]
     if sold := [slot.date.isoformat() for slot in removed if slot.sold]:
@@ -104,6 +118,7 @@ def _replace_dates(*, event: SpecialEvent, wanted: set[date]) -> None:
     EventDate.objects.bulk_create(
         EventDate(event=event, date=day, capacity=event.capacity) for day in wanted - current.keys()
     )
+    return set(current)
 
 
 def most_sold_on_one_date(event: SpecialEvent) -> int:

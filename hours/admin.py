@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from audit.admin import AuditedAdmin
 from hours.models import EntrySlot, MuseumDay
 from hours.services import (
     DEFAULT_PATTERN,
@@ -165,7 +166,7 @@ class SlotCounts:
 
 
 @admin.register(EntrySlot)
-class EntrySlotAdmin(SlotCounts, admin.ModelAdmin):
+class EntrySlotAdmin(SlotCounts, AuditedAdmin):
     list_display = ["day", "entry_time", "places"]
     list_filter = [("day__date", admin.DateFieldListFilter)]
     date_hierarchy = "day__date"
@@ -177,7 +178,8 @@ class EntrySlotAdmin(SlotCounts, admin.ModelAdmin):
         return with_held(super().get_queryset(request))
 
     def get_readonly_fields(self, request, obj=None):
-        return ["day", "entry_time"] if obj else []
+        audited = super().get_readonly_fields(request, obj)
+        return [*audited, "day", "entry_time"] if obj else audited
 
     def save_model(self, request, obj, form, change):
         if not change:
@@ -194,7 +196,7 @@ class EntrySlotAdmin(SlotCounts, admin.ModelAdmin):
 
 
 @admin.register(MuseumDay)
-class MuseumDayAdmin(admin.ModelAdmin):
+class MuseumDayAdmin(AuditedAdmin):
     list_display = ["day", "hours", "note", "general_tickets", "changed_by_staff"]
     list_filter = [WhenFilter, "is_closed", "edited_by_staff"]
     list_per_page = 62  # two months

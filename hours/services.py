@@ -10,12 +10,17 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.models import Action
+from audit.services import record, record_each, values_of
 from hours.exceptions import CapacityBelowSold
 from hours.locking import lock_places
 from hours.models import EntrySlot, MuseumDay
 from museum.response_cache import group_changed
 
 __all__ = ["CapacityBelowSold"]  # raised by set_slot_capacity, named here for its callers
+
+# What the audit log records of a day.
+AUDITED_DAY = ["opens_at", "closes_at", "is_closed", "note", "capacity"]
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 DEFAULT_PATTERN = "mon-thu 09:00-18:00, fri 10:00-16:00"
@@ -170,6 +175,13 @@ def apply_weekly_pattern(
     )
     # Tickets point at their day with PROTECT: were one missed above, this raises, not loses it.
     MuseumDay.objects.filter(date__in=to_remove).delete()
+    record_each(
+        entries=[
+            *((Action.CREATED, day, values_of(day, AUDITED_DAY)) for day in to_create),
+            *((Action.CHANGED, day, values_of(day, AUDITED_DAY)) for day in to_update + to_close),
+            *((Action.DELETED, existing[current], {}) for current in to_remove),
+        ]
+    )
     group_changed("hours")  # bulk writes send no signals
     summary.slots = add_entry_slots(
         start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
@@ -234,6 +246,11 @@ def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: in
             slots.append(EntrySlot(day_id=day, entry_time=entry.time(), capacity=capacity))
             entry += step
     EntrySlot.objects.bulk_create(slots, batch_size=500)
+    record_each(
+        entries=[
+            (Action.CREATED, slot, values_of(slot, ["entry_time", "capacity"])) for slot in slots
+        ]
+    )
     group_changed("slots")
     return len(slots)
 
@@ -245,12 +262,16 @@ def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
     sale landing meanwhile is never lost and never oversells.
     """
     slot = EntrySlot.objects.filter(pk=slot_id)
+    before = slot.get()
     fits = slot if capacity is None else slot.filter(sold__lte=capacity)
-    if not fits.update(capacity=capacity):
-        sold = slot.values_list("sold", flat=True).get()
-        raise CapacityBelowSold(
-            _("%(sold)s places of this slot are sold or held already.") % {"sold": sold}, sold=sold
-        )
+    with transaction.atomic():
+        if not fits.update(capacity=capacity):
+            sold = slot.values_list("sold", flat=True).get()
+            raise CapacityBelowSold(
+                _("%(sold)s places of this slot are sold or held already.") % {"sold": sold},
+                sold=sold,
+            )
+        record(action=Action.CHANGED, obj=before, changes={"capacity": [before.capacity, capacity]})
     group_changed("slots")  # update() sends no signals
 
 
@@ -258,8 +279,10 @@ def close_days(*, dates: Iterable[date], note: str) -> int:
     """Close the given museum days all day, saying why; seeding leaves them closed."""
     # The hours stay on the row, so reopening the day in the admin is unticking one box.
     # Tickets already sold stay valid: staff decide what to tell their holders.
-    closed = MuseumDay.objects.filter(date__in=list(dates)).update(
-        is_closed=True, note=note, edited_by_staff=True
-    )
+    days = MuseumDay.objects.filter(date__in=list(dates))
+    with transaction.atomic():
+        closed = days.update(is_closed=True, note=note, edited_by_staff=True)
+        changes = {"is_closed": True, "note": note}
+        record_each(entries=[(Action.CHANGED, day, changes) for day in days])
     group_changed("hours")  # update() sends no signals
     return closed

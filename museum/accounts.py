@@ -40,6 +40,11 @@ STAFF_PERMISSIONS = [
     "orders.change_salelimits",
     *(f"orders.{action}_visitorcategory" for action in ("view", "add", "change")),
     *(f"hours.{action}_entryslot" for action in ("view", "add", "change")),
+    # Who changed what; webhook subscriptions (everyone's) and their deliveries, sent again.
+    "audit.view_auditrecord",
+    *(f"webhooks.{action}_subscription" for action in ("view", "add", "change", "delete")),
+    "webhooks.view_delivery",
+    "webhooks.change_delivery",
     # The background tasks (confirmation emails, periodic jobs) and how they ended.
     "django_tasks_database.view_dbtaskresult",
 ]
@@ -47,7 +52,8 @@ STAFF_PERMISSIONS = [
 DOOR_PERMISSIONS = ["tickets.check_in_ticket"]
 # Resellers and the museum's trusted systems collect the money themselves: their orders are
 # confirmed at once, paid on account, and invoiced monthly. No staff rights.
-PARTNER_PERMISSIONS = ["orders.sell_on_account"]
+# They hear of their orders and of the programme through webhooks they manage themselves.
+PARTNER_PERMISSIONS = ["orders.sell_on_account", "webhooks.manage_own_webhooks"]
 
 # The front desk sells, takes the money, finds, moves, reprints and cancels orders, and admits.
 DESK_PERMISSIONS = [

@@ -42,6 +42,10 @@ PERIODIC_TASKS = {
     "orders.jobs.release_expired_holds": timedelta(minutes=1),
     # A refund whose task was lost with its worker is paid back.
     "orders.refunds.pay_back_lost_refunds": timedelta(minutes=10),
+    # Audit records older than MUSEUM_AUDIT_RETENTION_DAYS go.
+    "audit.tasks.purge_audit_records": timedelta(days=1),
+    # Audit records not yet offered to the webhooks, and deliveries lost with their worker.
+    "webhooks.tasks.sweep_webhooks": timedelta(minutes=1),
 }
 
 

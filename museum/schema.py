@@ -245,3 +245,10 @@ def document_headers_and_common_problems(result, generator, request, public):
             if ("header", "Idempotency-Key") in parameters and "409" in responses:
                 responses["409"].setdefault("headers", {})["Retry-After"] = IN_PROGRESS_RETRY_AFTER
     return result
+
+
+def webhooks_as_extension(result, generator, request, public):
+    """An OpenAPI 3.0 schema has no `webhooks:`: the same object goes under `x-webhooks`."""
+    if "webhooks" in result and not result["openapi"].startswith("3.1"):
+        result["x-webhooks"] = result.pop("webhooks")
+    return result

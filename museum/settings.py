@@ -96,18 +96,22 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "museum",
+    "audit",
     "events",
     "hours",
     "tickets",
     "django_tasks",
     "django_tasks_db",
     "orders",
+    "webhooks",
     "axes",
     "csp",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # First of ours: every later step, and the audit log, may read the request's id.
+    "museum.request_context.request_context",
     "museum.middleware.body_size_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -384,6 +388,16 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "museum.schema.use_contract_component_names",
         "museum.schema.document_headers_and_common_problems",
+        "museum.schema.webhooks_as_extension",
+    ],
+    # The webhooks we send (the Museum API 1.2 declares publishNewEvent). The schema stays OpenAPI
+    # 3.0: OpenAPI Generator's 3.1 support is a beta that warns and, given `webhooks:`, writes an
+    # events API that is not valid Python; so they are listed as `x-webhooks`, the same object
+    # under the extension name Redoc reads in 3.0 (museum.schema.webhooks_as_extension).
+    "WEBHOOKS": [
+        "webhooks.schema.PUBLISH_NEW_EVENT",
+        "webhooks.schema.ORDER_EVENTS",
+        "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
@@ -398,6 +412,7 @@ SPECTACULAR_SETTINGS = {
             "name": "Tickets",
             "description": "Museum tickets for general entrance or special events.",
         },
+        {"name": "Webhooks", "description": "Subscriptions to the museum's webhooks."},
     ],
 }
 
@@ -476,6 +491,22 @@ if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PE
     raise ImproperlyConfigured(
         "MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES and MUSEUM_MAX_PLACES_PER_DAY "
         "must be 1+"
+    )
+
+# The audit log (docs/webhooks.md): records older than this go.
+MUSEUM_AUDIT_RETENTION_DAYS = envint("MUSEUM_AUDIT_RETENTION_DAYS", 400)
+# Webhooks: at most one slot.availability_changed per slot in this many seconds.
+MUSEUM_AVAILABILITY_WEBHOOK_SECONDS = envint("MUSEUM_AVAILABILITY_WEBHOOK_SECONDS", 10)
+# Receivers let through although their addresses are private or loopback (internal receivers,
+# tests): host names or IP addresses, exactly as in the subscription's URL.
+MUSEUM_WEBHOOK_ALLOWED_HOSTS = envlist("MUSEUM_WEBHOOK_ALLOWED_HOSTS", "")
+# Plain http receivers: for local work only; in production every receiver is https.
+MUSEUM_WEBHOOK_ALLOW_HTTP = envbool("MUSEUM_WEBHOOK_ALLOW_HTTP", DEBUG)
+if MUSEUM_WEBHOOK_ALLOW_HTTP and not DEBUG:
+    raise ImproperlyConfigured("MUSEUM_WEBHOOK_ALLOW_HTTP is for local work: only with DEBUG on")
+if min(MUSEUM_AUDIT_RETENTION_DAYS, MUSEUM_AVAILABILITY_WEBHOOK_SECONDS) < 1:
+    raise ImproperlyConfigured(
+        "MUSEUM_AUDIT_RETENTION_DAYS and MUSEUM_AVAILABILITY_WEBHOOK_SECONDS must be 1+"
     )
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

@@ -17,6 +17,7 @@ from django.urls import path
 from django.utils import timezone
 from modeltranslation.admin import TranslationAdmin
 
+from audit.admin import AuditedAdmin
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders import selectors, services
@@ -35,7 +36,7 @@ DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
 
 @admin.register(VisitorCategory)
-class VisitorCategoryAdmin(TranslationAdmin):
+class VisitorCategoryAdmin(AuditedAdmin, TranslationAdmin):
     """The name in every shipped language (`name_de`...); a missing one is read in the museum's."""
 
     list_display = [
@@ -118,7 +119,7 @@ class OrderDateFilter(admin.SimpleListFilter):
 
 
 @admin.register(Order)
-class OrderAdmin(admin.ModelAdmin):
+class OrderAdmin(AuditedAdmin):
     list_display = [
         "confirmation_code",
         "status",
@@ -370,7 +371,7 @@ def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> Http
 
 
 @admin.register(SaleLimits)
-class SaleLimitsAdmin(admin.ModelAdmin):
+class SaleLimitsAdmin(AuditedAdmin):
     """An account's own limits on places: a shop or kiosk selling for many, or a partner."""
 
     list_display = ["account", "max_held_places", "max_places_per_day"]

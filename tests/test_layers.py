@@ -7,9 +7,10 @@ from pathlib import Path
 
 from django.conf import settings
 
-# Bottom first: the opening days and slots, the programme of events, the ticket (its token,
-# image and admission at the door), the sale (orders, prices, holds, cancellation, refunds).
-LAYERS = ["hours", "events", "tickets", "orders"]
+# Bottom first: the audit log (every app records its changes), the opening days and slots, the
+# programme of events, the ticket (its token, image and admission at the door), the sale
+# (orders, prices, holds, cancellation, refunds), and the webhooks made from the audit log.
+LAYERS = ["audit", "hours", "events", "tickets", "orders", "webhooks"]
 FACES = {
     "admin",
     "views",

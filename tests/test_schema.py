@@ -92,6 +92,11 @@ ADDED_OPERATIONS = {
     ("/orders/{orderId}/tickets/{ticketId}/cancel", "post"),
     ("/orders/{orderId}/payments", "post"),
     ("/orders/{orderId}/payments", "get"),
+    ("/webhooks", "get"),
+    ("/webhooks", "post"),
+    ("/webhooks/{webhookId}", "get"),
+    ("/webhooks/{webhookId}", "patch"),
+    ("/webhooks/{webhookId}", "delete"),
 }
 
 

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.utils import timezone
 from django.utils.html import format_html
 
+from audit.admin import AuditedAdmin
 from tickets.images import ticket_image
 from tickets.models import Ticket
 
@@ -47,7 +48,7 @@ class TicketDateFilter(admin.SimpleListFilter):
 
 
 @admin.register(Ticket)
-class TicketAdmin(admin.ModelAdmin):
+class TicketAdmin(AuditedAdmin):
     list_display = [
         "confirmation_code",
         "status",

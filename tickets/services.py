@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
-from django.db import connections, router
+from django.db import connections, router, transaction
 from django.utils import timezone
 
+from audit.models import Action
+from audit.services import record_each
 from events.models import SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from tickets.exceptions import (
@@ -161,7 +163,11 @@ def check_in(*, scanned: str, by) -> Admission:
     for _ in range(3):
         refused: list[TicketRefused] = []
         changed: list[TicketRefused] = []
-        admitted.update((ticket.pk, ticket) for ticket in _admit_valid(scan=scan, by=by, now=now))
+        # The admission and its audit records commit together.
+        with transaction.atomic(savepoint=False):
+            newly = _admit_valid(scan=scan, by=by, now=now)
+            record_each(entries=[(Action.CHECKED_IN, ticket, {}) for ticket in newly], by=by)
+        admitted.update((ticket.pk, ticket) for ticket in newly)
         if admitted and scan.names_one_ticket(t.confirmation_code for t in admitted.values()):
             break  # a ticket's scan, admitted: nothing else to read
         refused, changed = _refusals(scan=scan, now=now, excluding=admitted)

@@ -9,6 +9,8 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
+from audit.models import Action
+from audit.services import record, record_each
 from events.models import SpecialEvent
 from events.services import locked_event
 from museum.exceptions import NotFound
@@ -58,6 +60,13 @@ def cancel_order(
         refund_tickets(order=order, tickets=voided, source=source, by=by)
     give_back(order=order, n=len(voided))
     _close_if_void(order, tickets, now=now)
+    whole = order.status == OrderStatus.CANCELLED
+    record(
+        action=Action.CANCELLED,
+        obj=order,
+        by=by,
+        changes={"tickets": voided_ids, "whole_order": whole},
+    )
     order.sold_tickets = tickets
     return order
 
@@ -94,6 +103,7 @@ def cancel_event(*, event_id: uuid.UUID) -> None:
     event.save(update_fields=["cancelled_at", "updated_at"])
     _close_orders_of_cancelled_event(event=event, now=now)
     Ticket.objects.filter(event=event, cancelled_at__isnull=True).update(cancelled_at=now)
+    record(action=Action.CANCELLED, obj=event)
     # Redrawn on the next fetch, now stamped CANCELLED.
     TicketImage.objects.filter(ticket__event=event).delete()
 
@@ -110,6 +120,8 @@ def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> i
         if order.status == OrderStatus.CONFIRMED:
             live = list(Ticket.objects.filter(order=order, cancelled_at__isnull=True))
             refund_tickets(order=order, tickets=live, source=RefundSource.EVENT_CANCELLED)
+    reason = {"whole_order": True, "event_cancelled": True}
+    record_each(entries=[(Action.CANCELLED, order, reason) for order in orders])
     return Order.objects.filter(pk__in=[order.pk for order in orders]).update(
         status=OrderStatus.CANCELLED, cancelled_at=now
     )

@@ -10,6 +10,8 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.models import Action
+from audit.services import record
 from museum.exceptions import InvalidInput
 from orders.exceptions import OrderCancelled
 from orders.models import Order, OrderStatus, RefundState
@@ -60,8 +62,13 @@ def move_order(
         )
         # Drawn again with the new day and slot.
         TicketImage.objects.filter(ticket_id__in=valid).only("pk").delete()
+        moved = {
+            "date": [order.date, ticket_date],
+            "slot": [order.slot_id, taken.slot.pk if taken.slot else None],
+        }
         order.date, order.slot = ticket_date, taken.slot
         order.save(update_fields=["date", "slot"])
+        record(action=Action.CHANGED, obj=order, by=by, changes=moved)
     order.sold_tickets = list(tickets_of(order))
     return order
 

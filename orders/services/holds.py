@@ -6,6 +6,8 @@ from datetime import date, datetime
 from django.db import transaction
 from django.utils import timezone
 
+from audit.models import Action
+from audit.services import record
 from hours.models import EntrySlot
 from orders.exceptions import HoldExpired, OrderCancelled
 from orders.models import Order, OrderStatus
@@ -72,6 +74,7 @@ def _release_hold(*, order: Order, now: datetime) -> None:
     order.status = OrderStatus.EXPIRED
     order.cancelled_at = now
     order.save(update_fields=["status", "cancelled_at"])
+    record(action=Action.EXPIRED, obj=order)
     voided = Ticket.objects.filter(order=order, cancelled_at__isnull=True).update(cancelled_at=now)
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()

@@ -19,6 +19,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.models import Action
+from audit.services import record
 from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
     HoldExpired,
@@ -85,6 +87,7 @@ def confirm_held(order: Order, *, now) -> None:
     order.save(update_fields=["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"])
     Ticket.objects.filter(order=order).update(held=False)
     record_on_account_payment(order)
+    record(action=Action.CONFIRMED, obj=order, changes={"status": [OrderStatus.HELD, order.status]})
 
 
 def record_on_account_payment(order: Order) -> None:
@@ -221,6 +224,7 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
             order.status == OrderStatus.EXPIRED and _placed_again(order)
         )
         if placed:
+            record(action=Action.PAID, obj=order, changes=_audited_payment(payment))
             confirm_held(order, now=now)
             # Tickets cancelled while the order was held were not paid for.
             if payment.amount > order.total:
@@ -234,6 +238,10 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         payment.confirmed_at = now
         payment.save(update_fields=["state", "confirmed_at"])
     return payment
+
+
+def _audited_payment(payment: Payment) -> dict:
+    return {"payment": payment.pk, "provider": payment.provider, "amount": payment.amount}
 
 
 def payment_failed(
@@ -310,6 +318,16 @@ def refund_tickets(
             )
         )
     refunds = Refund.objects.bulk_create(refunds)
+    record(
+        action=Action.REFUNDED,
+        obj=order,
+        by=by,
+        changes={
+            "tickets": [ticket.pk for ticket in tickets],
+            "amount": sum((refund.amount for refund in refunds), Decimal("0")),
+            "source": source,
+        },
+    )
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
         if refund.state == RefundState.CREATED:

@@ -4,9 +4,11 @@ MUSEUM_PERSONAL_DATA_RETENTION_DAYS after its date, then replaced."""
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from audit.services import forget_personal_data
 from orders.models import ANONYMISED_EMAIL, Order
 
 
@@ -29,7 +31,9 @@ def anonymise_old_orders(*, batch_size: int = 1000) -> int:
     while batch := list(due[:batch_size]):
         # Its row locks wait for a worker sending an order's email, which then finds the order
         # anonymised and sends nothing.
-        anonymised += Order.objects.filter(pk__in=batch).update(
-            email=ANONYMISED_EMAIL, phone="", name=""
-        )
+        with transaction.atomic():
+            anonymised += Order.objects.filter(pk__in=batch).update(
+                email=ANONYMISED_EMAIL, phone="", name=""
+            )
+            forget_personal_data(model=Order, ids=batch)
     return anonymised

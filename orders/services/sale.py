@@ -13,6 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.models import Action
+from audit.services import record
 from hours.models import EntrySlot
 from museum import i18n
 from museum.exceptions import InvalidInput
@@ -237,4 +239,19 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         for _ in range(line.quantity)
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
+    record(action=Action.CREATED, obj=order, by=purchase.buyer, changes=_audited(order))
     return order
+
+
+def _audited(order: Order) -> dict:
+    """What the audit log keeps of a new order (its email and phone are personal data)."""
+    return {
+        "status": order.status,
+        "total": order.total,
+        "date": order.date,
+        "event": order.event_id,
+        "slot": order.slot_id,
+        "tickets": len(order.sold_tickets),
+        "email": order.email,
+        "phone": order.phone,
+    }

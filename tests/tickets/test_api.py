@@ -173,11 +173,11 @@ def test_a_purchase_costs_a_few_queries(visitor_client, event, open_day, django_
     # The account; the default visitor category; the event's row lock and its date's row (event
     # tickets only) or the day's entry slots (general ones); the place taken; the account's
     # permissions (its own and its groups': does it sell on account?) and its own limits; the
-    # order; its payment on account; the ticket; its order's confirmation email task. The
-    # test's transaction adds a savepoint and its release.
-    with django_assert_num_queries(14):
+    # order; its payment on account; the ticket; its audit record; its order's confirmation
+    # email task. The test's transaction adds a savepoint and its release.
+    with django_assert_num_queries(15):
         assert buy(visitor_client, for_event(event, later())).status_code == 201
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(14):
         assert buy(visitor_client, general(open_day.date)).status_code == 201
 
 
@@ -562,8 +562,9 @@ def test_visitors_cannot_check_in(visitor_client, todays_ticket):
 def test_check_in_costs_a_few_queries(staff_client, todays_ticket, django_assert_num_queries):
     code, _ = todays_ticket
 
-    # The account, its permissions (Django's two queries), the admission with what it shows.
-    with django_assert_num_queries(4):
+    # The account, its permissions (Django's two queries), the admission with what it shows,
+    # its audit record.
+    with django_assert_num_queries(5):
         assert staff_client.post(CHECK_IN, {"code": code}, format="json").status_code == 200
 
 
@@ -577,8 +578,8 @@ def test_a_remembered_door_credential_s_check_in_reads_only_what_the_door_needs(
     for _ in range(2):  # the hasher, then the account loaded and kept
         client.get("/v1.1/museum-hours")
 
-    # One statement admits the ticket and reads what the door shows.
-    with django_assert_num_queries(1) as queries:
+    # One statement admits the ticket and reads what the door shows; its audit record.
+    with django_assert_num_queries(2) as queries:
         assert client.post(CHECK_IN, {"code": code}, format="json").status_code == 200
 
     admission = queries.captured_queries[0]["sql"]

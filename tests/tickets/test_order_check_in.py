@@ -91,8 +91,9 @@ def test_a_valid_order_is_admitted_in_two_statements_however_many_its_tickets(
     order = family(adults=4, children=3)
     desk = staff_member(username="desk")
 
-    # The UPDATE admitting the seven, and the SELECT finding none left to refuse.
-    with django_assert_num_queries(2):
+    # The UPDATE admitting the seven, their audit records (one INSERT), and the SELECT finding
+    # none left to refuse.
+    with django_assert_num_queries(3):
         admission = services.check_in(scanned=order.confirmation_code, by=desk)
 
     assert len(admission.admitted) == 7 and admission.refused == []

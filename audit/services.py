@@ -1,0 +1,141 @@
+"""The audit log: one record per change, written in the change's own transaction.
+
+Every service that changes the museum's data calls `record()` once, inside its transaction: the
+record commits or rolls back with the change. Once committed, `recorded` is sent for each record
+(webhooks listen); nothing else happens in the writer's transaction.
+"""
+
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import models, transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from audit.models import ANONYMISED, PERSONAL_FIELDS, SYSTEM, AuditRecord
+from museum.request_context import current_request, current_request_id
+
+# Sent after the commit of the transaction that wrote `record`.
+recorded = Signal()
+
+
+def record(
+    *,
+    action: str,
+    obj: models.Model,
+    by=None,
+    changes: dict[str, Any] | None = None,
+) -> AuditRecord:
+    """Record `action` on `obj` by `by` (else the request's account, else "system")."""
+    actor = _actor(by)
+    entry = AuditRecord.objects.create(
+        action=action,
+        object_type=obj._meta.label_lower,
+        object_id=str(obj.pk),
+        object_repr=str(obj)[:200],
+        actor=actor,
+        actor_name=actor.get_username() if actor is not None else SYSTEM,
+        request_id=current_request_id(),
+        changes=changes or {},
+    )
+    _send_after_commit(entry)
+    return entry
+
+
+def record_each(
+    *, entries: Iterable[tuple[str, models.Model, dict[str, Any]]], by=None
+) -> list[AuditRecord]:
+    """`record()` for many objects at once (a bulk change): (action, obj, changes) each, in one
+    INSERT."""
+    actor = _actor(by)
+    name, request_id = actor.get_username() if actor is not None else SYSTEM, current_request_id()
+    made = AuditRecord.objects.bulk_create(
+        AuditRecord(
+            action=action,
+            object_type=obj._meta.label_lower,
+            object_id=str(obj.pk),
+            object_repr=str(obj)[:200],
+            actor=actor,
+            actor_name=name,
+            request_id=request_id,
+            changes=changes,
+        )
+        for action, obj, changes in entries
+    )
+    for entry in made:
+        _send_after_commit(entry)
+    return made
+
+
+def _send_after_commit(entry: AuditRecord) -> None:
+    def send() -> None:
+        recorded.send(sender=AuditRecord, record=entry)
+
+    transaction.on_commit(send)
+
+
+def _actor(by):
+    if by is None:
+        request = current_request()
+        by = getattr(request, "user", None) if request is not None else None
+    return by if by is not None and by.is_authenticated else None
+
+
+def changed_fields(before: models.Model | dict, after: models.Model, names: Iterable[str]):
+    """{"field": [before, after]} for each of `names` whose value differs."""
+    old = before if isinstance(before, dict) else values_of(before, names)
+    new = values_of(after, names)
+    return {
+        name: [_plain(old.get(name)), new[name]]
+        for name in names
+        if _plain(old.get(name)) != new[name]
+    }
+
+
+def values_of(obj: models.Model, names: Iterable[str]) -> dict[str, Any]:
+    """The fields' values as the log keeps them: a related object by its key."""
+    return {name: _plain(getattr(obj, name)) for name in names}
+
+
+def _plain(value):
+    return value.pk if isinstance(value, models.Model) else value
+
+
+def history(obj: models.Model):
+    """The records of `obj`, newest first."""
+    return AuditRecord.objects.filter(
+        object_type=obj._meta.label_lower, object_id=str(obj.pk)
+    ).select_related("actor")
+
+
+def forget_personal_data(*, model: type[models.Model], ids: Iterable[Any]) -> int:
+    """Replace the personal values (PERSONAL_FIELDS) in the records of these objects; how many
+    records changed. Called where the objects' own personal data is removed."""
+    keys = [str(pk) for pk in ids]
+    found = AuditRecord.objects.filter(object_type=model._meta.label_lower, object_id__in=keys)
+    changed = []
+    for entry in found.only("pk", "changes"):
+        if PERSONAL_FIELDS & entry.changes.keys():
+            entry.changes = {
+                name: _anonymised(value) if name in PERSONAL_FIELDS else value
+                for name, value in entry.changes.items()
+            }
+            changed.append(entry)
+    AuditRecord.objects.bulk_update(changed, ["changes"])
+    return len(changed)
+
+
+def _anonymised(value):
+    return [ANONYMISED for _ in value] if isinstance(value, list) else ANONYMISED
+
+
+def purge_old_records(*, batch_size: int = 1000) -> int:
+    """Delete the records older than MUSEUM_AUDIT_RETENTION_DAYS; how many."""
+    cutoff = timezone.now() - timedelta(days=settings.MUSEUM_AUDIT_RETENTION_DAYS)
+    old = AuditRecord.objects.filter(at__lt=cutoff).order_by().values_list("pk", flat=True)
+    purged = 0
+    while batch := list(old[:batch_size]):
+        purged += AuditRecord.objects.filter(pk__in=batch).delete()[0]
+    return purged

@@ -1,0 +1,170 @@
+"""What an audit record tells integrators: the webhook messages it makes, and their bodies.
+
+`publishNewEvent`'s body is exactly the contract's SpecialEvent (the events API's serializer), as
+the Museum API 1.2 declares it. The other types are ours and carry the Standard Webhooks
+envelope, `{"type", "timestamp", "data"}`: an order as `GET /v1.1/orders/{orderId}` answers it, a
+ticket checked in, an event called off, a slot's places.
+"""
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from audit.models import Action, AuditRecord
+from events.models import EventDate, SpecialEvent
+from events.serializers import PREFETCHED_DATES, SpecialEventResponseSerializer
+from events.services import AUDITED
+from hours.models import EntrySlot
+from hours.serializers import EntrySlotSerializer
+from hours.services import slots_on_sale
+from orders.models import Order, OrderStatus
+from orders.selectors import may_view_order, tickets_of
+from orders.serializers import OrderSerializer
+from tickets.models import Ticket
+from webhooks.models import EventType
+
+ORDER = "orders.order"
+EVENT = "events.specialevent"
+TICKET = "tickets.ticket"
+SLOT = "hours.entryslot"
+
+# The types each kind of record may make: records that make none are never read.
+POSSIBLE: dict[tuple[str, str], set[str]] = {
+    (EVENT, Action.CREATED): {EventType.PUBLISH_NEW_EVENT},
+    (EVENT, Action.CHANGED): {EventType.PUBLISH_NEW_EVENT},
+    (EVENT, Action.CANCELLED): {EventType.EVENT_CANCELLED},
+    (ORDER, Action.CREATED): {EventType.ORDER_CONFIRMED, EventType.SLOT_AVAILABILITY_CHANGED},
+    (ORDER, Action.CONFIRMED): {EventType.ORDER_CONFIRMED},
+    (ORDER, Action.CANCELLED): {EventType.ORDER_CANCELLED, EventType.SLOT_AVAILABILITY_CHANGED},
+    (ORDER, Action.EXPIRED): {EventType.ORDER_EXPIRED, EventType.SLOT_AVAILABILITY_CHANGED},
+    (ORDER, Action.REFUNDED): {EventType.ORDER_REFUNDED},
+    (TICKET, Action.CHECKED_IN): {EventType.TICKET_CHECKED_IN},
+    (SLOT, Action.CREATED): {EventType.SLOT_AVAILABILITY_CHANGED},
+    (SLOT, Action.CHANGED): {EventType.SLOT_AVAILABILITY_CHANGED},
+}
+
+
+def possible_types(entry: AuditRecord) -> set[str]:
+    return POSSIBLE.get((entry.object_type, entry.action), set())
+
+
+@dataclass(frozen=True)
+class Message:
+    event_type: str
+    payload: str  # "" for a slot's availability: read when it is sent
+    # Only the subscriptions whose owner may see this order hear of it; None: everyone.
+    order: Order | None = None
+    slot_id: int | None = None
+
+    def visible_to(self, owner) -> bool:
+        return self.order is None or may_view_order(viewer=owner, order=self.order)
+
+
+def dumps(data) -> str:
+    return json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
+
+
+def envelope(event_type: str, data) -> str:
+    return dumps({"type": event_type, "timestamp": timezone.now(), "data": data})
+
+
+def messages_of(entry: AuditRecord) -> Iterator[Message]:
+    """The messages `entry` makes (what it names may be gone since: then none)."""
+    if entry.object_type == EVENT:
+        yield from _event_messages(entry)
+    elif entry.object_type == ORDER:
+        yield from _order_messages(entry)
+    elif entry.object_type == TICKET:
+        ticket = Ticket.objects.select_related("order").filter(pk=entry.object_id).first()
+        if ticket is not None and ticket.order is not None:
+            yield Message(
+                EventType.TICKET_CHECKED_IN,
+                envelope(
+                    EventType.TICKET_CHECKED_IN,
+                    {
+                        "ticketId": ticket.pk,
+                        "orderId": ticket.order_id,
+                        "confirmationCode": ticket.confirmation_code,
+                        "ticketDate": ticket.date,
+                        "checkedInAt": ticket.checked_in_at,
+                    },
+                ),
+                order=ticket.order,
+            )
+    elif entry.object_type == SLOT:
+        yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
+
+
+def _event_messages(entry: AuditRecord) -> Iterator[Message]:
+    event = (
+        SpecialEvent.objects.prefetch_related(
+            Prefetch("dates", to_attr=PREFETCHED_DATES)  # type: ignore[arg-type]
+        )
+        .filter(pk=entry.object_id)
+        .first()
+    )
+    if event is None:
+        return
+    if entry.action == Action.CREATED:
+        event = _as_created(event, entry)
+    body = SpecialEventResponseSerializer(event).data
+    if entry.action == Action.CANCELLED:
+        data = {**body, "cancelledAt": event.cancelled_at}
+        yield Message(EventType.EVENT_CANCELLED, envelope(EventType.EVENT_CANCELLED, data))
+    elif event.cancelled_at is None:
+        yield Message(EventType.PUBLISH_NEW_EVENT, dumps(body))
+
+
+def _as_created(event: SpecialEvent, entry: AuditRecord) -> SpecialEvent:
+    """The event as it was made (its record keeps every field), whatever changed since: a
+    receiver hears of the creation, then of each change. A change's message says the event as it
+    is when the fan-out reads it, promptly after the change."""
+    made = {name: entry.changes[name] for name in AUDITED if name in entry.changes}
+    created = SpecialEvent(id=event.pk, **made)
+    created.price = Decimal(str(created.price))
+    days = [date.fromisoformat(day) for day in entry.changes.get("dates", [])]
+    setattr(created, PREFETCHED_DATES, [EventDate(event=created, date=day) for day in days])
+    return created
+
+
+ORDER_TYPES: dict[str, str] = {
+    Action.CONFIRMED: EventType.ORDER_CONFIRMED,
+    Action.EXPIRED: EventType.ORDER_EXPIRED,
+    Action.REFUNDED: EventType.ORDER_REFUNDED,
+}
+
+
+def _order_messages(entry: AuditRecord) -> Iterator[Message]:
+    # Loaded as GET /v1.1/orders/{orderId} loads it (orders.selectors.viewable_order).
+    order = Order.objects.select_related("slot", "event").filter(pk=entry.object_id).first()
+    if order is None:
+        return
+    order.sold_tickets = list(tickets_of(order))
+    event_type: str | None = ORDER_TYPES.get(entry.action)
+    if entry.action == Action.CREATED and entry.changes.get("status") == OrderStatus.CONFIRMED:
+        event_type = EventType.ORDER_CONFIRMED
+    if entry.action == Action.CANCELLED and entry.changes.get("whole_order"):
+        event_type = EventType.ORDER_CANCELLED
+    if event_type is not None:
+        body = envelope(event_type, OrderSerializer(order).data)
+        yield Message(event_type, body, order=order)
+    if order.slot_id is not None and entry.action != Action.REFUNDED:
+        yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=order.slot_id)
+
+
+def slot_payload(slot_id: int) -> str:
+    """A slot's places now, as the slots list shows them, with its date."""
+    slot = EntrySlot.objects.select_related("day").filter(pk=slot_id).first()
+    if slot is None:
+        return envelope(EventType.SLOT_AVAILABILITY_CHANGED, {"slotId": slot_id, "removed": True})
+    slot.available, slot.over = 0, True  # a closed day's slots are not on sale
+    on_sale = [] if slot.day.is_closed else slots_on_sale(day=slot.day)
+    current = next((s for s in on_sale if s.pk == slot_id), slot)
+    data = {"date": slot.day_id, **EntrySlotSerializer(current).data}
+    return envelope(EventType.SLOT_AVAILABILITY_CHANGED, data)

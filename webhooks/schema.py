@@ -1,0 +1,63 @@
+"""The webhooks in our served schema (OpenAPI `webhooks:`): what a receiver is sent."""
+
+from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema
+from rest_framework import serializers
+
+from events.serializers import SpecialEventResponseSerializer
+from orders.serializers import OrderSerializer
+from webhooks.models import EventType
+
+RECEIVED = {202: OpenApiResponse(description="Data accepted.")}
+SIGNED = (
+    " Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): "
+    "verify with the subscription's secret. The same `webhook-id` on every retry."
+)
+
+
+class OrderWebhookSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=[t for t in EventType.values if t.startswith("order.")])
+    timestamp = serializers.DateTimeField()
+    # Named as Standard Webhooks names it; this serializer only describes the schema.
+    data = OrderSerializer(help_text="The order as GET /orders/{orderId} answers it.")  # type: ignore[assignment]
+
+
+class WebhookEnvelopeSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=EventType.values)
+    timestamp = serializers.DateTimeField()
+    data = serializers.DictField(help_text="What the type says happened.")  # type: ignore[assignment]
+
+
+def _webhook(name: str, summary: str, body) -> OpenApiWebhook:
+    return OpenApiWebhook(
+        name=name,
+        decorator=extend_schema(
+            operation_id=name,
+            summary=summary,
+            description=summary + "." + SIGNED,
+            request={"application/json": body},
+            responses=RECEIVED,
+        ),
+    )
+
+
+PUBLISH_NEW_EVENT = OpenApiWebhook(
+    name="publishNewEvent",
+    decorator=extend_schema(
+        operation_id="publishNewEvent",
+        summary="New special event added",
+        description="Publish details of a new or updated event." + SIGNED,
+        tags=["Events"],
+        request={"application/json": SpecialEventResponseSerializer},
+        responses=RECEIVED,
+    ),
+)
+ORDER_EVENTS = _webhook(
+    "orderEvent",
+    "An order confirmed, cancelled, expired or refunded (order.*)",
+    OrderWebhookSerializer,
+)
+OTHER_EVENTS = _webhook(
+    "museumEvent",
+    "A ticket checked in, an event called off, a slot's places changed",
+    WebhookEnvelopeSerializer,
+)

@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from hours.models import EntrySlot
+from museum import metrics
 from orders.exceptions import HoldExpired, OrderCancelled
 from orders.models import Order, OrderStatus
 from orders.selectors import order_to_change, tickets_of
@@ -72,6 +73,7 @@ def _release_hold(*, order: Order, now: datetime) -> None:
     order.status = OrderStatus.EXPIRED
     order.cancelled_at = now
     order.save(update_fields=["status", "cancelled_at"])
+    metrics.count_orders(metrics.ORDERS_EXPIRED, by_channel=False)
     voided = Ticket.objects.filter(order=order, cancelled_at__isnull=True).update(cancelled_at=now)
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from museum import metrics
 from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
     HoldExpired,
@@ -85,6 +86,10 @@ def confirm_held(order: Order, *, now) -> None:
     order.save(update_fields=["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"])
     Ticket.objects.filter(order=order).update(held=False)
     record_on_account_payment(order)
+    # Sold now: a confirmation, once per order, reads the kinds it counts (a sale unheld counts
+    # the tickets it made, without a query).
+    sold = Ticket.objects.filter(order=order).values_list("ticket_type", "category__category")
+    metrics.count_ticket_kinds(metrics.TICKETS_SOLD, [(kind, cat or "") for kind, cat in sold])
 
 
 def record_on_account_payment(order: Order) -> None:
@@ -310,6 +315,7 @@ def refund_tickets(
             )
         )
     refunds = Refund.objects.bulk_create(refunds)
+    metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
         if refund.state == RefundState.CREATED:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from hours.models import EntrySlot
-from museum import i18n
+from museum import i18n, metrics
 from museum.exceptions import InvalidInput
 from orders.models import Channel, Order, OrderStatus, VisitorCategory
 from orders.services import places
@@ -237,4 +237,8 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         for _ in range(line.quantity)
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
+    if held:
+        metrics.count_orders(metrics.ORDERS_HELD)
+    else:
+        metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
     return order

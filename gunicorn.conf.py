@@ -17,6 +17,7 @@ from pathlib import Path
 
 # Set before any worker imports prometheus_client, which reads it once, at its import: this file
 # is read by the master before it forks or loads the application.
+_own_metrics_dir = not os.environ.get("MUSEUM_METRICS_DIR")
 _metrics_dir = Path(os.environ.get("MUSEUM_METRICS_DIR") or tempfile.mkdtemp(prefix="museum-"))
 _web_metrics = _metrics_dir / "web"
 os.environ["MUSEUM_METRICS_DIR"] = str(_metrics_dir)
@@ -42,3 +43,8 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid, str(_web_metrics))
+
+
+def on_exit(server):
+    if _own_metrics_dir:  # a folder of this run's own: nobody else reads it
+        shutil.rmtree(_metrics_dir, ignore_errors=True)

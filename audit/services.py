@@ -15,7 +15,8 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from audit.models import ANONYMISED, PERSONAL_FIELDS, SYSTEM, AuditRecord
-from museum.request_context import current_request, current_request_id
+from museum.context import current_request_id
+from museum.request_context import current_request
 
 # Sent after the commit of the transaction that wrote `record`.
 recorded = Signal()

@@ -47,7 +47,8 @@ def _postgres() -> str:
 def _redis() -> str:
     import redis
 
-    return redis.Redis.from_url(settings.CACHES["default"]["LOCATION"]).info()["redis_version"]
+    location = str(settings.CACHES["default"]["LOCATION"])  # a str; its OPTIONS widen the type
+    return redis.Redis.from_url(location).info()["redis_version"]
 
 
 def _wrk() -> str:

@@ -28,6 +28,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from museum.context import current_request_id
 from museum.exceptions import InvalidInput, MuseumProblem
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -114,7 +115,7 @@ TITLES = {
 def problem_body(
     *, status: int, code: str, detail: StrOrPromise, title: StrOrPromise | None = None, **extra
 ):
-    return {
+    body = {
         "type": PROBLEM_TYPE_PREFIX + code,
         # Plain text in the active language (the request's), not lazy text for the renderer.
         "title": str(title or TITLES.get(status) or HTTPStatus(status).phrase),
@@ -123,6 +124,10 @@ def problem_body(
         "code": code,
         **extra,
     }
+    # The request's id (also its X-Request-ID): what a client quotes to find its log lines.
+    if request_id := current_request_id():
+        body["requestId"] = request_id
+    return body
 
 
 def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:

@@ -1,13 +1,19 @@
-"""GET /healthz: can this instance reach its database and its cache? For load balancers."""
+"""GET /healthz: can this instance reach its database and its cache? For load balancers.
+GET /readyz: that, and is the task queue being worked? For deployments and alerts."""
 
 import logging
 import uuid
+from datetime import timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.http import JsonResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+
+from museum.monitoring import queue_state
 
 logger = logging.getLogger(__name__)
 
@@ -48,4 +54,32 @@ def healthz(request):
     healthy = all(state == "ok" for state in parts.values())
     return JsonResponse(
         {"status": "ok" if healthy else "unavailable", **parts}, status=200 if healthy else 503
+    )
+
+
+def _task_queue() -> str:
+    """ "ok", or what is wrong: no worker running tasks, or tasks left waiting."""
+    limit = timedelta(minutes=settings.MUSEUM_READY_TASK_MINUTES)
+    state = queue_state()
+    if state.worker_last_seen is None or timezone.now() - state.worker_last_seen > limit:
+        return "no worker seen"
+    if state.oldest_age > limit:
+        return f"oldest task waiting {int(state.oldest_age.total_seconds())} s"
+    return "ok"
+
+
+# Not for the load balancer: a stopped task worker must not take every web node out of service.
+# For a deployment's gate ("is the new release serving and worked?") and for alerts.
+@never_cache
+@require_safe
+def readyz(request):
+    parts = {
+        "database": _check("database", _database_reachable),
+        "cache": _check("cache", _cache_reachable),
+    }
+    # The queue is in the database: "unknown" without it.
+    parts["tasks"] = _task_queue() if parts["database"] == "ok" else "unknown"
+    ready = all(state == "ok" for state in parts.values())
+    return JsonResponse(
+        {"status": "ok" if ready else "unavailable", **parts}, status=200 if ready else 503
     )

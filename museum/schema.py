@@ -35,6 +35,10 @@ class ErrorSerializer(serializers.Serializer):
         help_text="For a broken museum rule (a 409, or a 403/404 the museum's rules decide): the "
         "same value as `code`, under the name clients branching on the rule read.",
     )
+    requestId = serializers.CharField(
+        required=False,
+        help_text="The request's id, as in its X-Request-ID header: quote it to find its log.",
+    )
     # What the service adds for the problems that need it (museum/exceptions.py's `extra`).
     available = serializers.IntegerField(
         required=False, help_text="`sold_out`: the places left (0 or more)."

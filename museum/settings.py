@@ -1,6 +1,7 @@
 """Settings for the museum service, read from the environment (see docs/configuration.md)."""
 
 import datetime as dt
+import ipaddress
 import os
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -31,6 +32,16 @@ def envint(name: str, default: int) -> int:
         return int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+
+
+def envfloat(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from None
 
 
 def envlist(name: str, default: str) -> list[str]:
@@ -67,7 +78,7 @@ ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 # Load balancers probe over plain HTTP and do not follow redirects.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 # Preloading is decided for the whole registered domain, not by this service: no preload
@@ -109,8 +120,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "museum.middleware.request_log",
     "django.middleware.security.SecurityMiddleware",
-    # First of ours: every later step, and the audit log, may read the request's id.
+    # Every later step, and the audit log, may read the request (its id: request_log's).
     "museum.request_context.request_context",
     "museum.middleware.body_size_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -236,7 +248,17 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 SHARED_CACHE = bool(os.environ.get("REDIS_URL"))
 CACHES = {
     "default": (
-        {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
+        {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            # Fail fast: a Redis that is down refuses within the connect timeout, and one that
+            # hangs (accepting but not answering) within the read timeout; the request is then a
+            # 503 with Retry-After (museum/errors.py), not a worker held for the OS's timeouts.
+            "OPTIONS": {
+                "SOCKET_CONNECT_TIMEOUT": envfloat("REDIS_CONNECT_TIMEOUT", 1.0),
+                "SOCKET_TIMEOUT": envfloat("REDIS_TIMEOUT", 1.0),
+            },
+        }
         if SHARED_CACHE
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
@@ -417,16 +439,57 @@ SPECTACULAR_SETTINGS = {
 }
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+# json: one JSON object a line, for a log collector (production); text: for a terminal (make run).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json").strip().lower()
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # On the handler too: records that Django's own loggers pass up (a warning per 4xx from
-    # django.request) skip the root logger's level and stop only at its handler's.
-    "handlers": {"console": {"class": "logging.StreamHandler", "level": LOG_LEVEL}},
+    # Every record gets the id of the request (or task) that caused it (museum/context.py).
+    "filters": {"request_id": {"()": "museum.context.RequestIdFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "{asctime}{levelname}{name}{message}{request_id}",
+            "style": "{",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            "datefmt": "%Y-%m-%dT%H:%M:%S%z",
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    # On the handler too: records that Django's own loggers pass up skip the root logger's level
+    # and stop only at its handler's.
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "level": LOG_LEVEL,
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    # fpdf2's font subsetting tells every glyph it keeps at INFO: a page of lines per PDF.
-    "loggers": {"fontTools": {"level": "WARNING"}},
+    "loggers": {
+        # fpdf2's font subsetting tells every glyph it keeps at INFO: a page of lines per PDF.
+        "fontTools": {"level": "WARNING"},
+        # Its "Bad Request: /v1.1/orders" warning per 4xx repeats the request's own line
+        # (museum.request); its errors (a 500's traceback) still go out.
+        "django.request": {"level": "ERROR"},
+    },
 }
+
+# GET /metrics (museum/monitoring.py): never public. A scraper sends this token as a Bearer
+# token, or comes from one of these addresses or networks (as MUSEUM_NUM_PROXIES reads them).
+MUSEUM_METRICS_TOKEN = os.environ.get("MUSEUM_METRICS_TOKEN", "")
+try:
+    MUSEUM_METRICS_ADDRESSES = [
+        ipaddress.ip_network(item) for item in envlist("MUSEUM_METRICS_ADDRESSES", "")
+    ]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"MUSEUM_METRICS_ADDRESSES: {exc}") from None
+# GET /readyz (museum/health.py): the task queue is not ready when no worker started a task for
+# this long (a periodic task is due every minute), or the oldest task due has waited this long.
+MUSEUM_READY_TASK_MINUTES = envint("MUSEUM_READY_TASK_MINUTES", 5)
 
 # How long a response every visitor shares (hours, events) or a drawn ticket image is kept in the
 # cache; writes replace it at once (museum/response_cache.py, tickets/selectors.py). 0: not kept.
@@ -516,4 +579,6 @@ EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
+# The file backend's folder (django.core.mail.backends.filebased.EmailBackend): one file an email.
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH") or None
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "tickets@museum.example")

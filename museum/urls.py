@@ -8,7 +8,8 @@ from drf_spectacular.views import (
     SpectacularYAMLAPIView,
 )
 
-from museum.health import healthz
+from museum.health import healthz, readyz
+from museum.monitoring import metrics_view
 from orders import desk
 from orders.payment_views import demo_payment, stripe_webhook
 from tickets.door import door
@@ -51,6 +52,8 @@ urlpatterns = [
     path("payments/stripe/webhook", stripe_webhook, name="stripe-webhook"),
     path("payments/demo/<uuid:payment_id>", demo_payment, name="demo-payment"),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("", RedirectView.as_view(pattern_name="api-docs", permanent=False)),
 ]
 

@@ -10,7 +10,7 @@ from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, 
 from django.utils import timezone
 
 from museum.exceptions import NotAllowed, NotFound
-from orders.models import Order, Payment, Refund
+from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund
 from tickets.models import Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
@@ -283,3 +283,12 @@ def sales_report(*, first: date, last: date) -> SalesReport:
         .order_by("provider", "info")
     )
     return SalesReport(rows=rows, totals=totals, takings=takings)
+
+
+def emails_waiting() -> int:
+    """Confirmed orders whose confirmation email has not gone yet (waiting, or being retried)."""
+    return (
+        Order.objects.filter(status=OrderStatus.CONFIRMED, confirmation_sent_at__isnull=True)
+        .exclude(email=ANONYMISED_EMAIL)
+        .count()
+    )

@@ -61,8 +61,11 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def gunicorn_node(*, environment: dict[str, str], log: Path) -> Iterator[str]:
-    """A production-like node (DEBUG off, its own processes) on a free port; yields its URL."""
+def gunicorn_node(
+    *, environment: dict[str, str], log: Path, workers: int = 2, threads: int = 4
+) -> Iterator[str]:
+    """A production-like node (DEBUG off, its own processes, gunicorn.conf.py) on a free port;
+    yields its URL."""
     port = free_port()
     env = {
         "PATH": os.environ["PATH"],
@@ -75,7 +78,7 @@ def gunicorn_node(*, environment: dict[str, str], log: Path) -> Iterator[str]:
         **environment,
     }
     command = [str(GUNICORN), "museum.wsgi", "--bind", f"127.0.0.1:{port}"]
-    command += ["--workers", "2", "--threads", "4", "--graceful-timeout", "2"]
+    command += ["--workers", str(workers), "--threads", str(threads), "--graceful-timeout", "2"]
     # gunicorn 27's control socket has one default path per user: nodes would share it.
     command += ["--no-control-socket"]
     with open(log, "ab") as output:

@@ -13,6 +13,8 @@ from audit.models import Action
 from audit.services import record_each
 from events.models import SpecialEvent
 from hours.models import EntrySlot, MuseumDay
+from museum import metrics
+from museum.exceptions import MuseumProblem
 from tickets.exceptions import (
     AfterClosing,
     AlreadyCheckedIn,
@@ -151,6 +153,20 @@ class Admission:
 
 
 def check_in(*, scanned: str, by) -> Admission:
+    """Admit the holder of the ticket the scanned text names (or an order's tickets), counting
+    what the door did (museum/metrics.py)."""
+    try:
+        admission = _check_in(scanned=scanned, by=by)
+    except MuseumProblem as refusal:
+        metrics.CHECK_INS.labels("refused", refusal.code).inc()
+        raise
+    metrics.CHECK_INS.labels("admitted", "").inc(len(admission.admitted))
+    for refused in admission.refused:
+        metrics.CHECK_INS.labels("refused", refused.code).inc()
+    return admission
+
+
+def _check_in(*, scanned: str, by) -> Admission:
     """Admit the holder of the ticket the scanned text names once, on the ticket's day; for an
     order's code, every ticket of the order the rules let in, in one statement, and name the
     refusal of each other one. If none is admitted, raise the refusal of the first (for an order,

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django_tasks import task
 from standardwebhooks.webhooks import Webhook
 
+from museum import metrics
 from museum.accounts import STAFF_GROUP
 from webhooks.http import Answer, Refused, post
 from webhooks.messages import slot_payload
@@ -92,7 +93,15 @@ def attempt_delivery(*, delivery_id, attempt: int) -> str:
         answer=answer.body.decode("utf-8", "replace")[:500] if answer else "",
         error=error[:200],
     )
-    return _outcome(delivery, answer, error, attempt=attempt)
+    outcome = _outcome(delivery, answer, error, attempt=attempt)
+    metrics.count_delivery(
+        "delivered"
+        if outcome == "delivered"
+        else "failed"
+        if "next attempt" in outcome
+        else "given_up"
+    )
+    return outcome
 
 
 def _send(delivery: Delivery, *, at: datetime) -> tuple[Answer | None, str]:

@@ -13,6 +13,7 @@ from audit.models import Action
 from audit.services import record, record_each
 from events.models import SpecialEvent
 from events.services import locked_event
+from museum import metrics
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
 from orders.models import Order, OrderStatus, RefundSource
@@ -87,6 +88,7 @@ def _close_if_void(order: Order, tickets: list[Ticket], *, now: datetime) -> Non
     if all(ticket.cancelled_at is not None for ticket in tickets):
         order.status, order.cancelled_at = OrderStatus.CANCELLED, now
         order.save(update_fields=["status", "cancelled_at"])
+        metrics.count_orders(metrics.ORDERS_CANCELLED)
     elif order.status == OrderStatus.HELD:
         # Nothing is paid yet: what the order will cost is what it still holds.
         order.total = sum((t.price for t in tickets if t.cancelled_at is None), Decimal("0"))
@@ -118,10 +120,16 @@ def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> i
     )
     for order in orders:
         if order.status == OrderStatus.CONFIRMED:
-            live = list(Ticket.objects.filter(order=order, cancelled_at__isnull=True))
+            live = list(
+                Ticket.objects.select_related("category").filter(
+                    order=order, cancelled_at__isnull=True
+                )
+            )
             refund_tickets(order=order, tickets=live, source=RefundSource.EVENT_CANCELLED)
     reason = {"whole_order": True, "event_cancelled": True}
     record_each(entries=[(Action.CANCELLED, order, reason) for order in orders])
-    return Order.objects.filter(pk__in=[order.pk for order in orders]).update(
+    cancelled = Order.objects.filter(pk__in=[order.pk for order in orders]).update(
         status=OrderStatus.CANCELLED, cancelled_at=now
     )
+    metrics.count_orders(metrics.ORDERS_CANCELLED, cancelled)
+    return cancelled

@@ -9,6 +9,7 @@ from django.utils import timezone
 from audit.models import Action
 from audit.services import record
 from hours.models import EntrySlot
+from museum import metrics
 from orders.exceptions import HoldExpired, OrderCancelled
 from orders.models import Order, OrderStatus
 from orders.selectors import order_to_change, tickets_of
@@ -75,6 +76,7 @@ def _release_hold(*, order: Order, now: datetime) -> None:
     order.cancelled_at = now
     order.save(update_fields=["status", "cancelled_at"])
     record(action=Action.EXPIRED, obj=order)
+    metrics.count_orders(metrics.ORDERS_EXPIRED, by_channel=False)
     voided = Ticket.objects.filter(order=order, cancelled_at__isnull=True).update(cancelled_at=now)
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()

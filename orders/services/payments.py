@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from audit.models import Action
 from audit.services import record
+from museum import metrics
 from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
     HoldExpired,
@@ -88,6 +89,10 @@ def confirm_held(order: Order, *, now) -> None:
     Ticket.objects.filter(order=order).update(held=False)
     record_on_account_payment(order)
     record(action=Action.CONFIRMED, obj=order, changes={"status": [OrderStatus.HELD, order.status]})
+    # Sold now: a confirmation, once per order, reads the kinds it counts (a sale unheld counts
+    # the tickets it made, without a query).
+    sold = Ticket.objects.filter(order=order).values_list("ticket_type", "category__category")
+    metrics.count_ticket_kinds(metrics.TICKETS_SOLD, [(kind, cat or "") for kind, cat in sold])
 
 
 def record_on_account_payment(order: Order) -> None:
@@ -237,6 +242,7 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         # The payment's new state is written last, after all it caused.
         payment.confirmed_at = now
         payment.save(update_fields=["state", "confirmed_at"])
+        metrics.count_payment(provider=payment.provider, state=payment.state)
     return payment
 
 
@@ -252,9 +258,12 @@ def payment_failed(
     with transaction.atomic():
         if event is not None and not _first_notification(*event):
             return
-        Payment.objects.filter(
+        failed = Payment.objects.filter(
             pk=payment_id, state__in=[PaymentState.CREATED, PaymentState.PENDING]
-        ).update(state=PaymentState.FAILED, info=message[:200])
+        )
+        for provider_name in failed.values_list("provider", flat=True):
+            metrics.count_payment(provider=provider_name, state=PaymentState.FAILED)
+        failed.update(state=PaymentState.FAILED, info=message[:200])
 
 
 def _first_notification(provider_name: str, event_id: str) -> bool:
@@ -328,6 +337,7 @@ def refund_tickets(
             "source": source,
         },
     )
+    metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
         if refund.state == RefundState.CREATED:

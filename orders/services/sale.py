@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from audit.models import Action
 from audit.services import record
 from hours.models import EntrySlot
-from museum import i18n
+from museum import i18n, metrics
 from museum.exceptions import InvalidInput
 from orders.models import Channel, Order, OrderStatus, VisitorCategory
 from orders.services import places
@@ -240,6 +240,10 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
     record(action=Action.CREATED, obj=order, by=purchase.buyer, changes=_audited(order))
+    if held:
+        metrics.count_orders(metrics.ORDERS_HELD)
+    else:
+        metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
     return order
 
 

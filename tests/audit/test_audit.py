@@ -24,12 +24,12 @@ def test_an_api_price_change_records_who_and_the_request_id(db, staff_client, st
         f"/v1.1/special-events/{event['eventId']}",
         {"price": 14},
         format="json",
-        HTTP_X_REQUEST_ID="req-42",
+        HTTP_X_REQUEST_ID="request-42",
     )
-    assert answer["X-Request-ID"] == "req-42"
+    assert answer["X-Request-ID"] == "request-42"
 
     change = price_changes().get()
-    assert (change.actor, change.actor_name, change.request_id) == (staff, "staff", "req-42")
+    assert (change.actor, change.actor_name, change.request_id) == (staff, "staff", "request-42")
     assert change.object_id == event["eventId"]
     assert change.changes == {"price": ["10.00", "14.00"]}
 

@@ -89,6 +89,11 @@ def test_a_strangers_wrong_passwords_leave_the_owner_free_elsewhere(visitor, set
     assert sign_in(address="10.0.0.1").status_code == 200
 
 
+def without_request_id(answer) -> dict:
+    """A problem's body but for the id of its request, each request's own."""
+    return {key: value for key, value in answer.json().items() if key != "requestId"}
+
+
 def test_a_locked_out_address_gets_the_same_429_for_the_right_password(visitor):
     # The owner signed in from the guesser's address a moment ago: its credential is remembered.
     assert sign_in(address="10.0.0.1").status_code == 200
@@ -99,9 +104,10 @@ def test_a_locked_out_address_gets_the_same_429_for_the_right_password(visitor):
     right = sign_in(address="10.0.0.1")
 
     assert_too_many_requests(wrong)
-    assert (right.status_code, right.json(), right["Retry-After"]) == (
+
+    assert (right.status_code, without_request_id(right), right["Retry-After"]) == (
         wrong.status_code,
-        wrong.json(),
+        without_request_id(wrong),
         wrong["Retry-After"],
     )
     # The owner elsewhere keeps working.
@@ -136,7 +142,7 @@ def test_while_the_username_is_locked_a_remembered_credential_passes_only_where_
         wrong = sign_in(password="wrong password", address="10.0.0.2")
     assert hashes.count == 0
     assert_too_many_requests(elsewhere)
-    assert elsewhere.json() == wrong.json()
+    assert without_request_id(elsewhere) == without_request_id(wrong)
 
 
 def test_refusals_while_the_username_is_locked_count_against_the_address(visitor):

@@ -1,23 +1,23 @@
 """What the visitor holds: the order's tickets as a PDF to print at home, one ticket a page, with
 real text and a vector QR code, made once and kept (`TicketsPdf`); and the wording that the PDF
-and the confirmation email share, in the museum's locale (LANGUAGE_CODE)."""
+and the confirmation email share. Both speak the order's language (`i18n.speaking`)."""
 
 import dataclasses
 import hashlib
 from collections.abc import Sequence
-from datetime import date, datetime, time
-from decimal import Decimal
 from pathlib import Path
 
 import qrcode
 from django.conf import settings
 from django.db.models import QuerySet
-from django.utils import timezone
-from django.utils.formats import date_format, number_format, time_format
+from django.utils import translation
+from django.utils.translation import gettext as _
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from hours.models import MuseumDay
+from museum import i18n
+from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders.models import Order, TicketsPdf
 from orders.selectors import cancel_deadline
@@ -35,40 +35,10 @@ QR_SIZE = 70  # mm: modules of about 1.3 mm, crisp on paper and read from a phon
 INK, GREY, RED, PAPER_WHITE = (20, 20, 20), (90, 90, 90), (200, 30, 30), (255, 255, 255)
 
 
-# The museum's wording of dates, times and money: Django's formats for LANGUAGE_CODE.
-
-
-def day_in_words(day: date) -> str:
-    """The weekday and date, e.g. 'Wednesday 12 Jun 2030' (en-gb)."""
-    return f"{date_format(day, 'l')} {date_format(day, 'DATE_FORMAT')}"
-
-
-def time_in_words(moment: time) -> str:
-    return time_format(moment, "TIME_FORMAT")
-
-
-def moment_in_words(moment: datetime) -> str:
-    """An instant in the museum's zone, e.g. 'Tuesday 11 Jun 2030, 10:30'."""
-    local = timezone.localtime(moment)
-    return f"{day_in_words(local.date())}, {time_in_words(local.time())}"
-
-
-def money(amount: Decimal) -> str:
-    return f"{number_format(amount, decimal_pos=2)} {settings.MUSEUM_CURRENCY}"
-
-
 def what_of(order: Order) -> str:
     """What the order's tickets are for, on one line: the event's name, or general entry."""
     # One line: a name stored with a line break (before names refused them) stays on one.
-    return one_line(order.event.name) if order.event else "General entry"
-
-
-def visit_in_words(order: Order) -> str:
-    """The visit's day, and its entry time if it has a slot."""
-    when = day_in_words(order.date)
-    if order.slot:
-        when += f", entry from {time_in_words(order.slot.entry_time)}"
-    return when
+    return one_line(order.event.name) if order.event else _("General entry")
 
 
 def opening_hours(day: MuseumDay | None) -> str:
@@ -86,8 +56,9 @@ def museum_day(order: Order) -> MuseumDay | None:
 
 @dataclasses.dataclass(frozen=True)
 class Sheet:
-    """Everything one ticket's page prints: equal sheets make an equal PDF."""
+    """Everything one ticket's page prints, in its language: equal sheets make an equal PDF."""
 
+    language: str
     museum: str
     address: tuple[str, ...]
     hours: str
@@ -117,12 +88,18 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
     hours = opening_hours(day)
     address = tuple(part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip())
     deadline = moment_in_words(cancel_deadline(order=order))
+    opening = (
+        _("Open on %(day)s: %(hours)s") % {"day": day_in_words(order.date), "hours": hours}
+        if hours
+        else ""
+    )
     return [
         Sheet(
+            language=translation.get_language() or settings.LANGUAGE_CODE,
             museum=one_line(settings.MUSEUM_NAME),
             address=address,
-            hours=f"Open on {day_in_words(ticket.date)}: {hours}" if hours else "",
-            what=one_line(ticket.event.name) if ticket.event else "General entry",
+            hours=opening,
+            what=one_line(ticket.event.name) if ticket.event else _("General entry"),
             category=one_line(ticket.category.name) if ticket.category else "",
             price=money(ticket.price),
             day=day_in_words(ticket.date),
@@ -141,29 +118,44 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
 
 def _entry(ticket: Ticket, hours: str) -> str:
     if ticket.slot is not None:
-        return f"Entry from {time_in_words(ticket.slot.entry_time)}"
-    return "Entry at any time during opening hours" if hours else ""
+        return _("Entry from %(time)s") % {"time": time_in_words(ticket.slot.entry_time)}
+    return _("Entry at any time during opening hours") if hours else ""
 
 
 def _conditions(ticket: Ticket, *, deadline: str) -> tuple[str, ...]:
-    valid = f"Valid for one visitor, once, on {day_in_words(ticket.date)}"
-    if ticket.slot is not None:
+    day = day_in_words(ticket.date)
+    if ticket.slot is None:
+        valid = _("Valid for one visitor, once, on %(day)s.") % {"day": day}
+    else:
         early = settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES
-        valid += f", entry from {time_in_words(ticket.slot.entry_time)}"
-        if early:
-            valid += f" (the door lets you in up to {early} minutes before)"
+        words = {"day": day, "time": time_in_words(ticket.slot.entry_time), "minutes": early}
+        valid = (
+            _(
+                "Valid for one visitor, once, on %(day)s, entry from %(time)s (the door lets "
+                "you in up to %(minutes)s minutes before)."
+            )
+            if early
+            else _("Valid for one visitor, once, on %(day)s, entry from %(time)s.")
+        ) % words
     conditions = [
-        f"{valid}. Show this page at the door, printed or on your phone: its QR code is checked "
-        "there, and a copy lets nobody in a second time.",
+        valid
+        + " "
+        + _(
+            "Show this page at the door, printed or on your phone: its QR code is checked "
+            "there, and a copy lets nobody in a second time."
+        ),
     ]
     if ticket.category is not None and ticket.category.check_at_door:
         conditions.append(
-            f"{one_line(ticket.category.name)} tickets: bring proof (age or status); "
-            "the door asks for it."
+            _("%(category)s tickets: bring proof (age or status); the door asks for it.")
+            % {"category": one_line(ticket.category.name)}
         )
     conditions.append(
-        f"Cancellation: until {deadline} you can cancel the ticket from your order and get "
-        "its price back; after that only the museum can cancel it."
+        _(
+            "Cancellation: until %(deadline)s you can cancel the ticket from your order and get "
+            "its price back; after that only the museum can cancel it."
+        )
+        % {"deadline": deadline}
     )
     return tuple(conditions)
 
@@ -182,7 +174,7 @@ def make_pdf(pages: Sequence[Sheet], *, title: str) -> bytes:
     pdf.add_font("DejaVu", "B", FONTS / "DejaVuSans-Bold.ttf")
     pdf.set_title(title)
     pdf.set_author(one_line(settings.MUSEUM_NAME))
-    pdf.set_lang(settings.LANGUAGE_CODE)
+    pdf.set_lang(pages[0].language if pages else settings.LANGUAGE_CODE)
     pdf.set_margins(MARGIN, MARGIN)
     pdf.set_auto_page_break(False)
     for page in pages:
@@ -216,7 +208,7 @@ def _draw(pdf: FPDF, page: Sheet) -> None:
     _line(pdf, page.entry, size=12)
     if page.cancelled:
         # In words as well as the stamp: read aloud by a screen reader, found by a search.
-        _line(pdf, "CANCELLED: this ticket is void and admits nobody.", size=12, colour=RED)
+        _line(pdf, _("CANCELLED: this ticket is void and admits nobody."), size=12, colour=RED)
     pdf.ln(6)
     top, left = pdf.get_y(), (pdf.w - QR_SIZE) / 2
     _draw_qr(pdf, page.token, x=left, y=top)
@@ -224,7 +216,12 @@ def _draw(pdf: FPDF, page: Sheet) -> None:
         _stamp_cancelled(pdf, x=left, y=top)
     pdf.set_y(top + QR_SIZE + 4)
     _centred(pdf, page.ticket_code, size=11)
-    _centred(pdf, f"Ticket {page.number} of {page.of} · Order {page.order_code}", size=11)
+    numbered = _("Ticket %(number)s of %(count)s · Order %(code)s") % {
+        "number": page.number,
+        "count": page.of,
+        "code": page.order_code,
+    }
+    _centred(pdf, numbered, size=11)
     pdf.ln(6)
     for condition in page.conditions:
         _line(pdf, condition, size=9, colour=GREY)
@@ -266,44 +263,55 @@ def _stamp_cancelled(pdf: FPDF, *, x: float, y: float) -> None:
     with pdf.rotation(20, centre_x, centre_y):
         pdf.set_fill_color(*PAPER_WHITE)
         pdf.rect(x - 10, centre_y - 10, QR_SIZE + 20, 20, style="F")
-        pdf.set_font("DejaVu", "B", 36)
+        word, size = _("CANCELLED"), 36
+        pdf.set_font("DejaVu", "B", size)
+        # Smaller for a longer word (GEANNULEERD), so it stays on the band.
+        while size > 12 and pdf.get_string_width(word) > QR_SIZE + 16:
+            size -= 2
+            pdf.set_font("DejaVu", "B", size)
         pdf.set_text_color(*RED)
         pdf.set_xy(x - 10, centre_y - 10)
-        pdf.cell(QR_SIZE + 20, 20, "CANCELLED", align="C")
+        pdf.cell(QR_SIZE + 20, 20, word, align="C")
 
 
 # Kept: made once, made again when what it prints changes.
 
 
 def order_pdf(*, order: Order) -> TicketsPdf:
-    """The order's tickets, one a page (a cancelled one stamped CANCELLED), as kept; made and
-    kept first if none is, or if what the kept one prints changed since (a cancellation, a
-    move to another slot, the day's hours)."""
-    return _kept(order, list(printed_tickets(order)))
+    """The order's tickets in its language, one a page (a cancelled one stamped CANCELLED), as
+    kept; made and kept first if none is, or if what the kept one prints changed since (a
+    cancellation, a move to another slot, the day's hours, a translation)."""
+    with i18n.speaking(order.language):
+        return _kept(order, list(printed_tickets(order)))
+
+
+def _title(order: Order) -> str:
+    return _("Tickets, order %(code)s") % {"code": order.confirmation_code}
 
 
 def _kept(order: Order, tickets: list[Ticket]) -> TicketsPdf:
+    # Its sheets hold the language and every word printed: another language is another PDF.
     pages = sheets(order=order, tickets=tickets)
     etag = etag_of(pages)
     kept = TicketsPdf.objects.filter(order=order, etag=etag).first()
     if kept is not None:
         return kept
-    made = make_pdf(pages, title=f"Tickets, order {order.confirmation_code}")
+    made = make_pdf(pages, title=_title(order))
     # Two first requests at once both make it; the row keeps one.
     kept, _ = TicketsPdf.objects.update_or_create(order=order, defaults={"pdf": made, "etag": etag})
     return kept
 
 
 def valid_tickets_pdf(*, order: Order) -> bytes:
-    """The order's valid tickets as a PDF, for its email: the kept one when none is cancelled."""
+    """The order's valid tickets as a PDF in its language, for its email: the kept one when
+    none is cancelled."""
     tickets = list(printed_tickets(order))
     valid = [ticket for ticket in tickets if ticket.cancelled_at is None]
-    if len(valid) == len(tickets):
-        return bytes(_kept(order, tickets).pdf)
-    # A ticket cancelled while the order was held: its buyer is sent only what they hold.
-    return make_pdf(
-        sheets(order=order, tickets=valid), title=f"Tickets, order {order.confirmation_code}"
-    )
+    with i18n.speaking(order.language):
+        if len(valid) == len(tickets):
+            return bytes(_kept(order, tickets).pdf)
+        # A ticket cancelled while the order was held: its buyer is sent only what they hold.
+        return make_pdf(sheets(order=order, tickets=valid), title=_title(order))
 
 
 def forget_order_pdf(order: Order) -> None:

@@ -1,6 +1,6 @@
-"""What an order sends: one confirmation email, in plain text and HTML, with every valid ticket in
-one print-at-home PDF and the visit as a calendar entry; and how a mail error is told without
-secrets."""
+"""What an order sends, in its language: one confirmation email, in plain text and HTML, with every
+valid ticket in one print-at-home PDF and the visit as a calendar entry; and how a mail error is
+told without secrets."""
 
 import re
 from collections import Counter
@@ -10,9 +10,13 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.core.mail import EmailMessage, EmailMultiAlternatives
 from django.template.loader import render_to_string
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from icalendar import Calendar, Event
 
+from museum import i18n
+from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
 from orders.models import Order
@@ -24,15 +28,16 @@ CALENDAR_NAME = "visit.ics"
 
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's confirmation with its tickets' PDF (orders.tasks retries a failure)."""
+    with i18n.speaking(order.language):
+        _send_confirmation(order)
+
+
+def _send_confirmation(order: Order) -> None:
     # What the order holds: a ticket cancelled while it was held is not confirmed to the buyer.
     valid = list(documents.printed_tickets(order, valid_only=True))
     context = confirmation_context(order=order, tickets=valid)
-    count = len(valid)
-    # One line: a line break stored in a name (before names refused them) would make the
-    # subject a header injection, which Django refuses on every attempt.
-    what = one_line(order.event.name) if order.event else "general entry"
     message = EmailMultiAlternatives(
-        subject=f"Your {count} ticket{'s' if count != 1 else ''} for {what} on {context['day']}",
+        subject=subject(order=order, count=len(valid), day=context["day"]),
         body=render_to_string("orders/email/confirmation.txt", context),
         to=[order.email],
     )
@@ -48,45 +53,69 @@ def send_order_confirmation(*, order: Order) -> None:
     message.send()
 
 
+def subject(*, order: Order, count: int, day: str) -> str:
+    # One line: a line break stored in a name (before names refused them) would make the
+    # subject a header injection, which Django refuses on every attempt.
+    if order.event is None:
+        return ngettext(
+            "Your %(count)s ticket for general entry on %(day)s",
+            "Your %(count)s tickets for general entry on %(day)s",
+            count,
+        ) % {"count": count, "day": day}
+    return ngettext(
+        "Your %(count)s ticket for %(what)s on %(day)s",
+        "Your %(count)s tickets for %(what)s on %(day)s",
+        count,
+    ) % {"count": count, "what": one_line(order.event.name), "day": day}
+
+
 def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
-    """What the email says, worded in the museum's locale; the same for both its parts."""
-    day = documents.museum_day(order)
+    """What the email says, worded in the active language (the order's); the same for both its
+    parts."""
+    hours = documents.opening_hours(documents.museum_day(order))
+    day = day_in_words(order.date)
+    if order.slot:
+        when = _("%(day)s, entry from %(time)s") % {
+            "day": day,
+            "time": time_in_words(order.slot.entry_time),
+        }
+    elif hours:
+        when = _("%(day)s, open %(hours)s") % {"day": day, "hours": hours}
+    else:
+        when = day
     per_category = Counter((_category(ticket), ticket.price) for ticket in tickets)
     return {
         "museum": one_line(settings.MUSEUM_NAME),
         "address": [part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip()],
         "code": order.confirmation_code,
         "what": documents.what_of(order),
-        "day": documents.day_in_words(order.date),
-        "entry": (
-            f"entry from {documents.time_in_words(order.slot.entry_time)}" if order.slot else ""
-        ),
-        "hours": documents.opening_hours(day),
+        "day": day,
+        "when": when,
         "lines": [
             {
                 "count": count,
                 "category": name,
-                "price": documents.money(price),
-                "amount": documents.money(price * count),
+                "price": money(price),
+                "amount": money(price * count),
             }
             for (name, price), count in per_category.items()
         ],
-        "total": documents.money(order.total),
+        "total": money(order.total),
         "codes": [ticket.confirmation_code for ticket in tickets],
-        "deadline": documents.moment_in_words(cancel_deadline(order=order)),
+        "deadline": moment_in_words(cancel_deadline(order=order)),
         "calendar": CALENDAR_NAME,
-        "language": settings.LANGUAGE_CODE,
+        "language": translation.get_language() or settings.LANGUAGE_CODE,
     }
 
 
 def _category(ticket: Ticket) -> str:
-    return one_line(ticket.category.name) if ticket.category else "Visitor"
+    return one_line(ticket.category.name) if ticket.category else _("Visitor")
 
 
 def visit_calendar(*, order: Order) -> bytes:
-    """The visit as an iCalendar entry, in the museum's zone: from the slot's entry time (or the
-    day's opening) to the day's closing; all day when the day has no hours. Its UID is the
-    order's, so a second copy updates the entry rather than adding one."""
+    """The visit as an iCalendar entry, in the museum's zone and the active language: from the
+    slot's entry time (or the day's opening) to the day's closing; all day when the day has no
+    hours. Its UID is the order's, so a second copy updates the entry rather than adding one."""
     museum = one_line(settings.MUSEUM_NAME)
     calendar = Calendar()
     calendar.add("prodid", f"-//{museum}//Tickets//EN")
@@ -100,8 +129,12 @@ def visit_calendar(*, order: Order) -> bytes:
     count = order.tickets.filter(cancelled_at__isnull=True).count()
     event.add(
         "description",
-        f"Order {order.confirmation_code}: {count} ticket{'s' if count != 1 else ''}. "
-        "Bring the tickets of the confirmation email.",
+        ngettext(
+            "Order %(code)s: %(count)s ticket. Bring the tickets of the confirmation email.",
+            "Order %(code)s: %(count)s tickets. Bring the tickets of the confirmation email.",
+            count,
+        )
+        % {"code": order.confirmation_code, "count": count},
     )
     start, end = visit_times(order=order)
     event.add("dtstart", start)
@@ -127,17 +160,25 @@ def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date
 
 
 def send_not_placed(*, order: Order, amount) -> None:
-    """Tell the buyer their payment came after the order's places went, and is paid back."""
-    EmailMessage(
-        subject=f"Your order {order.confirmation_code} could not be kept",
-        body=(
-            f"Your payment for order {order.confirmation_code} ({order.date}) reached us after "
-            "the order's hold had run out, and its places were sold meanwhile.\n\n"
-            f"We are paying {amount} {settings.MUSEUM_CURRENCY} back the way you paid; banks "
-            "take a few days to show it. We are sorry."
-        ),
-        to=[order.email],
-    ).send()
+    """Tell the buyer, in the order's language, that their payment came after the order's places
+    went, and is paid back."""
+    with i18n.speaking(order.language):
+        words = {
+            "code": order.confirmation_code,
+            "day": day_in_words(order.date),
+            "amount": money(amount),
+        }
+        EmailMessage(
+            subject=_("Your order %(code)s could not be kept") % words,
+            body=_(
+                "Your payment for order %(code)s (%(day)s) reached us after the order's hold had "
+                "run out, and its places were sold meanwhile.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show "
+                "it. We are sorry."
+            )
+            % words,
+            to=[order.email],
+        ).send()
 
 
 # An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP

@@ -1,4 +1,5 @@
-"""The door page: staff scan tickets in a browser, through the same check-in as the API."""
+"""The door page: staff scan tickets in a browser, through the same check-in as the API. It speaks
+the staff member's language (LocaleMiddleware: the admin's language switch)."""
 
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
@@ -9,7 +10,9 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.formats import date_format
+from django.utils.formats import date_format, time_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
 from museum.exceptions import MuseumProblem
@@ -20,16 +23,16 @@ from tickets.models import Ticket
 
 # What the desk reads for each refusal reason of services.check_in.
 REFUSALS = {
-    "forged": "Forged, or not our ticket",
-    "unknown_ticket": "Unknown ticket: no ticket has this code",
-    "unknown_code": "Unknown code: no ticket or order has this code",
-    "ticket_changing": "The ticket changed while it was checked: scan it again",
-    "cancelled": "Cancelled ticket",
-    "wrong_day": "Ticket for another day",
-    "already_checked_in": "Already checked in",
-    "not_paid": "Not paid: the order is only held",
-    "closed": "The museum has closed for today",
-    "too_early": "Too early",
+    "forged": gettext_lazy("Forged, or not our ticket"),
+    "unknown_ticket": gettext_lazy("Unknown ticket: no ticket has this code"),
+    "unknown_code": gettext_lazy("Unknown code: no ticket or order has this code"),
+    "ticket_changing": gettext_lazy("The ticket changed while it was checked: scan it again"),
+    "cancelled": gettext_lazy("Cancelled ticket"),
+    "wrong_day": gettext_lazy("Ticket for another day"),
+    "already_checked_in": gettext_lazy("Already checked in"),
+    "not_paid": gettext_lazy("Not paid: the order is only held"),
+    "closed": gettext_lazy("The museum has closed for today"),
+    "too_early": gettext_lazy("Too early"),
 }
 
 
@@ -71,23 +74,31 @@ def reason(problem: MuseumProblem) -> str:
     ticket = getattr(problem, "ticket", None)
     words = str(REFUSALS.get(problem.default_code, problem.title))
     if isinstance(problem, AlreadyCheckedIn) and ticket is not None:
-        words = f"{words} at {timezone.localtime(ticket.checked_in_at):%H:%M}"
+        at = time_format(timezone.localtime(ticket.checked_in_at), "H:i")
+        words = _("%(refusal)s at %(time)s") % {"refusal": words, "time": at}
     elif isinstance(problem, WrongDay) and ticket is not None:
         words = f"{words}: {date_format(ticket.date, 'l j F Y')}"
     elif isinstance(problem, TooEarly):
-        words = f"{words}: entry from {problem.extra['entryTime']}"
+        words = _("%(refusal)s: entry from %(time)s") % {
+            "refusal": words,
+            "time": problem.extra["entryTime"],
+        }
     return words
 
 
 def order_verdict(admission: services.Admission) -> Verdict:
-    lines = [Line(ticket, True, "Admitted") for ticket in admission.admitted] + [
+    lines = [Line(ticket, True, _("Admitted")) for ticket in admission.admitted] + [
         Line(problem.ticket, False, reason(problem)) for problem in admission.refused
     ]
     count = len(admission.admitted)
     if count:
-        words = f"Welcome: {count} of {len(lines)} {pluralize(len(lines), 'ticket')} admitted"
+        words = ngettext(
+            "Welcome: %(count)s of %(total)s ticket admitted",
+            "Welcome: %(count)s of %(total)s tickets admitted",
+            len(lines),
+        ) % {"count": count, "total": len(lines)}
     else:
-        words = f"No ticket of the order admitted: {lines[0].words}"
+        words = _("No ticket of the order admitted: %(refusal)s") % {"refusal": lines[0].words}
     return Verdict(
         admitted=count > 0, words=words, order_code=admission.order_code, lines=tuple(lines)
     )
@@ -100,10 +111,6 @@ def refusal(problem: MuseumProblem) -> Verdict:
     return Verdict(admitted=False, words=reason(problem), ticket=getattr(problem, "ticket", None))
 
 
-def pluralize(count: int, word: str) -> str:
-    return word if count == 1 else f"{word}s"
-
-
 def scan(*, scanned: str, by) -> Verdict:
     # The API's check-in service and its refusals: the door and the scanners cannot disagree.
     try:
@@ -112,21 +119,21 @@ def scan(*, scanned: str, by) -> Verdict:
         return refusal(problem)
     if admission.order_code is not None:
         return order_verdict(admission)
-    return Verdict(admitted=True, words="Welcome", ticket=admission.ticket)
+    return Verdict(admitted=True, words=_("Welcome"), ticket=admission.ticket)
 
 
 @login_required(login_url="admin:login")
 @require_http_methods(["GET", "POST"])
 def door(request):
     if not request.user.has_perm(MayCheckIn.permission):
-        raise PermissionDenied("The door page is for staff who check tickets in.")
+        raise PermissionDenied(_("The door page is for staff who check tickets in."))
     verdict = None
     if request.method == "POST":
         form = ScanForm(request.POST)
         if form.is_valid():
             verdict = scan(scanned=form.cleaned_data["scanned"], by=request.user)
         elif form.has_error("scanned", "max_length"):
-            verdict = Verdict(admitted=False, words=REFUSALS["unknown_code"])
+            verdict = Verdict(admitted=False, words=str(REFUSALS["unknown_code"]))
     context = {
         "verdict": verdict,
         "admitted_today": admitted_today(),

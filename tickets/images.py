@@ -1,13 +1,15 @@
-"""Drawing a ticket: the signed QR code with what a person at the door needs to read; drawn once
-and kept as its `TicketImage`."""
+"""Drawing a ticket: the signed QR code with what a person at the door needs to read, in its
+order's language; drawn once and kept as its `TicketImage`."""
 
 import hashlib
 from io import BytesIO
 
 import qrcode
 from django.conf import settings
+from django.utils.translation import gettext as _
 from PIL import Image, ImageDraw, ImageFont
 
+from museum import i18n
 from museum.text import one_line
 from tickets import tokens
 from tickets.models import Ticket, TicketImage
@@ -28,14 +30,17 @@ def _fitted(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> str:
 
 
 def _lines(ticket: Ticket) -> list[tuple[str, int]]:
-    what = ticket.event.name if ticket.event is not None else "General entry"
+    what = ticket.event.name if ticket.event is not None else _("General entry")
     # Each is drawn as one line: a name stored with a line break (before names refused them)
     # would make Pillow refuse to measure it.
     if ticket.category is not None:
         what = f"{what} · {ticket.category.name}"
-    when = f"{ticket.date:%A %d %B %Y}"
+    when = i18n.day_in_words(ticket.date)
     if ticket.slot is not None:
-        when = f"{when}, entry from {ticket.slot.entry_time:%H:%M}"
+        when = _("%(day)s, entry from %(time)s") % {
+            "day": when,
+            "time": i18n.time_in_words(ticket.slot.entry_time),
+        }
     return [
         (one_line(settings.MUSEUM_NAME), 34),
         (one_line(what), 28),
@@ -73,22 +78,28 @@ def render_ticket_png(*, ticket: Ticket, token: str) -> bytes:
 
 def _stamp_cancelled(draw: ImageDraw.ImageDraw, canvas: Image.Image, *, top: int) -> None:
     # Across the code, so nobody mistakes a cancelled ticket for a valid one.
-    font = ImageFont.load_default(size=72)
-    box = draw.textbbox((0, 0), "CANCELLED", font=font)
+    word, size = _("CANCELLED"), 72
+    font = ImageFont.load_default(size=size)
+    # Smaller for a longer word (GEANNULEERD), so it stays on the canvas.
+    while size > 24 and draw.textlength(word, font=font) > canvas.width - 2 * MARGIN:
+        size -= 4
+        font = ImageFont.load_default(size=size)
+    box = draw.textbbox((0, 0), word, font=font)
     x = (canvas.width - (box[2] - box[0])) // 2
     y = top + (canvas.height - top - (box[3] - box[1])) // 2
     draw.rectangle((0, y - 10, canvas.width, y + box[3] - box[1] + 30), fill=PAPER)
-    draw.text((x, y), "CANCELLED", RED, font)
+    draw.text((x, y), word, RED, font)
 
 
 def ticket_image(*, ticket: Ticket) -> TicketImage:
-    """The ticket's PNG, drawn on first use and kept."""
+    """The ticket's PNG in its order's language, drawn on first use and kept."""
     try:
         return ticket.image
     except TicketImage.DoesNotExist:
         pass
     token = tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date)
-    png = render_ticket_png(ticket=ticket, token=token)
+    with i18n.speaking(ticket.order.language):
+        png = render_ticket_png(ticket=ticket, token=token)
     # Two first fetches at once both draw; get_or_create keeps one.
     image, _ = TicketImage.objects.get_or_create(
         ticket=ticket, defaults={"png": png, "etag": hashlib.sha256(png).hexdigest()[:32]}

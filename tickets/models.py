@@ -3,14 +3,16 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 
 
 class TicketType(models.TextChoices):
-    EVENT = "event", "Special event"
-    GENERAL = "general", "General entry"
+    # Shown at the door, in the staff member's language.
+    EVENT = "event", _("Special event")
+    GENERAL = "general", _("General entry")
 
 
 class Ticket(models.Model):

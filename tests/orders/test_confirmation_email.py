@@ -1,5 +1,5 @@
-"""The confirmation email's content: plain text and HTML, the tickets per category in the
-museum's locale, the tickets' PDF and the visit as a calendar entry in the museum's zone."""
+"""The confirmation email's content: plain text and HTML, the tickets per category in the order's
+language, the tickets' PDF and the visit as a calendar entry in the museum's zone."""
 
 import datetime as dt
 from zoneinfo import ZoneInfo
@@ -54,9 +54,9 @@ def test_the_email_has_text_html_the_pdf_and_the_visit_in_the_calendar(visitor_c
         assert "Rijksmuseum Test" in part and order.confirmation_code in part
         assert "Wednesday 12 Jun 2030, entry from 10:30" in part  # 24-hour, day before month
         assert "2 × Adult" in part and "1 × Child" in part
-        assert "Total" in part and "37.50 EUR" in part
+        assert "Total" in part and "€37.50" in part  # the CLDR's British way
         assert "Tuesday 11 Jun 2030, 10:30" in part  # the cancellation deadline, a day before
-    assert "Total: 37.50 EUR\n" in message.body and "<table" in html
+    assert "Total: €37.50\n" in message.body and "<table" in html
     [pdf] = [content for _, content, kind in message.attachments if kind == "application/pdf"]
     assert pdf_text(pdf).count(" of 3 · Order ") == 3
 
@@ -85,10 +85,25 @@ def test_an_event_without_a_slot_runs_from_opening_to_closing(visitor_client, am
     assert str(visit.get("SUMMARY")) == "Night tour, Rijksmuseum Test"
 
 
-def test_dates_and_money_follow_the_museums_language(visitor_client, settings):
-    settings.LANGUAGE_CODE = "de"
+def test_a_german_order_is_confirmed_in_german(visitor_client, amsterdam):
     MuseumDayFactory(date=VISIT, opens_at=dt.time(10), closes_at=dt.time(17))
+    body = order_body(VISIT, ("adult", 2), ("child", 1), language="de")
 
-    _, message = mailed(visitor_client, order_body(VISIT, ("adult", 1)))
+    order, message = mailed(visitor_client, body)
 
-    assert "Mittwoch 12. Juni 2030" in message.body and "Total: 15,00 EUR" in message.body
+    assert message.subject == (
+        "Ihre 3 Tickets für den allgemeinen Eintritt am Mittwoch, 12. Juni 2030"
+    )
+    [(html, _)] = message.alternatives
+    for part in (message.body, html):
+        assert "Mittwoch, 12. Juni 2030, geöffnet 10:00–17:00" in part
+        assert "2 × Erwachsene" in part and "37,50\xa0€" in part  # the category's German name
+        assert "Dienstag, 11. Juni 2030, 00:00" in part  # the cancellation deadline
+    assert "Vielen Dank für Ihre Bestellung bei Rijksmuseum Test." in message.body
+    assert "Gesamt: 37,50\xa0€\n" in message.body and '<html lang="de">' in html
+    [visit] = calendar_of(message).walk("VEVENT")
+    assert str(visit.get("SUMMARY")) == "Allgemeiner Eintritt, Rijksmuseum Test"
+    description = str(visit.get("DESCRIPTION"))
+    assert description.startswith(f"Bestellung {order.confirmation_code}: 3 Tickets.")
+    [pdf] = [content for _, content, kind in message.attachments if kind == "application/pdf"]
+    assert pdf_text(pdf).count(" von 3 · Bestellung ") == 3

@@ -1,18 +1,27 @@
 """The museum in the visitor's language: the API answers in Accept-Language's (saying so in
-Content-Language), an order keeps its own, texts missing in a language are read in the museum's,
-and the committed catalogues translate every text the code marks."""
+Content-Language), an order keeps its own (its PDF and ticket images speak it), texts missing in
+a language are read in the museum's, the door speaks its staff's, and the committed catalogues
+translate every text the code marks."""
 
+import datetime as dt
 import shutil
+from io import BytesIO
 from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
 from django.conf import settings
 from django.core.management import call_command
+from django.utils import timezone
+from PIL import Image
 
+from orders import services
 from orders.models import Order
-from tests.factories import SpecialEventFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
 from tests.orders.conftest import later, order_body
+from tests.orders.test_tickets_pdf import pdf_text
+from tickets.images import ticket_image
+from tickets.models import TicketImage
 
 ORDERS = "/v1.1/orders"
 LOCALE = Path(settings.BASE_DIR) / "locale"
@@ -113,6 +122,59 @@ def test_a_domain_problem_has_its_title_and_detail_in_the_requests_language(visi
     assert (
         answer.json()["detail"] == "Tickets worden verkocht vanaf vandaag (de dag van het museum)."
     )
+
+
+def test_a_german_orders_pdf_is_german_whatever_the_request_asks(visitor_client):
+    day = MuseumDayFactory(date=dt.date(2030, 6, 12), opens_at=dt.time(10), closes_at=dt.time(17))
+    day.slots.create(entry_time=dt.time(10, 30), capacity=10)
+    body = order_body(day.date, ("adult", 2), entryTime="10:30", language="de")
+    order = Order.objects.get(pk=visitor_client.post(ORDERS, body, format="json").json()["orderId"])
+    url = f"{ORDERS}/{order.pk}/tickets.pdf"
+
+    german = visitor_client.get(url, headers={"accept-language": "fr"})
+    order.language = "en"
+    order.save(update_fields=["language"])
+    english = visitor_client.get(url, headers={"accept-language": "de"})
+
+    text = pdf_text(german.content)
+    assert "Ticket 1 von 2 · Bestellung" in text and "Allgemeiner Eintritt" in text
+    assert "Mittwoch, 12. Juni 2030" in text and "Einlass ab 10:30" in text
+    assert "Erwachsene · 15,00" in text and "Stornierung: Bis Dienstag, 11. Juni 2030" in text
+    # Kept as German: another language is another PDF, with its own version.
+    assert english["ETag"] != german["ETag"]
+    assert "Ticket 1 of 2 · Order" in pdf_text(english.content)
+
+
+def test_a_french_ticket_image_is_drawn_in_french(db):
+    MuseumDayFactory(date=later())
+    order = services.place_order(
+        buyer=partner_member(),
+        email="amelie@example.com",
+        ticket_type="general",
+        ticket_date=later(),
+        lines=[{"category": "adult", "quantity": 1}],
+        language="fr",
+    )
+    [ticket] = order.sold_tickets
+    french = bytes(ticket_image(ticket=ticket).png)
+    TicketImage.objects.filter(ticket=ticket).delete()
+    Order.objects.filter(pk=order.pk).update(language="en")
+    ticket.refresh_from_db()
+
+    english = bytes(ticket_image(ticket=ticket).png)
+
+    assert Image.open(BytesIO(french)).format == "PNG"
+    assert french != english  # its words and date in the order's language
+
+
+def test_the_door_speaks_its_staff_members_language(desk_client):
+    MuseumDayFactory(date=timezone.localdate())
+    desk_client.post("/i18n/setlang/", {"language": "de", "next": "/door/"})
+
+    page = desk_client.post("/door/", {"scanned": "no-such-code"}).content.decode()
+
+    assert '<html lang="de">' in page and ">KEIN EINLASS<" in page
+    assert "Unbekannter Code: Kein Ticket und keine Bestellung hat diesen Code" in page
 
 
 def test_staff_switch_the_admin_to_their_language(desk_client):

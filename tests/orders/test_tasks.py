@@ -197,7 +197,7 @@ def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_
 
     [message] = mail.outbox
     assert message.subject.startswith("Your 1 ticket for general entry")
-    assert child["confirmationCode"] not in message.body and "Total: 15.00" in message.body
+    assert child["confirmationCode"] not in message.body and "Total: €15.00" in message.body
     assert "1 × Adult" in message.body and "Child" not in message.body
     [(_, pdf, _), _] = message.attachments
     assert (

@@ -97,6 +97,7 @@
   var video = document.getElementById("camera-video");
   var start = document.getElementById("camera-start");
   var stop = document.getElementById("camera-stop");
+  // Its words come from the page, in the staff member's language.
   var status = document.getElementById("camera-status");
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia || !window.jsQR) return;
   camera.hidden = false;
@@ -126,10 +127,10 @@
       if (code && code.data) {
         if (code.data !== held || now > heldUntil) {
           busy = true;
-          status.textContent = "Read a code: checking…";
+          status.textContent = status.dataset.checking;
           send(code.data, function () {
             busy = false;
-            status.textContent = "Point the camera at the next code.";
+            status.textContent = status.dataset.next;
           });
         }
         held = code.data;
@@ -141,7 +142,7 @@
 
   start.addEventListener("click", function () {
     wakeAudio();
-    status.textContent = "Opening the camera…";
+    status.textContent = status.dataset.opening;
     navigator.mediaDevices
       .getUserMedia({ video: { facingMode: "environment" }, audio: false })
       .then(function (opened) {
@@ -150,11 +151,11 @@
         video.hidden = false;
         start.hidden = true;
         stop.hidden = false;
-        status.textContent = "Point the camera at a ticket's QR code.";
+        status.textContent = status.dataset.point;
         return video.play().then(read);
       })
       .catch(function (error) {
-        status.textContent = "The camera did not open (" + error.name + "): type or scan instead.";
+        status.textContent = status.dataset.failed + " (" + error.name + ")";
       });
   });
 

@@ -48,6 +48,11 @@ def desk_only(view):
     return guarded
 
 
+def visitor_languages() -> list[tuple[str, str]]:
+    """The offered languages, each in its own name: what the visitor's tickets and email speak."""
+    return [(code, settings.SHIPPED_LANGUAGES[code]) for code in settings.MUSEUM_LANGUAGES]
+
+
 def partners():
     return (
         get_user_model()
@@ -68,6 +73,12 @@ class SaleForm(forms.Form):
     )
     email = forms.EmailField(required=False, help_text="To email the tickets as well.")
     name = forms.CharField(max_length=100, required=False)
+    # Choices and default set per form: the settings may change (tests, a deployment).
+    language = forms.ChoiceField(
+        label="Visitor's language",
+        required=False,
+        help_text="What the tickets and the email speak.",
+    )
     payment = forms.ChoiceField(choices=PAYMENTS, widget=forms.RadioSelect, initial="cash")
     tendered = forms.DecimalField(
         label="Cash handed over", required=False, min_value=0, max_digits=10, decimal_places=2
@@ -77,6 +88,9 @@ class SaleForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["partner"].queryset = partners()  # type: ignore[attr-defined]
+        language = self.fields["language"]
+        language.choices = visitor_languages()  # type: ignore[attr-defined]
+        language.initial = settings.MUSEUM_LANGUAGE
         self.categories = list(services.active_categories())
         for category in self.categories:
             self.fields[f"qty_{category.category}"] = forms.IntegerField(
@@ -157,6 +171,8 @@ def _sell(request, form: SaleForm) -> Order:
             buyer=data["partner"] if on_account else request.user,
             email=data.get("email") or "",
             name=data.get("name") or "",
+            # The visitor's, not the staff member's (the request's): the museum's by default.
+            language=data.get("language") or settings.MUSEUM_LANGUAGE,
             **form.sale(),
         )
         if needs_payment(order):

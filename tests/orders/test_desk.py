@@ -52,6 +52,21 @@ def test_a_cash_sale_says_the_change_and_is_paid_at_once(desk):
     assert MuseumDay.objects.get(pk=day.pk).sold == 3
 
 
+@pytest.mark.django_db(transaction=True)  # the task worker sends the email
+def test_the_visitor_chooses_their_language_else_the_museums_is_theirs(desk):
+    day = MuseumDayFactory(date=later())
+    desk.post("/i18n/setlang/", {"language": "de"})  # the clerk's own language is not the visitor's
+
+    form = desk.get("/desk/sell/").content.decode()
+    desk.post("/desk/sell/", sale(day.date, language="nl", email="jan@example.com"))
+    desk.post("/desk/sell/", sale(day.date))
+
+    assert '<option value="nl">Nederlands</option>' in form
+    assert [order.language for order in Order.objects.order_by("created_at")] == ["nl", "en"]
+    run_task_worker()
+    assert mail.outbox[0].subject.startswith("Uw 3 tickets voor algemene toegang op ")
+
+
 def test_cash_short_of_the_total_sells_nothing(desk):
     day = MuseumDayFactory(date=later())
 

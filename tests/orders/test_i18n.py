@@ -5,18 +5,21 @@ translate every text the code marks."""
 
 import datetime as dt
 import shutil
+from decimal import Decimal
 from io import BytesIO
 from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
 from django.conf import settings
+from django.core import mail
 from django.core.management import call_command
 from django.utils import timezone
 from PIL import Image
 
 from orders import services
 from orders.models import Order
+from orders.notifications import send_not_placed
 from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
 from tests.orders.conftest import later, order_body
 from tests.orders.test_tickets_pdf import pdf_text
@@ -165,6 +168,25 @@ def test_a_french_ticket_image_is_drawn_in_french(db):
 
     assert Image.open(BytesIO(french)).format == "PNG"
     assert french != english  # its words and date in the order's language
+
+
+def test_a_payment_too_late_is_told_in_the_orders_language(db):
+    MuseumDayFactory(date=dt.date(2030, 6, 12))
+    order = services.place_order(
+        buyer=partner_member(),
+        email="lucia@example.com",
+        ticket_type="general",
+        ticket_date=dt.date(2030, 6, 12),
+        lines=[{"category": "adult", "quantity": 2}],
+        language="es",
+    )
+
+    send_not_placed(order=order, amount=Decimal("30.00"))
+
+    [message] = mail.outbox
+    assert message.subject == f"Su pedido {order.confirmation_code} no se ha podido mantener"
+    assert "(miércoles, 12 de junio de 2030)" in message.body
+    assert "Le devolvemos 30,00\xa0€" in message.body
 
 
 def test_the_door_speaks_its_staff_members_language(desk_client):

@@ -279,7 +279,7 @@ def load_images(*, volume: Volume, progress: Progress) -> None:
     rows = [(pk, png, etag, now) for pk in sold]
     fields = ["ticket", "png", "etag", "rendered_at"]
     _copy(TicketImage, fields, rows, "placeholder images", progress)
-    drawn = list(Ticket.objects.select_related("event").filter(order__email=DRAWN_EMAIL))
+    drawn = list(Ticket.objects.select_related("event", "order").filter(order__email=DRAWN_EMAIL))
     for done, ticket in enumerate(drawn, 1):
         ticket_image(ticket=ticket)
         progress("ticket images", done, len(drawn))

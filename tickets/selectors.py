@@ -38,9 +38,10 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if drawn is not None:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
-    # With its image, so that drawing it does not look for the image again.
+    # With its image, so that drawing it does not look for the image again, and its order, whose
+    # language the drawing speaks.
     ticket = (
-        Ticket.objects.select_related("event", "image", "category", "slot")
+        Ticket.objects.select_related("event", "image", "category", "slot", "order")
         .filter(pk=ticket_id)
         .first()
     )

@@ -46,6 +46,9 @@ class Started:
 
 class Provider:
     name: str
+    # Pays back without calling out (a record, or staff by hand): settled in the cancellation's
+    # own transaction, with no task.
+    settles_locally = False
 
     def offered_to(self, account) -> bool:
         raise NotImplementedError
@@ -128,6 +131,7 @@ class DeskProvider(Provider):
     pay a refund back by hand."""
 
     name = DESK
+    settles_locally = True
 
     def offered_to(self, account) -> bool:
         return account.has_perm(TAKE_DESK_PAYMENT)
@@ -141,6 +145,7 @@ class DeskProvider(Provider):
 
 class DemoProvider(Provider):
     name = DEMO
+    settles_locally = True
 
     def offered_to(self, account) -> bool:
         return settings.MUSEUM_DEMO_PAYMENTS
@@ -157,6 +162,7 @@ class OnAccountProvider(Provider):
     invoice."""
 
     name = ON_ACCOUNT
+    settles_locally = True
 
     def offered_to(self, account) -> bool:
         return False  # a partner's order is paid on account when it is confirmed

@@ -308,24 +308,30 @@ def refund_tickets(
 ) -> list[Refund]:
     """What was paid for `tickets` of a confirmed order goes back through the provider that
     took it, a refund per ticket, never more than the payment left; without a payment (a free
-    order, or one sold before payments), staff pay back by hand. Paid back after the commit."""
+    order, or one sold before payments), staff pay back by hand. A provider that pays back
+    without calling out (on account, the desk) settles it here; the others after the commit."""
     payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
     left = _refundable(payment)
+    local = payment is not None and provider(payment.provider).settles_locally
+    now = timezone.now()
     refunds = []
     for ticket in tickets:
         amount = min(ticket.price, left) if payment else ticket.price
         left -= amount
-        refunds.append(
-            Refund(
-                order=order,
-                ticket=ticket,
-                payment=payment,
-                amount=amount,
-                source=source,
-                cancelled_by=by,
-                state=RefundState.CREATED if payment and amount else _without_provider(amount),
-            )
+        refund = Refund(
+            order=order,
+            ticket=ticket,
+            payment=payment,
+            amount=amount,
+            source=source,
+            cancelled_by=by,
+            state=RefundState.CREATED if payment and amount else _without_provider(amount),
         )
+        if local and refund.state == RefundState.CREATED:
+            assert payment is not None
+            refund.state, refund.reference = provider(payment.provider).refund(refund)
+            refund.done_at = now if refund.state == RefundState.DONE else None
+        refunds.append(refund)
     refunds = Refund.objects.bulk_create(refunds)
     record(
         action=Action.REFUNDED,

@@ -105,10 +105,11 @@ def refresh() -> None:
 
     from bench import data
     from hours.services import add_entry_slots
-    from orders.models import Order, Refund
+    from orders.models import Order, Payment, Refund
     from tickets.models import Ticket
 
     Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
+    Payment.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Ticket.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Order.objects.filter(email=data.BOUGHT_EMAIL).delete()
     # A month of timed days, unlimited, for the order endpoints (each day once: seeding keeps

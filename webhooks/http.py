@@ -1,8 +1,8 @@
 """Sending a webhook without server-side request forgery.
 
-The receiver's host is resolved once; an address that is private, loopback, link-local,
-multicast, reserved or unspecified is refused (unless the host is in
-MUSEUM_WEBHOOK_ALLOWED_HOSTS), and the request connects to an address that passed, with the
+The receiver's host is resolved once; an address that is not public (`is_public`) is refused
+(unless the host is in MUSEUM_WEBHOOK_ALLOWED_HOSTS), and the request connects to an address
+that passed, with the
 name in the Host header and TLS (SNI and the certificate's check), so a DNS answer that changes
 between the check and the connection (rebinding) never reaches another address. No redirect is
 followed; everything waits at most TIMEOUT seconds.
@@ -37,18 +37,34 @@ def _allowed_host(host: str) -> bool:
     return host.lower() in {name.lower() for name in settings.MUSEUM_WEBHOOK_ALLOWED_HOSTS}
 
 
+# RFC 6052's well-known prefix: a NAT64 gateway connects to the IPv4 address in the last 32 bits.
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
+def _ipv4_inside(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses a connection to `ip` reaches: mapped, 6to4, Teredo (server and
+    client) or NAT64; none for any other IPv6 address."""
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    if ip.teredo is not None:
+        return list(ip.teredo)
+    if ip in NAT64:
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)]
+    return []
+
+
 def is_public(address: str) -> bool:
+    """Whether `address` is a global unicast address (IANA's special-purpose registries, as
+    ipaddress knows them): not private, shared (carrier-grade NAT, cloud metadata), loopback,
+    link-local, multicast, reserved or unspecified. An IPv6 address that carries an IPv4 one is
+    judged by the IPv4 one, where the connection ends up."""
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return not (
-        ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_multicast
-        or ip.is_reserved
-        or ip.is_unspecified
-    )
+    if isinstance(ip, ipaddress.IPv6Address) and (inside := _ipv4_inside(ip)):
+        return all(is_public(str(v4)) for v4 in inside)
+    # is_global leaves multicast in, and, for IPv6, the reserved ::/8 (IPv4-compatible forms).
+    return ip.is_global and not ip.is_multicast and not ip.is_reserved
 
 
 def check_url(url: str) -> tuple[str, str, int, str]:

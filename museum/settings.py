@@ -154,10 +154,11 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# django-axes guards the admin login (which the door page uses): it refuses a locked-out
+# django-axes guards the admin login (which the door and desk pages use): it refuses a locked-out
 # username+address before the password is checked, and records attempts and lockouts in the admin.
-# The API verifies Basic credentials with ModelBackend itself (museum/authentication.py), under
-# its own limits, so nothing here counts or refuses API requests.
+# Its handler (museum/admin_sign_in.py) adds the API's limits per address and per username, on the
+# API's counters. The API verifies Basic credentials with ModelBackend itself
+# (museum/authentication.py), so axes neither counts nor refuses API requests.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # ModelBackend, answering has_perm from the permissions kept with a remembered credential's
@@ -167,7 +168,11 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = envint("MUSEUM_ADMIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MUSEUM_ADMIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "museum.admin_sign_in.AdminSignInHandler"
 AXES_RESET_ON_SUCCESS = True
+# False: axes' backend flags every sign-in it refuses as locked out (its 429 page), whichever
+# limit refused it, and a refused attempt, which checked no password, does not restart the cool-off.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # Its documented switch for the "AXES: BEGIN ..." lines it logs at every start, manage.py
 # commands included; lockouts are still logged.
 AXES_VERBOSE = False

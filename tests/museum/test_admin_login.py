@@ -102,3 +102,51 @@ def test_api_sign_ins_are_neither_recorded_nor_refused_by_the_admin_lockout(staf
 
     right = api.get("/v1.1/museum-hours", HTTP_AUTHORIZATION=basic_auth("staff"))
     assert right.status_code == 200
+
+
+# The API's limits, on the API's counters (museum/admin_sign_in.py): a few guesses for each of
+# many usernames from one address, or for one username from many addresses.
+
+
+def test_one_address_trying_many_usernames_is_locked_out_at_the_apis_limit(staff, settings):
+    assert settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS == 30
+    answers = [
+        sign_in(f"user{number}", "wrong password", address="10.0.0.9").status_code
+        for number in range(8)
+        for _ in range(4)  # under the limit per username from one address (5)
+    ]
+
+    assert answers == [200] * 30 + [429] * 2
+    with counting_hashes() as hashes:
+        assert sign_in(address="10.0.0.9").status_code == 429
+    assert hashes.count == 0
+    assert sign_in(address="10.0.0.10").status_code == 302
+
+
+def test_one_username_tried_from_many_addresses_is_locked_out_everywhere(staff, settings):
+    assert settings.MUSEUM_AUTH_FAILURES_PER_USERNAME == 100
+    for address in range(25):
+        for _ in range(4):
+            assert sign_in(password="wrong", address=f"10.1.0.{address}").status_code == 200
+    other = UserFactory(username="other", is_staff=True)
+
+    with counting_hashes() as hashes:
+        assert sign_in(address="10.2.0.1").status_code == 429
+    assert hashes.count == 0
+    assert (
+        Client(REMOTE_ADDR="10.2.0.1")
+        .post(LOGIN, {"username": other.username, "password": PASSWORD})
+        .status_code
+        == 302
+    )
+
+
+def test_the_api_and_the_admin_share_one_budget_per_address(staff, settings):
+    settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS = 6
+    api = Client(REMOTE_ADDR="10.0.0.1")
+    for number in range(4):
+        wrong = api.get("/v1.1/museum-hours", HTTP_AUTHORIZATION=basic_auth(f"u{number}", "nope"))
+        assert wrong.status_code == 401
+
+    assert [sign_in(f"v{number}", "nope").status_code for number in range(3)] == [200, 200, 429]
+    assert api.get("/v1.1/museum-hours", HTTP_AUTHORIZATION=basic_auth("staff")).status_code == 429

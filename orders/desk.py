@@ -3,7 +3,9 @@ and reprint, resend, move or cancel it, and see today's arrivals and takings.
 
 A thin face over the same services as the API (place_order, start_payment, cancel_order,
 move_order...): the desk cannot sell what the API would refuse. Staff sign in through the admin's
-login; every form carries Django's CSRF token.
+login; every form carries Django's CSRF token. A form refused as bad input shows its page again
+with the errors, as a 400; the museum's refusals (museum.exceptions) show as the form's or the
+page's error; an order nobody may see is Django's 404.
 """
 
 import uuid
@@ -22,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from events.models import SpecialEvent
-from museum.exceptions import MuseumProblem
+from museum.exceptions import MuseumProblem, NotFound
 from orders import documents, selectors, services
 from orders.models import Order
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
@@ -42,7 +44,10 @@ def desk_only(view):
     def guarded(request, *args, **kwargs):
         if not request.user.has_perm(SELL_AT_DESK):
             raise PermissionDenied("The desk is for staff who sell at the front desk.")
-        return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except NotFound:
+            raise Http404() from None
 
     guarded.__name__ = view.__name__
     return guarded
@@ -125,8 +130,10 @@ class SaleForm(forms.Form):
         }
 
 
-def _page(request, template: str, context: dict):
-    return render(request, template, {"museum_name": settings.MUSEUM_NAME, **context})
+def _page(request, template: str, context: dict, *, status: int = 200):
+    return render(
+        request, template, {"museum_name": settings.MUSEUM_NAME, **context}, status=status
+    )
 
 
 @desk_only
@@ -147,9 +154,13 @@ def today(request):
 @desk_only
 @require_http_methods(["GET", "POST"])
 def sell(request):
-    form = SaleForm(request.POST or None, initial={"ticket_date": timezone.localdate()})
+    posted = request.POST if request.method == "POST" else None
+    form = SaleForm(posted, initial={"ticket_date": timezone.localdate()})
     quote = None
-    if request.method == "POST" and form.is_valid():
+    status = 200
+    if posted is not None and not form.is_valid():
+        status = 400
+    elif posted is not None:
         try:
             if "price" in request.POST:
                 quote = services.quote_order(**form.sale())
@@ -159,7 +170,7 @@ def sell(request):
         except MuseumProblem as problem:
             form.add_error(None, problem.detail)
     context = {"form": form, "quote": quote, "currency": settings.MUSEUM_CURRENCY}
-    return _page(request, "orders/desk/sell.html", context)
+    return _page(request, "orders/desk/sell.html", context, status=status)
 
 
 def _sell(request, form: SaleForm) -> Order:
@@ -194,6 +205,10 @@ def _sell(request, form: SaleForm) -> Order:
 @require_http_methods(["GET"])
 def order_page(request, order_id: uuid.UUID):
     order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    return _order_page(request, order)
+
+
+def _order_page(request, order: Order, *, status: int = 200):
     context = {
         "order": order,
         "tickets": sorted(order.sold_tickets, key=lambda t: t.confirmation_code),
@@ -202,7 +217,7 @@ def order_page(request, order_id: uuid.UUID):
         "currency": settings.MUSEUM_CURRENCY,
         "move_form": MoveForm(initial={"ticket_date": order.date}),
     }
-    return _page(request, "orders/desk/order.html", context)
+    return _page(request, "orders/desk/order.html", context, status=status)
 
 
 @desk_only
@@ -221,44 +236,51 @@ class MoveForm(forms.Form):
     entry_time = forms.TimeField(label="New entry slot", required=False, widget=TIME_INPUT)
 
 
+class CancelForm(forms.Form):
+    ticket = forms.UUIDField(required=False, help_text="One ticket; empty: the whole order.")
+
+
+CHANGES: dict[str, type[forms.Form]] = {
+    "resend": forms.Form,
+    "move": MoveForm,
+    "cancel": CancelForm,
+}
+
+
 @desk_only
 @require_POST
 def change_order(request, order_id: uuid.UUID, what: str):
     """Resend, move, or cancel (the whole order or one ticket) from the order's page."""
+    if what not in CHANGES:
+        raise Http404()
+    order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    form = CHANGES[what](request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return _order_page(request, order, status=400)
     try:
         if what == "resend":
             resend_confirmation(order_id=order_id, by=request.user)
             messages.success(request, "The confirmation email is on its way again.")
         elif what == "move":
-            form = MoveForm(request.POST)
-            if not form.is_valid():
-                raise _form_problem(form)
             move_order(order_id=order_id, by=request.user, **form.cleaned_data)
             messages.success(request, "Moved: print the tickets again.")
-        elif what == "cancel":
-            _cancel(request, order_id=order_id)
         else:
-            raise Http404()
+            _cancel(request, order_id=order_id, ticket_id=form.cleaned_data["ticket"])
     except MuseumProblem as problem:
         messages.error(request, problem.detail)
     return redirect(reverse("desk-order", kwargs={"order_id": order_id}))
 
 
-def _cancel(request, *, order_id: uuid.UUID) -> None:
-    ticket = request.POST.get("ticket")
+def _cancel(request, *, order_id: uuid.UUID, ticket_id: uuid.UUID | None) -> None:
     with transaction.atomic():
-        order = services.cancel_order(
-            order_id=order_id,
-            by=request.user,
-            ticket_id=uuid.UUID(ticket) if ticket else None,
-        )
+        order = services.cancel_order(order_id=order_id, by=request.user, ticket_id=ticket_id)
         paid_out = pay_out_at_desk(order=order, by=request.user)
     words = f": pay out {paid_out:.2f} {settings.MUSEUM_CURRENCY}" if paid_out else ""
     messages.success(request, f"Cancelled{words}.")
 
 
-def _form_problem(form: forms.Form) -> MuseumProblem:
-    errors = "; ".join(
+def _form_errors(form: forms.Form) -> str:
+    return "; ".join(
         f"{field}: {' '.join(str(word) for word in words)}" for field, words in form.errors.items()
     )
-    return MuseumProblem(errors)

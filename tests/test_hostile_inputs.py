@@ -1,4 +1,5 @@
-"""Hostile input at every write and every query parameter.
+"""Hostile input at every write and every query parameter of the API, payments and webhook
+subscriptions included (the pages' faces are in test_hostile_faces.py).
 
 Each answer is the right 4xx problem or an exact round trip: never a 500, never a partial write.
 """
@@ -23,7 +24,8 @@ from events.serializers import DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS
 from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
-from orders.models import Order
+from orders.models import Order, Payment, Refund
+from orders.services.sale import place_order
 from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for
 from tests.factories import (
     MuseumDayFactory,
@@ -36,7 +38,8 @@ from tests.factories import (
 )
 from tests.qr import qr_text
 from tickets import tokens
-from tickets.models import Ticket
+from tickets.models import Ticket, TicketType
+from webhooks.models import Subscription
 
 TEN_MEGABYTES = 10 * 1024 * 1024
 
@@ -50,6 +53,9 @@ def database_state() -> tuple:
         list(Ticket.objects.order_by("pk").values_list()),
         IdempotencyKey.objects.count(),
         list(Order.objects.order_by("pk").values_list()),
+        list(Payment.objects.order_by("pk").values_list()),
+        list(Refund.objects.order_by("pk").values_list()),
+        list(Subscription.objects.order_by("pk").values_list()),
     )
 
 
@@ -71,8 +77,11 @@ class Write:
 
 
 @pytest.fixture
-def world(db):
-    """An event, an open day in three days and today, and a ticket for today to scan."""
+def world(db, settings):
+    """An event, an open day in three days and today, and a ticket for today to scan; an order
+    held until paid, one sold on account, and a webhook subscription."""
+    settings.MUSEUM_WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]
+    settings.MUSEUM_WEBHOOK_ALLOW_HTTP = True
     staff = staff_member(username="staff")
     visitor = partner_member(username="visitor")
     event = SpecialEventFactory(name="Night at the museum", dates=[days_from_today(3)])
@@ -83,10 +92,39 @@ def world(db):
         date=timezone.localdate(),
         confirmation_code="ticket-general-abcdef-12345",
     )
-    return {"staff": staff, "visitor": visitor, "event": event, "ticket": ticket}
+    sale = {
+        "ticket_type": TicketType.GENERAL,
+        "ticket_date": days_from_today(3),
+        "lines": [{"category": "adult", "quantity": 1}],
+        "email": "ada@example.com",
+    }
+    held = place_order(buyer=UserFactory(username="online"), hold=True, **sale)
+    sold = place_order(buyer=visitor, **sale)
+    subscription = Subscription.objects.create(
+        owner=visitor, url="http://127.0.0.1:9/hook", event_types=["order.confirmed"]
+    )
+    return {
+        "staff": staff,
+        "visitor": visitor,
+        "event": event,
+        "ticket": ticket,
+        "held": held,
+        "sold": sold,
+        "subscription": subscription,
+    }
 
 
-WRITES = ["create-event", "update-event", "buy-ticket", "place-order", "check-in"]
+WRITES = [
+    "create-event",
+    "update-event",
+    "buy-ticket",
+    "place-order",
+    "check-in",
+    "start-payment",
+    "cancel-order",
+    "subscribe-webhook",
+    "change-webhook",
+]
 
 
 @pytest.fixture(params=WRITES)
@@ -122,6 +160,34 @@ def write(request, world) -> Write:
             "/v1.1/tickets/check-in",
             {"code": world["ticket"].confirmation_code},
             ("code",),
+        ),
+        "start-payment": Write(
+            staff,
+            "POST",
+            f"/v1.1/orders/{world['held'].pk}/payments",
+            {"provider": "desk", "method": "cash"},
+            ("provider", "method"),
+        ),
+        "cancel-order": Write(
+            visitor,
+            "POST",
+            f"/v1.1/orders/{world['sold'].pk}/cancel",
+            {"evenIfCheckedIn": False},
+            (),
+        ),
+        "subscribe-webhook": Write(
+            visitor,
+            "POST",
+            "/v1.1/webhooks",
+            {"url": "http://127.0.0.1:9/other", "eventTypes": ["order.confirmed"]},
+            ("url",),
+        ),
+        "change-webhook": Write(
+            visitor,
+            "PATCH",
+            f"/v1.1/webhooks/{world['subscription'].pk}",
+            {"url": "http://127.0.0.1:9/moved"},
+            ("url",),
         ),
     }[request.param]
 
@@ -195,8 +261,9 @@ def test_a_hundred_thousand_nested_arrays_are_refused_at_any_body_limit(write, s
     settings.MUSEUM_MAX_BODY_BYTES = 10 * len(nested)
 
     assert assert_refused(write, nested, 400)["code"] == "parse_error"
-    inside = write.valid_json()[:-1] + f', "{write.text_fields[0]}": {nested}}}'
-    assert assert_refused(write, inside, 400)["code"] == "parse_error"
+    for field in write.text_fields[:1]:  # inside the first text field, where there is one
+        inside = write.valid_json()[:-1] + f', "{field}": {nested}}}'
+        assert assert_refused(write, inside, 400)["code"] == "parse_error"
 
 
 # The wrong shape

@@ -132,7 +132,9 @@ def door(request):
         form = ScanForm(request.POST)
         if form.is_valid():
             verdict = scan(scanned=form.cleaned_data["scanned"], by=request.user)
-        elif form.has_error("scanned", "max_length"):
+        else:
+            # Nothing a ticket's code could be (too long, empty, a NUL character): a verdict
+            # all the same, which the page's script shows as it shows any other.
             verdict = Verdict(admitted=False, words=str(REFUSALS["unknown_code"]))
     context = {
         "verdict": verdict,

@@ -1,5 +1,6 @@
 """GET /healthz: can this instance reach its database and its cache? For load balancers.
-GET /readyz: that, and is the task queue being worked? For deployments and alerts."""
+GET /readyz: that, and is the task queue being worked? For deployments and alerts; what is wrong
+only to the metrics scraper (its token or a listed address), the status alone to anyone else."""
 
 import logging
 import uuid
@@ -13,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from museum.monitoring import queue_state
+from museum.monitoring import may_scrape, queue_state
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ def readyz(request):
     # The queue is in the database: "unknown" without it.
     parts["tasks"] = _task_queue() if parts["database"] == "ok" else "unknown"
     ready = all(state == "ok" for state in parts.values())
+    # The queue's state (how long tasks wait, whether a worker runs) is the operator's.
+    details = parts if may_scrape(request) else {}
     return JsonResponse(
-        {"status": "ok" if ready else "unavailable", **parts}, status=200 if ready else 503
+        {"status": "ok" if ready else "unavailable", **details}, status=200 if ready else 503
     )

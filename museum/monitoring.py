@@ -122,7 +122,8 @@ def exposition() -> bytes:
     return generate_latest(counted) + generate_latest(scraped)
 
 
-def _may_scrape(request) -> bool:
+def may_scrape(request) -> bool:
+    """Whether the request comes from the metrics scraper: its token, or a listed address."""
     token = settings.MUSEUM_METRICS_TOKEN
     offered = request.headers.get("Authorization", "")
     if token and hmac.compare_digest(offered.encode(), f"Bearer {token}".encode()):
@@ -139,6 +140,6 @@ def _may_scrape(request) -> bool:
 @never_cache
 @require_safe
 def metrics_view(request):
-    if not _may_scrape(request):
+    if not may_scrape(request):
         raise Http404
     return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)

@@ -2,6 +2,8 @@
 backend. The same across workers: tests/test_metrics_and_logs_across_workers.py."""
 
 import datetime as dt
+import re
+from pathlib import Path
 
 import pytest
 import time_machine
@@ -9,6 +11,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 from prometheus_client import REGISTRY
 
+from museum.context import new_request_id
 from museum.periodic import schedule_periodic_tasks
 from orders import services as sale
 from orders.models import Order
@@ -20,6 +23,7 @@ from tickets.exceptions import AlreadyCheckedIn
 from tickets.services import check_in
 
 TOKEN = "a-token-for-the-scraper"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def sample(name: str, **labels: str) -> float:
@@ -138,9 +142,9 @@ def test_the_email_task_carries_the_request_id_and_its_sending_is_counted(visito
 
 
 @pytest.mark.django_db(transaction=True)
-def test_readyz_fails_while_no_worker_runs_the_queue(anonymous_client):
+def test_readyz_fails_while_no_worker_runs_the_queue(scraper, anonymous_client):
     schedule_periodic_tasks()  # as migrate does
-    never_run = anonymous_client.get("/readyz")
+    never_run = scraper.get("/readyz")
     assert never_run.status_code == 503
     assert never_run.json() == {
         "status": "unavailable",
@@ -151,15 +155,28 @@ def test_readyz_fails_while_no_worker_runs_the_queue(anonymous_client):
     start = timezone.now()
     with time_machine.travel(start + dt.timedelta(minutes=2), tick=False):
         run_task_worker()  # the periodic tasks due by now
-        assert anonymous_client.get("/readyz").status_code == 200
+        assert scraper.get("/readyz").status_code == 200
     # The worker stops: ten minutes on, nobody has run the periodic tasks due since.
     with time_machine.travel(start + dt.timedelta(minutes=12), tick=False):
-        stopped = anonymous_client.get("/readyz")
+        stopped = scraper.get("/readyz")
         assert stopped.status_code == 503
         assert stopped.json()["tasks"] == "no worker seen"
-        assert anonymous_client.get("/healthz").status_code == 200  # liveness is not readiness
+        assert scraper.get("/healthz").status_code == 200  # liveness is not readiness
         run_task_worker()
-        assert anonymous_client.get("/readyz").status_code == 200
+        assert scraper.get("/readyz").status_code == 200
+
+
+@pytest.mark.django_db
+def test_readyz_tells_anyone_else_its_status_only(anonymous_client, settings):
+    settings.MUSEUM_METRICS_TOKEN = TOKEN
+    settings.MUSEUM_METRICS_ADDRESSES = [ipaddress_network("10.1.0.0/16")]
+    wrong = {"HTTP_AUTHORIZATION": "Bearer wrong", "REMOTE_ADDR": "192.0.2.1"}
+
+    for answer in [anonymous_client.get("/readyz"), anonymous_client.get("/readyz", **wrong)]:
+        assert answer.status_code == 503
+        assert answer.json() == {"status": "unavailable"}
+    listed = anonymous_client.get("/readyz", REMOTE_ADDR="10.1.2.3")
+    assert listed.json()["tasks"] == "no worker seen"
 
 
 def test_the_file_email_backend_writes_to_email_file_path(tmp_path):
@@ -195,3 +212,22 @@ def test_payments_are_counted_by_provider_and_state(online_client, staff_client)
     )
 
     assert sample("museum_payments_total", provider="desk", state="confirmed") == before + 1
+
+
+def test_the_request_id_rule_is_the_one_operations_md_states_and_only_there():
+    docs = {path.name: path.read_text() for path in DOCS.glob("*.md")}
+    stated = re.search(
+        r"`X-Request-ID` when well formed \((\d+) to (\d+) letters, digits, `\.`, `_`,\s+`-`",
+        docs["operations.md"],
+    )
+    assert stated is not None
+    low, high = int(stated[1]), int(stated[2])
+
+    for taken in ["a" * low, "Z9._-" * (high // 5) + "x" * (high % 5)]:
+        assert new_request_id(taken) == taken
+    for replaced in ["a" * (low - 1), "a" * (high + 1), "abcdefgh:1", "abcdefgh/1"]:
+        assert new_request_id(replaced) != replaced
+    # No other page says (differently) which ids are taken.
+    assert [name for name, text in docs.items() if re.search(r"letters,\s+digits", text)] == [
+        "operations.md"
+    ]

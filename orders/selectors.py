@@ -33,7 +33,7 @@ def may_view_order(*, viewer, order: Order) -> bool:
 
 
 def tickets_of(order: Order) -> QuerySet[Ticket]:
-    """The order's tickets with what its answer shows of each (category, slot, refund), in one
+    """The order's tickets with what its answer shows of each (category, slot), in one
     query; the services keep them on the order as `sold_tickets`."""
     return tickets_of_orders().filter(order=order)
 
@@ -48,7 +48,8 @@ def viewable_orders(
 ) -> QuerySet[Order]:
     """The orders `viewer` may see (their own; staff who may view any order: all), newest first,
     for visits from `start` to `end`, of `status`, with `code` as the order's or a ticket's
-    confirmation code; each with its tickets as `sold_tickets`, in one query more."""
+    confirmation code; each with its tickets as `sold_tickets` and its refunds, in two queries
+    more."""
     orders = Order.objects.all()
     if not viewer.has_perm(VIEW_ANY_ORDER):
         orders = orders.filter(buyer=viewer)
@@ -69,13 +70,13 @@ def viewable_orders(
     )
     return (
         orders.select_related("slot", "event")
-        .prefetch_related(tickets)  # type: ignore[no-redef]
+        .prefetch_related(tickets, "refunds")  # type: ignore[no-redef]
         .order_by("-created_at", "-pk")
     )
 
 
 def tickets_of_orders() -> QuerySet[Ticket]:
-    return Ticket.objects.select_related("category", "slot", "refund")
+    return Ticket.objects.select_related("category", "slot")
 
 
 def viewable_order(*, order_id: uuid.UUID, viewer) -> Order:

@@ -175,7 +175,10 @@ class OrderSerializer(serializers.Serializer):
     language = serializers.CharField(help_text="What its email, PDF and tickets speak.")
     createdAt = serializers.DateTimeField(source="created_at")
     total = MoneyField(max_digits=10, help_text="What the order cost (a held one: will cost).")
-    refundDue = serializers.SerializerMethodField(help_text="Owed back for cancelled tickets.")
+    refundDue = serializers.SerializerMethodField(
+        help_text="Paid back or owed back: every refund of the order (its cancelled tickets', "
+        "a payment that came after its places were gone)."
+    )
     currency = CurrencyField()
     cancellableUntil = serializers.SerializerMethodField(
         help_text="Until when its buyer may cancel it; null once cancelled or expired."
@@ -193,12 +196,9 @@ class OrderSerializer(serializers.Serializer):
         return reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
 
     def get_refundDue(self, order) -> float:
-        # Only a cancelled ticket of a paid order has a refund (loaded with it: tickets_of).
-        due = sum(
-            ticket.refund.amount
-            for ticket in order.sold_tickets
-            if ticket.cancelled_at is not None and hasattr(ticket, "refund")
-        )
+        # Every refund, not only its tickets': a payment refunded whole has none (prefetched by
+        # the order list, selectors.viewable_orders).
+        due = sum(refund.amount for refund in order.refunds.all())
         return MoneyField().to_representation(due)
 
     @extend_schema_field(OrderTicketSerializer(many=True))

@@ -100,8 +100,8 @@ def test_a_page_of_orders_costs_the_same_few_queries_however_many_tickets(
         place(visitor_client, order_body(day.date, ("adult", 2), ("child", 2)))
 
     # The account and its permissions (whether it sees every order), the count, the page with
-    # its slots and events, its tickets with theirs.
-    with django_assert_max_num_queries(6):
+    # its slots and events, its tickets with theirs, its refunds.
+    with django_assert_max_num_queries(7):
         assert len(visitor_client.get(ORDERS).json()) == 5
 
 

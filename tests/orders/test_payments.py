@@ -9,7 +9,8 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from orders.models import Order, OrderStatus, SaleLimits, VisitorCategory
+from orders.models import Order, OrderStatus, Refund, SaleLimits, VisitorCategory
+from orders.services import release_expired_holds
 from tests.conftest import assert_problem, client_for
 from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.orders.conftest import later, order_body
@@ -72,6 +73,25 @@ def test_a_declined_demo_payment_leaves_the_order_held(online_client, day):
 
     assert [p["state"] for p in online_client.get(payments).json()] == ["failed"]
     assert Order.objects.get(pk=order["orderId"]).status == OrderStatus.HELD
+
+
+def test_a_payment_refunded_whole_counts_in_the_orders_refund_due(online_client, visitor_client):
+    day = MuseumDayFactory(date=later(), capacity=2).date
+    order = place(online_client, day, ("adult", 2)).json()
+    payments = f"/v1.1/orders/{order['orderId']}/payments"
+    payment = online_client.post(payments, {"provider": "demo"}, format="json").json()
+    Order.objects.filter(pk=order["orderId"]).update(hold_expires_at="2000-01-01T00:00:00Z")
+    assert release_expired_holds() == 1
+    assert place(visitor_client, day, ("adult", 2)).status_code == 201  # the places are gone
+
+    assert Client().post(payment["payUrl"], {"outcome": "pay"}).status_code == 302
+
+    [refund] = Refund.objects.all()
+    assert (refund.source, refund.ticket, refund.amount) == ("not_placed", None, Decimal(30))
+    answer = online_client.get(f"/v1.1/orders/{order['orderId']}").json()
+    assert (answer["status"], answer["refundDue"]) == ("expired", 30.0)
+    listed = online_client.get("/v1.1/orders").json()
+    assert [(o["orderId"], o["refundDue"]) for o in listed] == [(order["orderId"], 30.0)]
 
 
 def test_the_demo_provider_is_never_offered_with_debug_off(online_client, day, settings):

@@ -90,14 +90,8 @@ def run_task_worker() -> str:
 
 # The data migration's own function makes the default categories again where a flush removed them.
 create_default_categories = importlib.import_module(
-    "orders.migrations.0002_default_visitor_categories"
-).create_defaults
-infants_need_companions = importlib.import_module(
-    "orders.migrations.0004_payments"
-).infants_need_companions
-translate_category_names = importlib.import_module(
-    "orders.migrations.0007_visitor_category_translations"
-).translate_names
+    "orders.migrations.0001_squashed_0008_order_language"
+).create_default_categories
 
 
 @functools.cache
@@ -119,8 +113,6 @@ def visitor_categories(request):
     if uses_database:
         request.getfixturevalue("db")
         create_default_categories(migrated_apps(), None)
-        infants_need_companions(migrated_apps(), None)
-        translate_category_names(migrated_apps(), None)
 
 
 @pytest.fixture(autouse=True)

@@ -23,10 +23,9 @@ from events.services import AUDITED
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket
 from orders.selectors import may_view_order, tickets_of
 from orders.serializers import OrderSerializer
-from tickets.models import Ticket
 from webhooks.models import EventType
 
 ORDER = "orders.order"

@@ -6,11 +6,11 @@ import subprocess
 
 import pytest
 
+from orders import tokens
 from orders.documents import forget_order_pdf
 from orders.models import Order, TicketsPdf
 from tests.orders.conftest import order_body
 from tests.qr import qr_text
-from tickets import tokens
 
 ORDERS = "/v1.1/orders"
 POINTS_PER_MM = 72 / 25.4

@@ -10,7 +10,8 @@ from standardwebhooks.webhooks import Webhook
 from werkzeug import Response
 
 from orders.models import Order, OrderStatus
-from orders.services import cancel_order, release_expired_holds
+from orders.services.cancellation import cancel_order
+from orders.services.holds import release_expired_holds
 from tests.conftest import EVENT, client_for, run_task_worker
 from tests.factories import MuseumDayFactory, days_from_today, partner_member
 from tests.orders.conftest import order_body

@@ -18,6 +18,8 @@ from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 from tickets import tokens
 from tickets.models import Ticket
 
+pytestmark = pytest.mark.needs_tool("chromium")
+
 
 @pytest.fixture
 def desk(db):

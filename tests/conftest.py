@@ -1,6 +1,7 @@
 import base64
 import functools
 import importlib
+import os
 import signal
 from contextlib import contextmanager
 from io import StringIO
@@ -16,6 +17,7 @@ from django.db.migrations.loader import MigrationLoader
 from rest_framework.test import APIClient
 
 from museum.accounts import create_account
+from scripts.test_tools import PACKAGES, find_tool, install_command
 from tests.factories import PASSWORD, UserFactory, door_member, partner_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
 from tests.stripe_fake import stripe_fake  # noqa: F401 (the fixture, for every test)
@@ -69,6 +71,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("postgres_only"):
             item.add_marker(skip)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    # `make test` installs these commands where it can (scripts/test_tools.py); CI must run them.
+    for marker in item.iter_markers("needs_tool"):
+        for command in marker.args:
+            if find_tool(command) is None:
+                why = f"needs {command}: {install_command([PACKAGES[command]])}, as root"
+                if os.environ.get("CI"):
+                    pytest.fail(f"{why} (CI is set: no skipping)", pytrace=False)
+                pytest.skip(why)
 
 
 def run_task_worker() -> str:

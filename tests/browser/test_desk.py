@@ -3,6 +3,7 @@ import json
 import re
 import urllib.request
 
+import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -13,6 +14,8 @@ from tests.conftest import basic_auth
 from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 from tests.qr import qr_text
 from tickets.images import ticket_image
+
+pytestmark = pytest.mark.needs_tool("chromium")
 
 
 def log_in(page, username: str, *, then: str) -> None:

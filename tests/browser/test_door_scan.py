@@ -18,6 +18,8 @@ from orders.services.sale import place_order
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
 from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 
+pytestmark = pytest.mark.needs_tool("chromium")
+
 
 @pytest.fixture
 def desk(db):

@@ -22,7 +22,7 @@ from orders.notifications import send_not_placed
 from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
 from tests.orders.conftest import later, order_body
-from tests.orders.test_tickets_pdf import pdf_text
+from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 from tickets.images import ticket_image
 
 ORDERS = "/v1.1/orders"
@@ -126,6 +126,7 @@ def test_a_domain_problem_has_its_title_and_detail_in_the_requests_language(visi
     )
 
 
+@NEEDS_POPPLER
 def test_a_german_orders_pdf_is_german_whatever_the_request_asks(visitor_client):
     day = MuseumDayFactory(date=dt.date(2030, 6, 12), opens_at=dt.time(10), closes_at=dt.time(17))
     day.slots.create(entry_time=dt.time(10, 30), capacity=10)
@@ -211,6 +212,7 @@ def test_the_committed_catalogue_translates_every_text(language):
     assert untranslated(LOCALE / language / "LC_MESSAGES" / "django.po") == []
 
 
+@pytest.mark.needs_tool("xgettext", "msgmerge")  # GNU gettext's, which makemessages runs
 def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monkeypatch):
     """The catalogues are up to date with the code: makemessages, run over a copy of the code
     and the catalogues (it writes beside the sources it reads), adds nothing untranslated."""

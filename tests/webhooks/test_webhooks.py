@@ -14,8 +14,8 @@ from orders.services.cancellation import cancel_order
 from orders.services.holds import release_expired_holds
 from tests.conftest import EVENT, client_for, run_task_worker
 from tests.factories import MuseumDayFactory, days_from_today, partner_member, staff_member
-from tickets.services import check_in
 from tests.orders.conftest import order_body
+from tickets.services import check_in
 from webhooks.models import Delivery, DeliveryState, EventType, Subscription
 
 pytestmark = [

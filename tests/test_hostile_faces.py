@@ -20,11 +20,10 @@ from django.test import Client
 from django.urls import reverse
 
 from museum.accounts import DESK_GROUP, create_account, role_group
-from orders.models import Order, OrderStatus, Payment
+from orders.models import Order, OrderStatus, Payment, Ticket
 from tests.conftest import assert_problem
 from tests.factories import PASSWORD, MuseumDayFactory, UserFactory, days_from_today
 from tests.orders.conftest import order_body
-from tickets.models import Ticket
 from webhooks.models import Subscription
 
 NUL = "\x00"

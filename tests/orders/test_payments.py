@@ -10,7 +10,7 @@ from django.core import mail
 from django.test import Client
 
 from orders.models import Order, OrderStatus, Refund, SaleLimits, VisitorCategory
-from orders.services import release_expired_holds
+from orders.services.holds import release_expired_holds
 from tests.conftest import assert_problem, client_for
 from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.orders.conftest import later, order_body

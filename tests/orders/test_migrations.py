@@ -116,21 +116,34 @@ def a_sale_of_every_kind(old):
         )
     paid = orders["paid"]
     payment = old.get_model("orders", "Payment").objects.create(
-        order=paid, provider="stripe", reference="pi_1", amount=Decimal("15"), currency="EUR",
-        state="confirmed", taken_by=buyer,
+        order=paid,
+        provider="stripe",
+        reference="pi_1",
+        amount=Decimal("15"),
+        currency="EUR",
+        state="confirmed",
+        taken_by=buyer,
     )
     cancelled_ticket = Ticket.objects.get(order=orders["cancelled"])
     old.get_model("orders", "Refund").objects.create(
-        order=orders["cancelled"], ticket=cancelled_ticket, payment=payment, amount=Decimal("15"),
-        state="done", source="buyer", cancelled_by=buyer,
+        order=orders["cancelled"],
+        ticket=cancelled_ticket,
+        payment=payment,
+        amount=Decimal("15"),
+        state="done",
+        source="buyer",
+        cancelled_by=buyer,
     )
     old.get_model("orders", "TicketsPdf").objects.create(order=paid, pdf=b"%PDF", etag="e1")
     old.get_model("tickets", "TicketImage").objects.create(
         ticket=Ticket.objects.get(order=paid), png=b"\x89PNG", etag="i1"
     )
     old.get_model("audit", "AuditRecord").objects.create(
-        action="check_in", object_type="tickets.ticket", object_id=str(uuid.UUID(int=1)),
-        actor=staff, actor_name="desk1",
+        action="check_in",
+        object_type="tickets.ticket",
+        object_id=str(uuid.UUID(int=1)),
+        actor=staff,
+        actor_name="desk1",
     )
 
 

@@ -572,7 +572,8 @@ if min(MUSEUM_AUDIT_RETENTION_DAYS, MUSEUM_AVAILABILITY_WEBHOOK_SECONDS) < 1:
         "MUSEUM_AUDIT_RETENTION_DAYS and MUSEUM_AVAILABILITY_WEBHOOK_SECONDS must be 1+"
     )
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Local work prints each email, its attachments by name (museum/mail.py); production sets SMTP.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "museum.mail.ConsoleEmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("EMAIL_PORT", 25)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")

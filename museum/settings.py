@@ -97,7 +97,8 @@ if MUSEUM_MAX_BODY_BYTES < 1:
 INSTALLED_APPS = [
     # Before the admin, as its docs ask: its TranslationAdmin tabs the languages of a text.
     "modeltranslation",
-    "django.contrib.admin",
+    # Django's admin, whose "View site" leads to the desk or the door (museum/admin_site.py).
+    "museum.admin_site.MuseumAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -8,7 +8,14 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 from django.test import RequestFactory
 
-from museum.accounts import DOOR_GROUP, ROLES, STAFF_GROUP, STAFF_PERMISSIONS, create_account
+from museum.accounts import (
+    DESK_GROUP,
+    DOOR_GROUP,
+    ROLES,
+    STAFF_GROUP,
+    STAFF_PERMISSIONS,
+    create_account,
+)
 from orders.models import Order
 from tests.factories import PASSWORD, TicketFactory
 
@@ -223,3 +230,14 @@ def test_the_case_insensitive_index_migrates_back_and_forth():
 
     with pytest.raises(IntegrityError):
         User.objects.create(username="ADA")
+
+
+def test_create_account_desk_makes_a_front_desk_account(db, monkeypatch):
+    monkeypatch.setattr("sys.stdin", StringIO("a long enough passphrase\n"))
+    out = run("create_account", "desk1", "--desk", "--password-stdin")
+
+    desk1 = User.objects.get(username="desk1")
+    assert "front desk" in out
+    assert list(desk1.groups.values_list("name", flat=True)) == [DESK_GROUP]
+    assert desk1.is_staff  # signs in through the admin's login, for the desk
+    assert permission_names(desk1) == set(ROLES[DESK_GROUP])

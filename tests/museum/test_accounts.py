@@ -69,6 +69,18 @@ def test_demo_accounts_are_created_once_and_never_touched_again(db):
     assert not User.objects.get(username="visitor").is_staff
 
 
+def test_make_run_lists_every_demo_account_and_the_desks_address_last(db):
+    run("create_demo_accounts")
+
+    listed = run("create_demo_accounts", "--list", "--url", "http://127.0.0.1:8080")
+
+    for username in ("staff", "desk", "visitor", "partner"):
+        assert f"  {username} " in listed and f"{username}-demo-password" in listed
+    assert "http://127.0.0.1:8080/desk/" in listed
+    assert User.objects.get(username="desk").groups.get().name == DESK_GROUP
+    assert User.objects.get(username="partner").groups.get().name == "Sales partners"
+
+
 # Roles
 
 

@@ -10,13 +10,13 @@ mention in a few queries, not a few per row.
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time
 
 from django.apps import apps
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.utils import timezone
-from django.utils.formats import date_format
+from django.utils.formats import date_format, time_format
 from django.utils.translation import gettext as _
 
 from audit.models import PERSONAL_FIELDS, Action, AuditRecord
@@ -140,7 +140,7 @@ def _details(entry: AuditRecord, names: dict, show_personal: bool) -> list[str]:
             before, after = (HIDDEN if hidden else _value(one, field, names) for one in value)
             words = {"field": label, "before": before, "after": after}
             details.append(_("%(field)s from %(before)s to %(after)s") % words)
-        else:
+        elif value not in (None, "", []):  # a new object's empty fields say nothing
             details.append(f"{label} {HIDDEN if hidden else _value(value, field, names)}")
     return details
 
@@ -155,8 +155,22 @@ def _value(value, field, names: dict) -> str:
         return _("yes") if value else _("no")
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
-    text = str(value)
+    text = _moment(value, field) if isinstance(value, str) else str(value)
     return text if len(text) <= LONGEST_VALUE else f"{text[: LONGEST_VALUE - 1]}…"
+
+
+def _moment(value: str, field) -> str:
+    """A date, time or instant as the log keeps it (ISO), as staff read it."""
+    try:
+        if isinstance(field, models.DateTimeField):
+            return when(datetime.fromisoformat(value))
+        if isinstance(field, models.DateField):
+            return date_format(date.fromisoformat(value), "DATE_FORMAT")
+        if isinstance(field, models.TimeField):
+            return time_format(time.fromisoformat(value), "TIME_FORMAT")
+    except ValueError:  # not one after all (a value removed with personal data)
+        pass
+    return value
 
 
 def _related_names(records: list[AuditRecord]) -> dict[tuple[str, str], str]:

@@ -142,3 +142,31 @@ def test_the_audit_list_words_each_record_in_a_fixed_number_of_queries(
     assert "Moved from 13:00 to 14:00 by desk1" in page
     assert "€7.50 paid out in cash" in page
     assert "Adult" in page and "2030-06-03 14:00:05" in page
+
+
+def test_other_records_read_from_their_fields_naming_related_objects(admin_client, db):
+    from audit.services import record
+    from audit.text import describe
+    from orders.models import SaleLimits
+    from tests.factories import SpecialEventFactory
+
+    shop = create_account(username="museum-shop", password=PASSWORD)
+    limits = SaleLimits.objects.create(account=shop, max_held_places=100)
+    event = SpecialEventFactory(name="Lantern walk")
+    made = record(
+        action="created", obj=limits, changes={"account": shop.pk, "max_held_places": 100}
+    )
+    changed = record(
+        action="changed",
+        obj=event,
+        changes={"price": ["12.50", "15.00"], "starts_at": [None, "19:00:00"]},
+    )
+
+    [second, first] = describe(
+        AuditRecord.objects.filter(pk__in=[made.pk, changed.pk]), viewer=None
+    )
+
+    assert "created by system: account museum-shop; " in first.text
+    assert second.text == (
+        "Lantern walk changed by system: price from 12.50 to 15.00; starts at from – to 19:00"
+    )

@@ -18,7 +18,6 @@ FACES = {
     "urls",
     "door",
     "desk",
-    "payment_views",
     "apps",
     "migrations",
     "management",

@@ -8,9 +8,8 @@ from django.utils import timezone
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import door_group, partner_group, staff_group
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket
 from orders.services.limits import mailbox_of
-from tickets.models import Ticket
 
 PASSWORD = "correct horse battery staple"
 

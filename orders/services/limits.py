@@ -24,9 +24,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from orders.exceptions import TooManyFreePlaces, TooManyHeldPlaces, TooManyPlaces
-from orders.models import Channel, SaleLimits
+from orders.models import Channel, SaleLimits, Ticket
 from orders.providers import SELL_AT_DESK
-from tickets.models import Ticket
 
 # Mail providers whose mailboxes ignore dots in the local part (and the other name of Gmail).
 DOTS_IGNORED = {"gmail.com", "googlemail.com"}

@@ -31,6 +31,7 @@ from orders.exceptions import (
     PaymentRequired,
     ProviderFailed,
     ProviderUnavailable,
+    SoldOut,
     TooManyPaymentAttempts,
 )
 from orders.models import (
@@ -44,6 +45,7 @@ from orders.models import (
     Refund,
     RefundSource,
     RefundState,
+    Ticket,
 )
 from orders.providers import (
     DESK,
@@ -58,8 +60,6 @@ from orders.refunds import pay_back_later
 from orders.selectors import order_to_change, viewable_order
 from orders.services import places
 from orders.tasks import mail_confirmation, mail_not_placed
-from tickets.exceptions import SoldOut
-from tickets.models import Ticket
 
 logger = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ def one_payment_in_progress(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0008_order_language'),
+        ('orders', '0002_tickets_join_the_sale'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,5 +1,5 @@
 """Middleware the whole service shares: each request's id, log line and metrics, the API's
-limit on request bodies, and query strings without NUL characters."""
+limit on request bodies, and pages' query strings without NUL characters."""
 
 import logging
 import time
@@ -8,11 +8,10 @@ from django.conf import settings
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import HttpResponseBadRequest
 from django.utils.functional import empty
-from django.utils.translation import gettext_lazy as _
 
 from museum import metrics
 from museum.context import bound, channel_of, new_request_id
-from museum.errors import API_PATH_PREFIX, payload_too_large_response, problem_response
+from museum.errors import API_PATH_PREFIX, payload_too_large_response
 from museum.throttling import client_address
 
 request_logger = logging.getLogger("museum.request")
@@ -96,17 +95,19 @@ def body_size_limit(get_response):
 
 
 def no_nul_in_query_strings(get_response):
-    """Answer 400 to a query string with a NUL character in a parameter's name or value.
+    """Answer 400 to a page's query string with a NUL character in a parameter's name or value.
 
     PostgreSQL's text cannot hold one: a search or filter that passed it to the database (the
     desk's search, the admin's list filters and autocomplete, any page to come) would fail there
-    with a 500. One guard covers every face. Under /v1.1 the answer is the validation problem
-    naming the parameters; elsewhere a plain-text 400. Form fields refuse NUL themselves
-    (Django's CharField, DRF's), so bodies are left to them.
+    with a 500. One guard covers every page. The API is left to its own validation of query
+    parameters, which refuses a NUL by name along with every other mistake; form fields refuse
+    NUL themselves (Django's CharField, DRF's), so bodies are left to them.
     """
     message = ProhibitNullCharactersValidator.message
 
     def middleware(request):
+        if request.path.startswith(API_PATH_PREFIX):
+            return get_response(request)
         names = [
             name
             for name, values in request.GET.lists()
@@ -114,14 +115,6 @@ def no_nul_in_query_strings(get_response):
         ]
         if not names:
             return get_response(request)
-        if request.path.startswith(API_PATH_PREFIX):
-            return problem_response(
-                status=400,
-                code="validation_error",
-                title=_("Validation failed"),
-                detail="; ".join(f"{name}: {message}" for name in names),
-                errors={name: [str(message)] for name in names},
-            )
         listed = ", ".join(repr(name) for name in names)
         return HttpResponseBadRequest(
             f"{message} (in the query string: {listed})", content_type="text/plain; charset=utf-8"

@@ -18,7 +18,7 @@ from orders.models import Order, OrderStatus, RefundState
 from orders.providers import DESK
 from orders.selectors import order_to_change, tickets_of
 from orders.services import places
-from orders.tasks import mail_confirmation
+from orders.tasks import EMAIL_FIELDS, mail_confirmation
 from tickets.models import Ticket, TicketImage
 
 # A move keeps what was paid: it changes when, never what.
@@ -79,9 +79,8 @@ def resend_confirmation(*, order_id: uuid.UUID, by) -> Order:
         order = order_to_change(order_id=order_id, by=by)
         if order.status != OrderStatus.CONFIRMED:
             raise OrderCancelled(_("Only a confirmed order's email is sent."))
-        order.confirmation_sent_at = None
         mail_confirmation(order=order)
-        order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])
+        order.save(update_fields=EMAIL_FIELDS)
     return order
 
 

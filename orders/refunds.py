@@ -68,12 +68,16 @@ def being_paid_back() -> QuerySet[Refund]:
     return Refund.objects.filter(state=RefundState.CREATED, payment__isnull=False)
 
 
-def pay_back(*, refund_id: int, attempt: int = 1) -> Refund | None:
-    """Attempt number `attempt` at paying the refund back, unless it is not this attempt's to
-    make (paid back, failed, or another attempt has it)."""
-    now = timezone.now()
+def claim_refund(*, refund_id: int, attempt: int) -> bool:
+    """Claim the refund for attempt number `attempt`, committed at once; False if it is not this
+    attempt's to make (paid back, failed, or another attempt has it)."""
     claimed = being_paid_back().filter(pk=refund_id, attempt=attempt - 1)
-    if not claimed.update(attempt=attempt, claimed_at=now):
+    return bool(claimed.update(attempt=attempt, claimed_at=timezone.now()))
+
+
+def pay_back(*, refund_id: int, attempt: int = 1) -> Refund | None:
+    """Attempt number `attempt` at paying the refund back, if it is this attempt's to make."""
+    if not claim_refund(refund_id=refund_id, attempt=attempt):
         return Refund.objects.filter(pk=refund_id).first()
     refund = Refund.objects.select_related("payment").get(pk=refund_id)
     assert refund.payment is not None

@@ -68,13 +68,20 @@ def deliver_webhook(*, delivery_id: str, attempt: int) -> str:
     return attempt_delivery(delivery_id=uuid.UUID(delivery_id), attempt=attempt)
 
 
-def attempt_delivery(*, delivery_id, attempt: int) -> str:
-    """Attempt number `attempt` of the delivery, unless another already made it."""
+def claim_delivery(*, delivery_id, attempt: int) -> datetime | None:
+    """Claim the delivery for attempt number `attempt`, committed at once; when, or None if it
+    is not this attempt's to make (made, or no longer pending)."""
     now = timezone.now()
     claimed = Delivery.objects.filter(
         pk=delivery_id, state=DeliveryState.PENDING, attempts=attempt - 1
     ).update(attempts=attempt, next_attempt_at=now, claimed_at=now)
-    if not claimed:
+    return now if claimed else None
+
+
+def attempt_delivery(*, delivery_id, attempt: int) -> str:
+    """Attempt number `attempt` of the delivery, unless another already made it."""
+    now = claim_delivery(delivery_id=delivery_id, attempt=attempt)
+    if now is None:
         return "nothing to do: made, or no longer pending"
     delivery = Delivery.objects.select_related("subscription").get(pk=delivery_id)
     subscription = delivery.subscription

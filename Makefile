@@ -43,8 +43,10 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# pytest last: its summary line ("N passed") is the last thing the run prints.
+# The Debian packages whose commands tests run, installed when missing (as root, with apt-get;
+# scripts/test_tools.py). pytest last: its summary line ("N passed") is the last thing printed.
 test: lint
+	$(BIN)/python scripts/test_tools.py
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 	$(MAKE) conformance

@@ -19,8 +19,8 @@ from events.services import (
 )
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
-from orders.services import cancel_event
-from tickets.models import Ticket
+from orders.models import Ticket
+from orders.services.cancellation import cancel_event
 
 TEXTS = ("name", "location", "description")
 

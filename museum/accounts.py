@@ -23,8 +23,8 @@ STAFF_PERMISSIONS = [
     *(f"events.{action}_specialevent" for action in ("view", "add", "change", "delete")),
     *(f"events.{action}_eventdate" for action in ("view", "add", "change", "delete")),
     *(f"hours.{action}_museumday" for action in ("view", "add", "change", "delete")),
-    "tickets.view_ticket",
-    "tickets.check_in_ticket",
+    "orders.view_ticket",
+    "orders.check_in_ticket",
     # Orders: seen and cancelled past the visitor's deadline; refunds are a record, only read.
     # Categories and prices are changed, never deleted (tickets keep theirs): untick Active.
     "orders.view_order",
@@ -49,7 +49,7 @@ STAFF_PERMISSIONS = [
     "django_tasks_database.view_dbtaskresult",
 ]
 # Temporary door staff check tickets in, and nothing else.
-DOOR_PERMISSIONS = ["tickets.check_in_ticket"]
+DOOR_PERMISSIONS = ["orders.check_in_ticket"]
 # Resellers and the museum's trusted systems collect the money themselves: their orders are
 # confirmed at once, paid on account, and invoiced monthly. No staff rights.
 # They hear of their orders and of the programme through webhooks they manage themselves.
@@ -64,7 +64,7 @@ DESK_PERMISSIONS = [
     "orders.view_payment",
     "orders.view_refund",
     "orders.view_visitorcategory",
-    "tickets.check_in_ticket",
+    "orders.check_in_ticket",
 ]
 
 ROLES = {

@@ -402,7 +402,7 @@ SPECTACULAR_SETTINGS = {
     # UpdateSpecialEventRequest already has every field optional, as the contract's does.
     "COMPONENT_SPLIT_PATCH": False,
     "ENUM_NAME_OVERRIDES": {
-        "TicketType": "tickets.models.TicketType",
+        "TicketType": "orders.models.TicketType",
         "OrderStatus": "orders.models.OrderStatus",
         "TicketStatus": "orders.serializers.TicketStatus",
     },

@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class OrdersConfig(AppConfig):
     name = "orders"
     verbose_name = "Orders and visitor categories"
+
+    def ready(self):
+        from museum.monitoring import register_scrape_time_collector
+        from orders.selectors import EmailsWaitingCollector
+
+        register_scrape_time_collector(EmailsWaitingCollector())

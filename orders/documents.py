@@ -20,10 +20,9 @@ from hours.models import MuseumDay
 from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
-from orders.models import Order, TicketsPdf
+from orders import tokens
+from orders.models import Order, Ticket, TicketsPdf
 from orders.selectors import cancel_deadline
-from tickets import tokens
-from tickets.models import Ticket
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
 # again on its next request.

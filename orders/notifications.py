@@ -19,9 +19,8 @@ from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
-from orders.models import Order
+from orders.models import Order, Ticket
 from orders.selectors import cancel_deadline
-from tickets.models import Ticket
 
 CALENDAR_NAME = "visit.ics"
 

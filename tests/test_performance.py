@@ -13,8 +13,8 @@ from django.db import connection
 from django.utils import timezone
 
 from bench import data, plans
+from orders.models import TicketImage
 from tests.factories import MuseumDayFactory, SpecialEventFactory
-from tickets.models import TicketImage
 
 
 @pytest.mark.postgres_only

@@ -23,16 +23,16 @@ from events.services import AUDITED
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket
 from orders.selectors import may_view_order, tickets_of
 from orders.serializers import OrderSerializer
-from tickets.models import Ticket
 from webhooks.models import EventType
 
-ORDER = "orders.order"
-EVENT = "events.specialevent"
-TICKET = "tickets.ticket"
-SLOT = "hours.entryslot"
+# The audit log's names of the records' objects (audit.services: the model's label).
+ORDER = Order._meta.label_lower
+EVENT = SpecialEvent._meta.label_lower
+TICKET = Ticket._meta.label_lower
+SLOT = EntrySlot._meta.label_lower
 
 # The types each kind of record may make: records that make none are never read.
 POSSIBLE: dict[tuple[str, str], set[str]] = {

@@ -14,12 +14,11 @@ from audit.models import Action
 from audit.services import record
 from museum.exceptions import InvalidInput
 from orders.exceptions import OrderCancelled
-from orders.models import Order, OrderStatus, RefundState
+from orders.models import Order, OrderStatus, RefundState, Ticket, TicketImage
 from orders.providers import DESK
 from orders.selectors import order_to_change, tickets_of
 from orders.services import places
 from orders.tasks import EMAIL_FIELDS, mail_confirmation
-from tickets.models import Ticket, TicketImage
 
 # A move keeps what was paid: it changes when, never what.
 MOVABLE = (OrderStatus.CONFIRMED, OrderStatus.HELD)

@@ -19,9 +19,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from orders.exceptions import TooManyHeldPlaces, TooManyPlaces
-from orders.models import Channel, SaleLimits
+from orders.models import Channel, SaleLimits, Ticket
 from orders.providers import SELL_AT_DESK
-from tickets.models import Ticket
 
 
 @dataclass(frozen=True)

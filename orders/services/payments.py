@@ -29,6 +29,7 @@ from orders.exceptions import (
     PaymentRequired,
     ProviderFailed,
     ProviderUnavailable,
+    SoldOut,
     TooManyPaymentAttempts,
 )
 from orders.models import (
@@ -41,6 +42,7 @@ from orders.models import (
     Refund,
     RefundSource,
     RefundState,
+    Ticket,
 )
 from orders.providers import (
     DESK,
@@ -55,8 +57,6 @@ from orders.refunds import pay_back_later, record_refunds
 from orders.selectors import order_to_change, viewable_order
 from orders.services import places
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
-from tickets.exceptions import SoldOut
-from tickets.models import Ticket
 
 logger = logging.getLogger(__name__)
 

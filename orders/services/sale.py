@@ -18,7 +18,9 @@ from audit.services import record
 from hours.models import EntrySlot
 from museum import i18n, metrics
 from museum.exceptions import InvalidInput
-from orders.models import Channel, Order, OrderStatus, VisitorCategory
+from orders.codes import new_confirmation_code
+from orders.exceptions import DateInPast, SoldOut
+from orders.models import Channel, Order, OrderStatus, Ticket, TicketType, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
 from orders.services.limits import check_places
@@ -31,9 +33,6 @@ from orders.services.pricing import (
     priced,
     total_of,
 )
-from tickets.exceptions import DateInPast, SoldOut
-from tickets.models import Ticket, TicketType
-from tickets.services import new_confirmation_code
 
 
 @dataclass(frozen=True)

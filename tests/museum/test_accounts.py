@@ -76,7 +76,7 @@ def test_create_account_door_makes_an_account_that_only_checks_tickets_in(db, mo
     temp = User.objects.get(username="temp")
     assert "door staff" in out
     assert temp.is_staff  # signs in at the admin's login, for the door page
-    assert permission_names(temp) == {"tickets.check_in_ticket"}
+    assert permission_names(temp) == {"orders.check_in_ticket"}
 
 
 def test_an_account_is_staff_or_door_staff_not_both(db, monkeypatch):
@@ -109,12 +109,12 @@ def test_museum_staff_run_the_programme_but_manage_no_users_and_delete_no_emails
 
     granted = permission_names(grace)
 
-    assert {"events.add_specialevent", "hours.change_museumday", "tickets.view_ticket"} <= granted
-    assert "tickets.check_in_ticket" in granted
+    assert {"events.add_specialevent", "hours.change_museumday", "orders.view_ticket"} <= granted
+    assert "orders.check_in_ticket" in granted
     assert "hours.delete_museumday" in granted  # "Apply a weekly pattern" removes days
     assert not {p for p in granted if p.startswith(("auth.", "museum."))}
     assert "orders.delete_order" not in granted
-    assert "tickets.delete_ticket" not in granted
+    assert "orders.delete_ticket" not in granted
     assert "django_tasks_database.view_dbtaskresult" in granted  # the background tasks
 
 
@@ -146,7 +146,7 @@ def test_door_staff_see_nothing_in_the_admin(client, door_staff):
 
     assert index.status_code == 200
     assert "/door/" in index.content.decode()  # the one thing they do
-    for page in ("/admin/tickets/ticket/", "/admin/events/specialevent/", "/admin/auth/user/"):
+    for page in ("/admin/orders/ticket/", "/admin/events/specialevent/", "/admin/auth/user/"):
         assert client.get(page).status_code == 403, page
     assert client.get("/admin/hours/museumday/").status_code == 403
 

@@ -20,7 +20,7 @@ from hours.models import MuseumDay
 from museum.lost_work import LOST_AFTER, RETRY
 from orders import refunds
 from orders.models import Order, OrderStatus, Payment, ProviderEvent, Refund
-from orders.services import release_expired_holds
+from orders.services.holds import release_expired_holds
 from tests.conftest import client_for, run_task_worker
 from tests.factories import MuseumDayFactory, partner_member
 from tests.orders.conftest import later, order_body

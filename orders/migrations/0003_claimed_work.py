@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0008_order_language'),
+        ('orders', '0002_tickets_join_the_sale'),
     ]
 
     operations = [

@@ -148,15 +148,18 @@ def a_sale_of_every_kind(old):
 
 
 def assert_the_sale_is_whole():
+    """Read through the models of now, their orders' and refunds' columns named: a column that a
+    later migration adds is not there while the database is migrated back."""
     assert Order.objects.count() == 5 and Ticket.objects.count() == 5
-    tickets = {t.confirmation_code: t for t in Ticket.objects.select_related("order", "category")}
+    tickets = {t.confirmation_code: t for t in Ticket.objects.select_related("category")}
+    orders = dict(Order.objects.values_list("pk", "status"))
     assert tickets["ticket-0"].checked_in_by.username == "desk1"
     assert tickets["ticket-0"].slot.entry_time == dt.time(10)
     assert tickets["ticket-4"].event_date.date == EVENT_DAY
-    assert tickets["ticket-1"].held and tickets["ticket-1"].order.status == "held"
-    assert {t.order.language for t in tickets.values()} == {"de"}
-    assert Refund.objects.get().ticket == tickets["ticket-3"]
-    assert Payment.objects.get().order == tickets["ticket-4"].order
+    assert tickets["ticket-1"].held and orders[tickets["ticket-1"].order_id] == "held"
+    assert set(Order.objects.values_list("language", flat=True)) == {"de"}
+    assert Refund.objects.values_list("ticket", flat=True).get() == tickets["ticket-3"].pk
+    assert Payment.objects.get().order_id == tickets["ticket-4"].order_id
     assert TicketImage.objects.get().ticket == tickets["ticket-4"]
     assert bytes(TicketsPdf.objects.get().pdf) == b"%PDF"
 

@@ -23,7 +23,8 @@ from django_tasks import task
 from museum.lost_work import requeue_lost
 from museum.periodic import schedule_periodic_tasks
 from orders.models import Refund, RefundState
-from orders.providers import Provider, ProviderError, provider
+from orders.providers import provider
+from orders.providers.base import Provider, ProviderError
 
 
 def settle(refund: Refund, *, through: Provider) -> None:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0002_tickets_join_the_sale'),
+        ('orders', '0003_payments_one_in_progress_and_mailboxes'),
     ]
 
     operations = [

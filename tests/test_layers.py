@@ -14,7 +14,7 @@ from django.db.migrations.loader import MigrationLoader
 # days and slots, the programme of events, the sale (orders, their tickets, payments, refunds
 # and kept documents), admission (signed tokens, drawing the ticket, the door), and the
 # webhooks made from the audit log.
-LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks"]
+LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks", "octo"]
 FACES = {
     "admin",
     "admin_pages",

@@ -123,7 +123,9 @@ def test_products_and_availability(octo, timed_day):
     assert general["options"][0]["availabilityLocalStartTimes"] == ["10:00", "10:30", "11:00"]
     assert {unit["id"] for unit in general["options"][0]["units"]} >= {"adult", "child"}
 
-    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", "adult", "adult"), format="json")
+    octo.post(
+        "/octo/bookings", reserve_body(timed_day.date, "adult", "adult", "adult"), format="json"
+    )
     slots = octo.post(
         "/octo/availability",
         {

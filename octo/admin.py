@@ -14,7 +14,9 @@ class NewKeyForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["account"].queryset = (
+        account = self.fields["account"]
+        assert isinstance(account, forms.ModelChoiceField)
+        account.queryset = (
             get_user_model()
             .objects.filter(groups__permissions__codename="sell_on_account")
             .distinct()

@@ -82,7 +82,7 @@ def availability_id(moment: datetime) -> str:
     return timezone.localtime(moment).isoformat()
 
 
-def product(product_id: str) -> Product:
+def product(product_id) -> Product:
     if product_id == GENERAL:
         return Product(GENERAL, None)
     try:

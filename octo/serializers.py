@@ -2,8 +2,7 @@
 specification names their fields (octotravel/octo-types, src/openapi.yaml). Pricing goes out
 where the client asked for the `octo/pricing` capability."""
 
-from datetime import datetime
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -27,7 +26,7 @@ CAPABILITIES = [PRICING, CONTENT]
 def utc(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    return moment.astimezone(dt_timezone.utc).isoformat().replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def supplier(endpoint: str) -> dict:

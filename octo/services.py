@@ -150,7 +150,7 @@ def _slot(item: catalogue.Product, availability_id) -> catalogue.Slot:
 def reserve_booking(
     *,
     partner,
-    uuid: str,
+    uuid,
     product_id,
     option_id,
     availability_id,

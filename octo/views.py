@@ -27,12 +27,12 @@ def octo_exception_handler(exc, context):
         body = {"error": "UNPROCESSABLE_ENTITY", "errorMessage": str(exc.detail)}
         return Response(body, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
-        response = Response(
+        unauthorized = Response(
             {"error": "UNAUTHORIZED", "errorMessage": UNAUTHORIZED},
             status=status.HTTP_401_UNAUTHORIZED,
         )
-        response["WWW-Authenticate"] = 'Bearer realm="octo"'
-        return response
+        unauthorized["WWW-Authenticate"] = 'Bearer realm="octo"'
+        return unauthorized
     if isinstance(exc, exceptions.PermissionDenied):
         return Response({"error": "FORBIDDEN", "errorMessage": FORBIDDEN}, status=403)
     if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
@@ -178,7 +178,14 @@ class CalendarView(OctoView):
         return Response(serializers.calendar_out(slots, wanted=wanted))
 
 
-class BookingsView(OctoView):
+class BookingFace(OctoView):
+    def booking(self, booking):
+        return Response(
+            serializers.booking_out(booking, request=self.request, commission=self.commission())
+        )
+
+
+class BookingsView(BookingFace):
     def get(self, request):
         query = request.query_params
         bookings = services.find_bookings(
@@ -214,13 +221,8 @@ class BookingsView(OctoView):
         )
         return self.booking(booking)
 
-    def booking(self, booking):
-        return Response(
-            serializers.booking_out(booking, request=self.request, commission=self.commission())
-        )
 
-
-class BookingView(BookingsView):
+class BookingView(BookingFace):
     def get(self, request, uuid):
         return self.booking(services.booking_of(partner=request.user, uuid=uuid))
 
@@ -241,7 +243,7 @@ class BookingView(BookingsView):
         return self.booking(services.cancel_booking(partner=request.user, uuid=uuid))
 
 
-class ConfirmView(BookingsView):
+class ConfirmView(BookingFace):
     def post(self, request, uuid):
         body = self.body()
         return self.booking(
@@ -256,7 +258,7 @@ class ConfirmView(BookingsView):
         )
 
 
-class ExtendView(BookingsView):
+class ExtendView(BookingFace):
     def post(self, request, uuid):
         body = self.body()
         return self.booking(
@@ -266,6 +268,6 @@ class ExtendView(BookingsView):
         )
 
 
-class CancelView(BookingsView):
+class CancelView(BookingFace):
     def post(self, request, uuid):
         return self.booking(services.cancel_booking(partner=request.user, uuid=uuid))

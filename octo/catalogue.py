@@ -117,9 +117,12 @@ def has_slots(item: Product) -> bool:
 
 
 def start_times(item: Product) -> list[str]:
-    """The local start times its availabilities have (OCTO's availabilityLocalStartTimes)."""
-    if item.event is not None or not has_slots(item):
+    """The local start times its availabilities have (OCTO's availabilityLocalStartTimes): an
+    event's dates start at midnight; untimed entry (OPENING_HOURS) has none."""
+    if item.event is not None:
         return ["00:00"]
+    if not has_slots(item):
+        return []
     times = (
         EntrySlot.objects.filter(day__date__gte=timezone.localdate())
         .values_list("entry_time", flat=True)

@@ -103,6 +103,7 @@ class Booking(models.Model):
     availability_id = models.CharField(max_length=40)
     reseller_reference = models.CharField(max_length=100, blank=True, db_index=True)
     notes = models.TextField(blank=True)
+    cancellation_reason = models.CharField(max_length=500, blank=True)
     # The contact as OCTO sends it, returned as it came.
     contact = models.JSONField(default=dict)
     # The unit items as asked: [{"uuid", "unitId", "resellerReference"}], in ticket order.

@@ -26,7 +26,7 @@ CAPABILITIES = [PRICING, CONTENT]
 def utc(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def supplier(endpoint: str) -> dict:
@@ -198,17 +198,21 @@ def booking_status(booking: Booking) -> str:
     return STATUS[OrderStatus(order.status)]
 
 
-def _ticket(ticket: Ticket, *, pdf_url: str) -> dict:
+def _ticket(ticket: Ticket | None, *, pdf_url: str, confirmed: bool) -> dict:
+    """A unit's ticket: what admits its holder once the booking is confirmed (none before)."""
+    delivered = confirmed and ticket is not None
     return {
         "redemptionMethod": "DIGITAL",
-        "utcRedeemedAt": utc(ticket.checked_in_at),
+        "utcRedeemedAt": utc(ticket.checked_in_at) if ticket else None,
         "deliveryOptions": [
             {
                 "deliveryFormat": "QRCODE",
                 "deliveryValue": sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date),
             },
             {"deliveryFormat": "PDF_URL", "deliveryValue": pdf_url},
-        ],
+        ]
+        if delivered and ticket is not None
+        else [],
     }
 
 
@@ -240,7 +244,7 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
             "status": status,
             "utcRedeemedAt": utc(ticket.checked_in_at) if ticket else None,
             "contact": contact,
-            "ticket": _ticket(ticket, pdf_url=pdf_url) if confirmed and ticket else None,
+            "ticket": _ticket(ticket, pdf_url=pdf_url, confirmed=confirmed),
         }
         if commission is not None and ticket is not None:
             shown["pricing"] = catalogue.pricing(ticket.price, commission=commission)
@@ -264,7 +268,7 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
         "cancellation": (
             {
                 "refund": "FULL" if order.total else "NONE",
-                "reason": None,
+                "reason": booking.cancellation_reason,
                 "utcCancelledAt": utc(order.cancelled_at),
             }
             if cancelled
@@ -280,18 +284,17 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
         "contact": contact,
         "notes": booking.notes or None,
         "deliveryMethods": ["TICKET", "VOUCHER"],
-        "voucher": (
-            {
-                "redemptionMethod": "DIGITAL",
-                "utcRedeemedAt": None,
-                "deliveryOptions": [
-                    {"deliveryFormat": "QRCODE", "deliveryValue": order.confirmation_code},
-                    {"deliveryFormat": "PDF_URL", "deliveryValue": pdf_url},
-                ],
-            }
+        # The order's code, which the door admits all of its tickets by.
+        "voucher": {
+            "redemptionMethod": "DIGITAL",
+            "utcRedeemedAt": None,
+            "deliveryOptions": [
+                {"deliveryFormat": "QRCODE", "deliveryValue": order.confirmation_code},
+                {"deliveryFormat": "PDF_URL", "deliveryValue": pdf_url},
+            ]
             if confirmed
-            else None
-        ),
+            else [],
+        },
         "unitItems": unit_items,
     }
     if commission is not None:

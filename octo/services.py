@@ -161,9 +161,12 @@ def reserve_booking(
     contact: dict | None = None,
     language: str = "",
 ) -> Booking:
-    """Hold the places of a new booking; the same uuid again answers the booking it made."""
-    if not isinstance(uuid, str) or not uuid or len(uuid) > 100:
-        raise BadRequest("uuid is required.")
+    """Hold the places of a new booking; the same uuid again answers the booking it made (one
+    the reseller does not name gets a new one)."""
+    if uuid in (None, ""):
+        uuid = str(uuid_module.uuid4())  # OCTO's uuid is optional: then ours names it
+    if not isinstance(uuid, str) or len(uuid) > 100:
+        raise BadRequest("uuid must be a string of at most 100 characters.")
     existing = Booking.objects.filter(uuid=uuid).first()
     if existing is not None:
         if existing.partner_id != partner.pk:
@@ -216,13 +219,16 @@ def booking_of(*, partner, uuid) -> Booking:
     return booking
 
 
-def _replace_units(booking: Booking, items: list[dict], *, partner) -> None:
-    """New unit items for a held booking: its order cancelled and placed anew, in one go."""
+def _replace_order(
+    booking: Booking, items: list[dict], *, partner, availability_id: str | None = None
+) -> None:
+    """New unit items or availability for a held booking: its order cancelled and placed
+    anew, in one transaction (the old places kept if the new ones cannot be had)."""
     item = catalogue.product(booking.product_id)
+    slot = _slot(item, availability_id or booking.availability_id)
     with transaction.atomic():
         with _as_octo():
             cancel_order(order_id=booking.order_id, by=partner)
-        slot = _slot(item, booking.availability_id)
         order = _place(
             partner=partner,
             item=item,
@@ -234,8 +240,9 @@ def _replace_units(booking: Booking, items: list[dict], *, partner) -> None:
             language=booking.order.language,
         )
         booking.order = order
+        booking.availability_id = slot.id
         booking.unit_items = _tie_tickets(items, order)
-        booking.save(update_fields=["order", "unit_items", "updated_at"])
+        booking.save(update_fields=["order", "availability_id", "unit_items", "updated_at"])
 
 
 def _keep_contact(booking: Booking, contact) -> None:
@@ -257,7 +264,7 @@ def confirm_booking(
     if unit_items is not None:
         items = _unit_items(unit_items)
         if [i["unitId"] for i in items] != [i["unitId"] for i in booking.unit_items]:
-            _replace_units(booking, items, partner=partner)
+            _replace_order(booking, items, partner=partner)
     _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
     try:
         with _as_octo():
@@ -311,14 +318,22 @@ def _update_fields(booking: Booking, *, contact, notes, reseller_reference) -> N
 
 
 def update_booking(
-    *, partner, uuid, contact=None, notes=None, reseller_reference=None, unit_items=None
+    *,
+    partner,
+    uuid,
+    contact=None,
+    notes=None,
+    reseller_reference=None,
+    unit_items=None,
+    availability_id=None,
 ) -> Booking:
-    """PATCH: contact, notes and references; unit items while the booking is held."""
+    """PATCH: contact, notes and references; unit items and availability while on hold."""
     booking = booking_of(partner=partner, uuid=uuid)
-    if unit_items is not None:
+    if unit_items is not None or availability_id is not None:
         if booking.order.status != OrderStatus.HELD:
-            raise Unprocessable("Unit items change only while the booking is on hold.")
-        _replace_units(booking, _unit_items(unit_items), partner=partner)
+            raise Unprocessable("Units and availability change only while on hold.")
+        items = booking.unit_items if unit_items is None else _unit_items(unit_items)
+        _replace_order(booking, items, partner=partner, availability_id=availability_id)
     _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
     return booking_of(partner=partner, uuid=uuid)
 
@@ -330,14 +345,17 @@ def extend_booking(*, partner, uuid, expiration_minutes=None) -> Booking:
     return booking_of(partner=partner, uuid=uuid)
 
 
-def cancel_booking(*, partner, uuid) -> Booking:
+def cancel_booking(*, partner, uuid, reason="") -> Booking:
     """Cancel a booking, held or confirmed, until the cut-off (UNPROCESSABLE_ENTITY after);
     a booking already cancelled is answered as it is."""
     booking = booking_of(partner=partner, uuid=uuid)
     if booking.order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         return booking
-    with _as_octo():
-        cancel_order(order_id=booking.order_id, by=partner)
+    with transaction.atomic():
+        with _as_octo():
+            cancel_order(order_id=booking.order_id, by=partner)
+        booking.cancellation_reason = str(reason or "")[:500]
+        booking.save(update_fields=["cancellation_reason", "updated_at"])
     return booking_of(partner=partner, uuid=uuid)
 
 

@@ -138,6 +138,8 @@ def _asked(body: dict) -> tuple[catalogue.Product, list[catalogue.Slot], int]:
     catalogue.check_option(body.get("optionId"))
     wanted = _wanted(body)
     ids = body.get("availabilityIds")
+    if ids and any(body.get(name) for name in ("localDate", "localDateStart", "localDateEnd")):
+        raise BadRequest("Name either availabilityIds or dates, not both.")
     if ids:
         if not isinstance(ids, list):
             raise BadRequest("availabilityIds must be a list.")
@@ -236,11 +238,13 @@ class BookingView(BookingFace):
                 notes=body.get("notes"),
                 reseller_reference=body.get("resellerReference"),
                 unit_items=body.get("unitItems"),
+                availability_id=body.get("availabilityId"),
             )
         )
 
     def delete(self, request, uuid):
-        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid))
+        reason = request.data.get("reason") if isinstance(request.data, dict) else ""
+        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))
 
 
 class ConfirmView(BookingFace):
@@ -270,4 +274,5 @@ class ExtendView(BookingFace):
 
 class CancelView(BookingFace):
     def post(self, request, uuid):
-        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid))
+        reason = self.body().get("reason")
+        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))

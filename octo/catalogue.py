@@ -82,14 +82,17 @@ def availability_id(moment: datetime) -> str:
     return timezone.localtime(moment).isoformat()
 
 
-def product(product_id) -> Product:
+def product(product_id, *, called_off_too: bool = False) -> Product:
+    """The product of that id (INVALID_PRODUCT_ID if none); an event called off only
+    `called_off_too` (a booking still names it)."""
     if product_id == GENERAL:
         return Product(GENERAL, None)
     try:
         event_id = uuid.UUID(str(product_id))
     except ValueError:
         raise InvalidProduct(productId=product_id) from None
-    event = SpecialEvent.objects.active().filter(pk=event_id).first()
+    events = SpecialEvent.objects.all() if called_off_too else SpecialEvent.objects.active()
+    event = events.filter(pk=event_id).first()
     if event is None:
         raise InvalidProduct(productId=product_id)
     return Product(str(event.pk), event)

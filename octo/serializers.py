@@ -11,7 +11,6 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from octo import catalogue
-from octo.exceptions import InvalidProduct
 from octo.models import Booking
 from orders.models import OrderStatus, Ticket
 from orders.selectors import tickets_of
@@ -224,14 +223,12 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
     pdf_url = request.build_absolute_uri(
         reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
     )
-    slot = item = None
-    if status != "CANCELLED":
-        try:
-            item = catalogue.product(booking.product_id)
-        except InvalidProduct:  # an event called off since
-            pass
-        else:
-            slot = catalogue.availability_named(item, booking.availability_id)
+    item = catalogue.product(booking.product_id, called_off_too=True)
+    product = product_out(item, commission=commission)
+    units = {unit["id"]: unit for unit in product["options"][0]["units"]}
+    slot = None
+    if status != "CANCELLED" and (item.event is None or item.event.cancelled_at is None):
+        slot = catalogue.availability_named(item, booking.availability_id)
     contact = _contact(booking)
     unit_items = []
     for unit in booking.unit_items:
@@ -241,6 +238,7 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
             "resellerReference": unit.get("resellerReference"),
             "supplierReference": ticket.confirmation_code if ticket else None,
             "unitId": unit["unitId"],
+            "unit": units.get(unit["unitId"]),
             "status": status,
             "utcRedeemedAt": utc(ticket.checked_in_at) if ticket else None,
             "contact": contact,
@@ -263,7 +261,9 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
         "utcRedeemedAt": None,
         "utcConfirmedAt": utc(order.confirmed_at),
         "productId": booking.product_id,
+        "product": product,
         "optionId": catalogue.OPTION,
+        "option": product["options"][0],
         "cancellable": status in ("ON_HOLD", "CONFIRMED"),
         "cancellation": (
             {
@@ -278,7 +278,7 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
         "availabilityId": booking.availability_id,
         "availability": (
             availability_out(slot, item, commission=None)
-            if slot is not None and item is not None
+            if slot is not None
             else _past_availability(booking)
         ),
         "contact": contact,

@@ -178,3 +178,34 @@ def test_an_untimed_day_is_opening_hours(octo):
     ).json()
     assert slots[0]["openingHours"] == [{"from": "09:00", "to": "17:00"}]
     assert slots[0]["allDay"] is True
+
+
+def test_a_reservation_without_uuid_gets_one(octo, timed_day):
+    body = reserve_body(timed_day.date)
+    del body["uuid"]
+    booking = octo.post("/octo/bookings", body, format="json").json()
+    assert booking["status"] == "ON_HOLD"
+    assert octo.get(f"/octo/bookings/{booking['uuid']}").json()["id"] == booking["id"]
+
+
+def test_a_held_booking_moves_to_another_slot(octo, timed_day):
+    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", "adult"), format="json")
+    moved = octo.patch(
+        "/octo/bookings/b-1", {"availabilityId": slot_id(timed_day.date, 11)}, format="json"
+    ).json()
+    assert moved["availabilityId"] == slot_id(timed_day.date, 11)
+    sold = dict(timed_day.slots.values_list("entry_time", "sold"))
+    assert sold == {dt.time(10): 0, dt.time(10, 30): 0, dt.time(11): 2}
+
+
+def test_titles_in_the_language_asked(octo):
+    event = SpecialEventFactory(dates=[later(5)], name="Night of lights", name_de="Lichternacht")
+    product = octo.get(f"/octo/products/{event.pk}", HTTP_ACCEPT_LANGUAGE="de").json()
+    assert product["title"] == "Lichternacht"
+    assert octo.get(f"/octo/products/{event.pk}").json()["title"] == "Night of lights"
+
+
+def test_capabilities_are_listed_and_echoed(octo):
+    listed = octo.get("/octo/capabilities", HTTP_OCTO_CAPABILITIES="octo/pricing, octo/nope")
+    assert [item["id"] for item in listed.json()] == ["octo/pricing", "octo/content"]
+    assert listed["Octo-Capabilities"] == "octo/pricing"

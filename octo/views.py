@@ -45,6 +45,18 @@ def octo_exception_handler(exc, context):
     return response
 
 
+def _has_nul(value) -> bool:
+    """Whether a NUL hides anywhere in the value: PostgreSQL refuses it in text, which would
+    turn a crafted request into a query error instead of an answer."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
 class IsPartner(BasePermission):
     def has_permission(self, request, view):
         return bool(request.user and request.user.has_perm(SELL_ON_ACCOUNT))
@@ -59,6 +71,13 @@ class OctoView(APIView):
 
     def get_exception_handler(self):
         return octo_exception_handler
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if _has_nul(kwargs) or _has_nul(dict(request.query_params.lists())):
+            raise BadRequest("The request holds a NUL character.")
+        if request.method in ("POST", "PATCH", "DELETE") and _has_nul(request.data):
+            raise BadRequest("The request holds a NUL character.")
 
     def capabilities(self) -> list[str]:
         asked = self.request.headers.get("Octo-Capabilities", "")

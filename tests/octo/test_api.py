@@ -209,3 +209,13 @@ def test_capabilities_are_listed_and_echoed(octo):
     listed = octo.get("/octo/capabilities", HTTP_OCTO_CAPABILITIES="octo/pricing, octo/nope")
     assert [item["id"] for item in listed.json()] == ["octo/pricing", "octo/content"]
     assert listed["Octo-Capabilities"] == "octo/pricing"
+
+
+def test_a_nul_anywhere_is_a_bad_request(octo, timed_day):
+    body = reserve_body(timed_day.date, uuid="b\x00")
+    assert octo.post("/octo/bookings", body, format="json").json()["error"] == "BAD_REQUEST"
+    assert octo.get("/octo/bookings/a%00b").json()["error"] == "BAD_REQUEST"
+    assert octo.get("/octo/bookings", {"resellerReference": "\x00"}).json()["error"] == (
+        "BAD_REQUEST"
+    )
+    assert not Booking.objects.exists()

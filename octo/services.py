@@ -208,12 +208,17 @@ def reserve_booking(
         return existing
 
 
-def booking_of(*, partner, uuid) -> Booking:
-    booking = (
-        Booking.objects.select_related("order", "order__slot", "order__event")
-        .filter(uuid=str(uuid), partner=partner)
-        .first()
-    )
+def booking_of(*, partner, uuid, lock: bool = False) -> Booking:
+    """The partner's booking of that uuid (INVALID_BOOKING_UUID if none); `lock`: its row locked
+    for the caller's transaction, so two changes of one booking (two confirmations after its
+    hold ran out, each placing an order) run one after the other."""
+    mine = Booking.objects.filter(uuid=str(uuid), partner=partner)
+    if lock:
+        # Locked alone, then read anew: a locking read joined to the order would, after waiting
+        # for a change that moved the booking to a new order, join that order as its snapshot
+        # saw it (not yet there) and find nothing.
+        list(mine.select_for_update().values_list("pk", flat=True))
+    booking = mine.select_related("order", "order__slot", "order__event").first()
     if booking is None:
         raise InvalidBooking(uuid=str(uuid))
     return booking
@@ -256,11 +261,23 @@ def confirm_booking(
 ) -> Booking:
     """Confirm a held booking: paid on account, its tickets valid. Once the hold ran out its
     places are taken again if free (UNPROCESSABLE_ENTITY if not)."""
-    booking = booking_of(partner=partner, uuid=uuid)
+    with transaction.atomic():
+        _confirm(
+            booking_of(partner=partner, uuid=uuid, lock=True),
+            partner=partner,
+            contact=contact,
+            reseller_reference=reseller_reference,
+            unit_items=unit_items,
+            notes=notes,
+        )
+    return booking_of(partner=partner, uuid=uuid)
+
+
+def _confirm(booking: Booking, *, partner, contact, reseller_reference, unit_items, notes):
     if booking.order.status == OrderStatus.CANCELLED:
         raise Unprocessable("The booking is cancelled.")
     if booking.order.status == OrderStatus.CONFIRMED:
-        return booking
+        return
     if unit_items is not None:
         items = _unit_items(unit_items)
         if [i["unitId"] for i in items] != [i["unitId"] for i in booking.unit_items]:
@@ -275,7 +292,6 @@ def confirm_booking(
         _retake(booking, partner=partner)
     booking.net_total = _net(booking.order.total, partner=partner)
     booking.save(update_fields=["net_total", "updated_at"])
-    return booking_of(partner=partner, uuid=uuid)
 
 
 def _retake(booking: Booking, *, partner) -> None:
@@ -328,13 +344,14 @@ def update_booking(
     availability_id=None,
 ) -> Booking:
     """PATCH: contact, notes and references; unit items and availability while on hold."""
-    booking = booking_of(partner=partner, uuid=uuid)
-    if unit_items is not None or availability_id is not None:
-        if booking.order.status != OrderStatus.HELD:
-            raise Unprocessable("Units and availability change only while on hold.")
-        items = booking.unit_items if unit_items is None else _unit_items(unit_items)
-        _replace_order(booking, items, partner=partner, availability_id=availability_id)
-    _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
+    with transaction.atomic():
+        booking = booking_of(partner=partner, uuid=uuid, lock=True)
+        if unit_items is not None or availability_id is not None:
+            if booking.order.status != OrderStatus.HELD:
+                raise Unprocessable("Units and availability change only while on hold.")
+            items = booking.unit_items if unit_items is None else _unit_items(unit_items)
+            _replace_order(booking, items, partner=partner, availability_id=availability_id)
+        _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
     return booking_of(partner=partner, uuid=uuid)
 
 
@@ -348,10 +365,10 @@ def extend_booking(*, partner, uuid, expiration_minutes=None) -> Booking:
 def cancel_booking(*, partner, uuid, reason="") -> Booking:
     """Cancel a booking, held or confirmed, until the cut-off (UNPROCESSABLE_ENTITY after);
     a booking already cancelled is answered as it is."""
-    booking = booking_of(partner=partner, uuid=uuid)
-    if booking.order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
-        return booking
     with transaction.atomic():
+        booking = booking_of(partner=partner, uuid=uuid, lock=True)
+        if booking.order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
+            return booking
         with _as_octo():
             cancel_order(order_id=booking.order_id, by=partner)
         booking.cancellation_reason = str(reason or "")[:500]

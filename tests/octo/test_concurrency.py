@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from hours.models import EntrySlot
 from octo.keys import issue_api_key
-from orders.models import Ticket
+from octo.models import Booking
+from orders.models import Order, OrderStatus, Ticket
 from tests.factories import MuseumDayFactory, partner_member
 from tests.live_http import in_parallel
 from tests.octo.conftest import reserve_body
@@ -56,3 +57,23 @@ def test_two_resellers_racing_for_the_last_places(live_server):
     assert {answer.get("error") for _, answer in answers} == {None, "UNPROCESSABLE_ENTITY"}
     assert EntrySlot.objects.get(day=day).sold == 2
     assert Ticket.objects.count() == 2
+
+
+def test_two_confirmations_after_the_hold_ran_out_place_one_order(live_server):
+    day = MuseumDayFactory(
+        date=timezone.localdate() + dt.timedelta(days=2), opens_at=dt.time(9), closes_at=dt.time(17)
+    )
+    EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=10)
+    key = issue_api_key(account=partner_member(username="reseller"), name="race")[1]
+    url = f"{live_server.url}/octo/bookings"
+    assert post(url, reserve_body(day.date, "adult", "adult"), key)[0] == 200
+    Order.objects.update(hold_expires_at=timezone.now() - dt.timedelta(minutes=1))
+
+    answers = in_parallel(4, lambda: post(f"{url}/b-1/confirm", {}, key))
+
+    assert {answer.get("status") or answer["error"] for _, answer in answers} == {"CONFIRMED"}, (
+        answers
+    )
+    assert Order.objects.filter(status=OrderStatus.CONFIRMED).count() == 1
+    assert Booking.objects.get().order.status == OrderStatus.CONFIRMED
+    assert EntrySlot.objects.get(day=day).sold == 2

@@ -108,7 +108,7 @@ class Booking(models.Model):
     contact = models.JSONField(default=dict)
     # The unit items as asked: [{"uuid", "unitId", "resellerReference"}], in ticket order.
     unit_items = models.JSONField(default=list)
-    # The retail and net total when confirmed, for the partner's statement.
+    # What the museum nets once confirmed (retail less the commission), for the statement.
     net_total = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -18,7 +18,6 @@ from orders.tokens import sign_ticket
 
 PRICING = "octo/pricing"
 CONTENT = "octo/content"
-WEBHOOKS = "octo/webhooks"
 CAPABILITIES = [PRICING, CONTENT]
 
 

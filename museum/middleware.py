@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import HttpResponseBadRequest
 from django.utils.functional import empty
+from rest_framework.views import APIView
 
 from museum import metrics
 from museum.context import bound, channel_of, new_request_id
@@ -94,30 +95,38 @@ def body_size_limit(get_response):
     return middleware
 
 
-def no_nul_in_query_strings(get_response):
+class NoNulInPageQueries:
     """Answer 400 to a page's query string with a NUL character in a parameter's name or value.
 
     PostgreSQL's text cannot hold one: a search or filter that passed it to the database (the
     desk's search, the admin's list filters and autocomplete, any page to come) would fail there
-    with a 500. One guard covers every page. The API is left to its own validation of query
-    parameters, which refuses a NUL by name along with every other mistake; form fields refuse
-    NUL themselves (Django's CharField, DRF's), so bodies are left to them.
+    with a 500. One guard covers every page. DRF's views (the API, OCTO) are left to their own
+    validation, which refuses a NUL by name, in their own words, along with every other mistake;
+    form fields refuse NUL themselves (Django's CharField, DRF's), so bodies are left to them.
     """
+
     message = ProhibitNullCharactersValidator.message
 
-    def middleware(request):
-        if request.path.startswith(API_PATH_PREFIX):
-            return get_response(request)
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # DRF's as_view(), a view set's too, marks the view with its class.
+        view_class = getattr(view_func, "cls", None)
+        if isinstance(view_class, type) and issubclass(view_class, APIView):
+            return None
         names = [
             name
             for name, values in request.GET.lists()
             if "\x00" in name or any("\x00" in value for value in values)
         ]
         if not names:
-            return get_response(request)
+            return None
         listed = ", ".join(repr(name) for name in names)
         return HttpResponseBadRequest(
-            f"{message} (in the query string: {listed})", content_type="text/plain; charset=utf-8"
+            f"{self.message} (in the query string: {listed})",
+            content_type="text/plain; charset=utf-8",
         )
-
-    return middleware

@@ -127,7 +127,7 @@ MIDDLEWARE = [
     # Every later step, and the audit log, may read the request (its id: request_log's).
     "museum.request_context.request_context",
     "museum.middleware.body_size_limit",
-    "museum.middleware.no_nul_in_query_strings",
+    "museum.middleware.NoNulInPageQueries",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language of the answer: the admin's choice (its cookie) or Accept-Language; it sets

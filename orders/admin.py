@@ -44,6 +44,7 @@ class VisitorCategoryAdmin(AuditedAdmin, TranslationAdmin):
     list_display = [
         "category",
         "name",
+        "plural_name",
         "general_price",
         "event_price_percent",
         "check_at_door",

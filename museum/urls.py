@@ -11,6 +11,7 @@ from drf_spectacular.views import (
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders import desk
+from orders.cancel_page import cancel_page
 from orders.payment_views import demo_payment, stripe_webhook
 from tickets.door import door
 
@@ -48,6 +49,8 @@ urlpatterns = [
         desk.change_order,
         name="desk-order-change",
     ),
+    # The visitor's own page of an order, opened by the signed link in its email and PDF.
+    path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
     # What payment providers call (docs/payments.md): outside the API and its schema.
     path("payments/stripe/webhook", stripe_webhook, name="stripe-webhook"),
     path("payments/demo/<uuid:payment_id>", demo_payment, name="demo-payment"),

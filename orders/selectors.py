@@ -28,6 +28,56 @@ def cancel_deadline(*, order: Order) -> datetime:
     return visit_starts_at(order=order) - timedelta(hours=settings.MUSEUM_CANCEL_HOURS_BEFORE)
 
 
+@dataclass(frozen=True)
+class OrderAccount:
+    """What an order's visitor paid for, got back and still holds, ticket by ticket: the tickets
+    sold (those still valid and those cancelled since the order was confirmed, each with its
+    refund), in the order of its lines (the visitor categories' order). A ticket cancelled while
+    the order was held was never paid for, and is not in it."""
+
+    valid: list[Ticket]
+    cancelled: list[Ticket]
+
+    @property
+    def paid(self) -> Decimal:
+        return sum((ticket.price for ticket in self.valid + self.cancelled), Decimal("0"))
+
+    @property
+    def back(self) -> Decimal:
+        return sum((ticket.refund.amount for ticket in self.cancelled), Decimal("0"))
+
+    @property
+    def still_valid(self) -> Decimal:
+        return sum((ticket.price for ticket in self.valid), Decimal("0"))
+
+
+def order_account(*, order: Order) -> OrderAccount:
+    tickets = sorted(
+        order.tickets.select_related("category", "refund", "event", "slot"), key=line_order
+    )
+    return OrderAccount(
+        valid=[ticket for ticket in tickets if ticket.cancelled_at is None],
+        # Cancelled since it was confirmed: cancelling a confirmed order's ticket records its
+        # refund (orders.services.payments.refund_tickets), a free one's too.
+        cancelled=[t for t in tickets if t.cancelled_at is not None and _has_refund(t)],
+    )
+
+
+def line_order(ticket: Ticket) -> tuple:
+    """Where a ticket comes among its order's: as the visitor categories are listed (adults
+    first), then by its code."""
+    category = ticket.category
+    kind = (category.ordering, category.category) if category else (float("inf"), "")
+    return (kind, ticket.confirmation_code)
+
+
+def _has_refund(ticket: Ticket) -> bool:
+    try:
+        return ticket.refund is not None
+    except Refund.DoesNotExist:
+        return False
+
+
 def may_view_order(*, viewer, order: Order) -> bool:
     return viewer.pk == order.buyer_id or viewer.has_perm(VIEW_ANY_ORDER)
 

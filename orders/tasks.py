@@ -7,6 +7,11 @@ django-tasks has no retries, so a failed attempt enqueues the next itself, `retr
 for MAX_ATTEMPTS attempts (about a day); the order records when its email went
 (`confirmation_sent_at`) and which attempt is waiting or running (`confirmation_task_id`).
 
+The email says what the order holds when it is sent: enqueued again after a change (a move, a
+cancellation, money going back: orders.services.payments.mail_change), it tells the change; a
+confirmed order cancelled whole is told that, and what goes back. A hold let go was never
+confirmed to anyone, and gets nothing.
+
 Never sent twice: an attempt holds the order's row lock from reading it until its outcome is
 written, so a second task for the same order waits and then finds it sent. Delivery is at least
 once: an attempt that died with its worker (django-tasks leaves its result running forever) is
@@ -19,6 +24,7 @@ import uuid
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist
@@ -39,6 +45,8 @@ MAX_ATTEMPTS = 30  # about a day of tries
 # With the check every 2 minutes (museum/periodic.py), a lost attempt is made again within ten
 # minutes of its start, as docs/api.md says.
 LOST_AFTER = timedelta(minutes=8)
+# The orders whose visitor is told: confirmed ones, and those cancelled after they were.
+TOLD = Q(status=OrderStatus.CONFIRMED) | Q(status=OrderStatus.CANCELLED, confirmed_at__isnull=False)
 
 
 def retry_wait(attempts: int) -> timedelta:
@@ -71,14 +79,12 @@ def _send_order_confirmation(*, order_id: str, attempt: int, request_id: str) ->
         # The order's row lock: a second task for the same order waits, then finds it sent.
         order = (
             Order.objects.select_for_update()
-            .filter(pk=uuid.UUID(order_id), confirmation_sent_at__isnull=True)
-            # An order cancelled before its email went is not confirmed to its buyer.
-            .filter(status=OrderStatus.CONFIRMED)
+            .filter(TOLD, pk=uuid.UUID(order_id), confirmation_sent_at__isnull=True)
             .exclude(email=ANONYMISED_EMAIL)
             .first()
         )
         if order is None:
-            return "nothing to do: already sent, cancelled, or the address was removed"
+            return "nothing to do: already sent, a hold let go, or the address was removed"
         try:
             send_order_confirmation(order=order)
         except Exception as exc:  # whatever the mail backend raises means "later"
@@ -124,7 +130,7 @@ def requeue_lost_order_confirmations(*, limit: int = 1000) -> int:
         # A row locked is being sent right now: not lost.
         unsent = (
             Order.objects.select_for_update(skip_locked=True)
-            .filter(status=OrderStatus.CONFIRMED, confirmation_sent_at__isnull=True)
+            .filter(TOLD, confirmation_sent_at__isnull=True)
             .exclude(confirmation_task_id="")
             .exclude(email=ANONYMISED_EMAIL)
         )

@@ -138,6 +138,17 @@ def _may_mail(order: Order, *, now) -> bool:
     return True
 
 
+def mail_change(order: Order, *, now) -> None:
+    """After a change of an order its visitor was confirmed (moved, tickets cancelled, money
+    going back): its email again, in the change's transaction, saying what it holds now; within
+    the same daily limit per address as its first (_may_mail). An attempt still waiting sends
+    the order as it is when it runs: two changes in a row make one email, or two."""
+    if _may_mail(order, now=now):
+        order.confirmation_sent_at = None
+        mail_confirmation(order=order)
+        order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])
+
+
 def start_payment(
     *,
     order_id: uuid.UUID,

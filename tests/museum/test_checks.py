@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,7 @@ def production(settings):
     settings.MUSEUM_TICKET_SIGNING_KEYS = [SEED]
     settings.EMAIL_BACKEND = PRODUCTION["EMAIL_BACKEND"]
     settings.SESSION_COOKIE_AGE = 8 * 60 * 60
+    settings.MUSEUM_PUBLIC_URL = "https://tickets.museum.example"
     return settings
 
 
@@ -77,6 +79,19 @@ def test_a_session_longer_than_a_day_fails(production):
     production.SESSION_COOKIE_AGE = 24 * 60 * 60 + 1
 
     assert "museum.E003" in deploy_check_errors()
+
+
+def test_a_local_public_url_is_warned_of_unless_the_museum_words_cancelling_itself(production):
+    production.MUSEUM_PUBLIC_URL = "http://127.0.0.1:8000"
+    warned = StringIO()
+    call_command("check", deploy=True, stderr=warned)
+
+    production.MUSEUM_CANCEL_INSTRUCTIONS = "Call us on +31 20 000 0000."
+    instructed = StringIO()
+    call_command("check", deploy=True, stderr=instructed)
+
+    assert "museum.W001" in warned.getvalue() and "MUSEUM_PUBLIC_URL" in warned.getvalue()
+    assert "museum.W001" not in instructed.getvalue()
 
 
 def test_local_work_and_the_plain_check_are_not_held_to_deployment(production):

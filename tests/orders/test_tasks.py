@@ -171,15 +171,28 @@ def test_an_event_name_stored_with_a_line_break_is_mailed_on_one_line(visitor_cl
     assert Order.objects.get().confirmation_sent_at is not None
 
 
-def test_an_order_cancelled_before_its_email_went_is_not_mailed(visitor_client):
+def test_an_order_cancelled_before_its_email_went_gets_one_email_saying_so(visitor_client):
     day = MuseumDayFactory(date=later(days=5))
     placed = visitor_client.post(ORDERS, order_body(day.date), format="json").json()
     assert visitor_client.post(f"{ORDERS}/{placed['orderId']}/cancel").status_code == 200
 
     run_task_worker()
 
-    assert mail.outbox == []
+    [message] = mail.outbox
+    assert message.subject == f"Your order {placed['confirmationCode']} is cancelled"
+    assert "No ticket of this order is valid any more." in message.body
+    assert message.attachments == []  # no tickets, no visit
     assert tasks.requeue_lost_order_confirmations() == 0
+
+
+def test_a_hold_let_go_is_mailed_nothing(visitor_client):
+    day = MuseumDayFactory(date=later(days=5))
+    held = visitor_client.post(ORDERS, order_body(day.date, hold=True), format="json").json()
+    assert visitor_client.post(f"{ORDERS}/{held['orderId']}/cancel").status_code == 200
+
+    run_task_worker()
+
+    assert mail.outbox == []
 
 
 def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_client):
@@ -198,7 +211,7 @@ def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_
     [message] = mail.outbox
     assert message.subject.startswith("Your 1 ticket for general entry")
     assert child["confirmationCode"] not in message.body and "Total: €15.00" in message.body
-    assert "1 × Adult" in message.body and "Child" not in message.body
+    assert "1 Adult at €15.00" in message.body and "Child" not in message.body
     [(_, pdf, _), _] = message.attachments
     assert (
         pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page ") == 1

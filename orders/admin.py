@@ -6,7 +6,9 @@ same service as the API (orders.services.cancel_order), under the same locks.
 """
 
 import csv
+from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 
 from django import forms
 from django.conf import settings
@@ -18,6 +20,7 @@ from django.utils import timezone
 from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
+from museum import i18n
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
 from orders import selectors
@@ -201,20 +204,21 @@ class OrderAdmin(AuditedAdmin):
         return [path("sales/", sales, name="orders_order_sales"), *super().get_urls()]
 
     def sales_view(self, request):
-        """Tickets sold and cancelled, takings and refunds per day, kind of visit and category,
-        with totals and takings per payment method; with ?format=csv, the same table as a
-        file."""
+        """Sales per day, kind of visit and category, and takings per payment method, each
+        gross, refunds and net with totals; with ?format=csv, the same two tables as a file."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        form = SalesRangeForm(request.GET or None)
         today = timezone.localdate()
         first, last = today - timedelta(days=7), today + timedelta(days=30)
+        form = SalesRangeForm(request.GET or None)
         if form.is_valid():
             first = form.cleaned_data["first"] or first
             last = form.cleaned_data["last"] or last
-        report = selectors.sales_report(first=first, last=last)
+        # The form shows the range the tables are for, asked for or not.
+        form = SalesRangeForm({"first": first, "last": last})
+        tables = sales_tables(selectors.sales_report(first=first, last=last))
         if request.GET.get("format") == "csv":
-            return sales_csv(report, first=first, last=last)
+            return sales_csv(tables, first=first, last=last)
         return admin_page(
             self,
             request,
@@ -223,8 +227,7 @@ class OrderAdmin(AuditedAdmin):
             form=form,
             first=first,
             last=last,
-            report=report,
-            currency=settings.MUSEUM_CURRENCY,
+            tables=tables,
         )
 
 
@@ -233,38 +236,85 @@ class SalesRangeForm(forms.Form):
     last = forms.DateField(label="To", required=False, widget=DATE_INPUT)
 
 
-SALES_COLUMNS = ["date", "what", "category", "sold", "cancelled", "takings", "refunded"]
+@dataclass(frozen=True)
+class Table:
+    """A report's table as its page and its CSV both show it: every cell already a string."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    total: list[str]
 
 
-def sales_csv(report: selectors.SalesReport, *, first: date, last: date) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="sales-{first}-{last}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(SALES_COLUMNS)
-    for row in report.rows:
-        writer.writerow(
+def report_money(amount: Decimal) -> str:
+    """An amount as the museum writes money (its language's way, MUSEUM_CURRENCY): the page and
+    the CSV alike."""
+    with i18n.museum_language():
+        return i18n.money(amount)
+
+
+def sales_tables(report: selectors.SalesReport) -> list[Table]:
+    amounts = selectors.AMOUNTS
+    sales = Table(
+        title="Sales per day, visit and category",
+        header=[
+            "Date",
+            "Visit",
+            "Visitor category",
+            "Sold",
+            "Gross",
+            "Cancelled",
+            "Refunds",
+            "Net",
+        ],
+        rows=[
             [
                 row["date"].isoformat(),
                 row["what"],
                 row["category__name"] or "",
-                row["sold"],
-                row["cancelled"],
-                f"{row['takings']:.2f}",
-                f"{row['refunded']:.2f}",
+                str(row["sold"]),
+                report_money(row["gross"]),
+                str(row["cancelled"]),
+                *(report_money(row[name]) for name in amounts[1:]),
             ]
-        )
-    totals = report.totals
-    writer.writerow(
-        [
-            "total",
+            for row in report.rows
+        ],
+        total=[
+            "Total",
             "",
             "",
-            totals["sold"],
-            totals["cancelled"],
-            f"{totals['takings']:.2f}",
-            f"{totals['refunded']:.2f}",
-        ]
+            str(report.totals["sold"]),
+            report_money(report.totals["gross"]),
+            str(report.totals["cancelled"]),
+            *(report_money(report.totals[name]) for name in amounts[1:]),
+        ],
     )
+    takings = Table(
+        title="Takings per payment method",
+        header=["Paid by", "Payments", "Gross", "Refunds", "Net"],
+        rows=[
+            [row["method"], str(row["payments"]), *(report_money(row[name]) for name in amounts)]
+            for row in report.takings
+        ],
+        total=[
+            "Total",
+            str(report.takings_totals["payments"]),
+            *(report_money(report.takings_totals[name]) for name in amounts),
+        ],
+    )
+    return [sales, takings]
+
+
+def sales_csv(tables: list[Table], *, first: date, last: date) -> HttpResponse:
+    """Both tables, one after the other, each under its title, as the page shows them."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="sales-{first}-{last}.csv"'
+    writer = csv.writer(response)
+    writer.writerow([f"Visits from {first} to {last}"])
+    for table in tables:
+        writer.writerow([])
+        writer.writerow([table.title])
+        writer.writerows([table.header, *table.rows, table.total])
     return response
 
 

@@ -286,29 +286,42 @@ def takings_on(day: date) -> list[dict]:
 
 @dataclass(frozen=True)
 class SalesReport:
-    """Tickets per visit date, kind of visit and category; totals; takings per payment method."""
+    """Sales per visit date, kind of visit and category, and the takings per payment method, for
+    an accountant: each amount gross, less refunds, net; each table with its totals."""
 
     rows: list[dict]
     totals: dict
     takings: list[dict]
+    takings_totals: dict
+
+
+# Each row's and total's amounts (the counts are `sold` and `cancelled`).
+AMOUNTS = ("gross", "refunds", "net")
 
 
 def sales_report(*, first: date, last: date) -> SalesReport:
-    """For visits from `first` to `last`, tickets of orders that were confirmed (paid, sold on
-    account or free): sold (still valid), cancelled, what the valid ones took and what went
-    back; a hold never paid is no sale and no cancellation. Takings per payment method are the
-    payments confirmed for those visits."""
-    tickets = Ticket.objects.filter(
-        date__gte=first, date__lte=last, order__confirmed_at__isnull=False
+    """For visits from `first` to `last`, the tickets sold: those of orders that were confirmed
+    (paid, sold on account or free), still valid or cancelled since (a ticket cancelled while
+    its order was held was never sold; a hold never paid is no sale). Per day, visit and
+    category: tickets sold, their price (gross), those cancelled, what went back for them
+    (refunds, recorded whether paid out yet or not) and net.
+
+    The takings are the payments that confirmed those orders, per method, with the refunds made
+    through each: their net totals equal the sales' (a payment for tickets cancelled while its
+    order was held shows that much more in gross and in refunds)."""
+    sold = Ticket.objects.filter(
+        Q(cancelled_at__isnull=True) | Q(refund__isnull=False),
+        date__gte=first,
+        date__lte=last,
+        order__confirmed_at__isnull=False,
     )
-    valid, void = Q(cancelled_at__isnull=True), Q(cancelled_at__isnull=False)
     rows = list(
-        tickets.values("date", "event__name", "category__name")
+        sold.values("date", "event__name", "category__name")
         .annotate(
-            sold=Count("pk", filter=valid),
-            cancelled=Count("pk", filter=void),
-            takings=Sum("price", filter=valid, default=Decimal("0")),
-            refunded=Sum("refund__amount", filter=void, default=Decimal("0")),
+            sold=Count("pk"),
+            cancelled=Count("pk", filter=Q(cancelled_at__isnull=False)),
+            gross=Sum("price", default=Decimal("0")),
+            refunds=Sum("refund__amount", default=Decimal("0")),
         )
         # General entry (no event) first, on every database.
         .order_by(
@@ -317,22 +330,59 @@ def sales_report(*, first: date, last: date) -> SalesReport:
     )
     for row in rows:
         row["what"] = row["event__name"] or "General entry"
-    totals = {
-        name: sum((row[name] for row in rows), start)
-        for name, start in (
-            ("sold", 0),
-            ("cancelled", 0),
-            ("takings", Decimal("0")),
-            ("refunded", Decimal("0")),
-        )
-    }
-    takings = list(
-        Payment.objects.filter(state="confirmed", order__date__gte=first, order__date__lte=last)
-        .values("provider", "info")
-        .annotate(count=Count("pk"), amount=Sum("amount"))
-        .order_by("provider", "info")
+        row["net"] = row["gross"] - row["refunds"]
+    return SalesReport(
+        rows=rows,
+        totals=_totals(rows, counts=("sold", "cancelled")),
+        takings=(takings := _takings(first=first, last=last)),
+        takings_totals=_totals(takings, counts=("payments",)),
     )
-    return SalesReport(rows=rows, totals=totals, takings=takings)
+
+
+def _takings(*, first: date, last: date) -> list[dict]:
+    """Per payment method, the payments that confirmed the orders of visits from `first` to
+    `last`, and the refunds made through them; refunds of tickets paid through no payment (sold
+    before payments were taken) on a line of their own."""
+    paid = Payment.objects.filter(state="confirmed", order__date__gte=first, order__date__lte=last)
+    method = ("provider", "info", "taken_by__username")
+    rows = {
+        tuple(row[name] for name in method): {**row, "refunds": Decimal("0")}
+        for row in paid.values(*method).annotate(payments=Count("pk"), gross=Sum("amount"))
+    }
+    back = Refund.objects.filter(payment__in=paid).values(*(f"payment__{name}" for name in method))
+    for row in back.annotate(amount=Sum("amount")):
+        key = tuple(row[f"payment__{name}"] for name in method)
+        rows[key]["refunds"] = row["amount"]
+    unpaid = Refund.objects.filter(
+        payment__isnull=True,
+        ticket__date__gte=first,
+        ticket__date__lte=last,
+        order__confirmed_at__isnull=False,
+    ).aggregate(amount=Sum("amount", default=Decimal("0")))["amount"]
+    if unpaid:
+        rows[("", "", None)] = {"payments": 0, "gross": Decimal("0"), "refunds": unpaid}
+    takings = []
+    for (provider, info, partner), row in rows.items():
+        row["method"] = _method_name(provider, info, partner)
+        row["net"] = row["gross"] - row["refunds"]
+        takings.append(row)
+    return sorted(takings, key=lambda row: row["method"])
+
+
+def _method_name(provider: str, info: str, partner: str | None) -> str:
+    """A payment method as staff and the accountant name it."""
+    if provider == "desk":
+        return {"cash": "Cash at the desk", "card": "Card at the desk"}.get(info, "The desk")
+    if provider == "on_account":
+        return f"On account: {partner}"
+    names = {"stripe": "Stripe", "demo": "Demo payments (no money)", "": "No payment (by hand)"}
+    return names.get(provider, provider)
+
+
+def _totals(rows: list[dict], *, counts: tuple[str, ...]) -> dict:
+    totals: dict = {name: sum(row[name] for row in rows) for name in counts}
+    totals.update({name: sum((row[name] for row in rows), Decimal("0")) for name in AMOUNTS})
+    return totals
 
 
 def emails_waiting() -> int:

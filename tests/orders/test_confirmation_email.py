@@ -219,3 +219,22 @@ def test_a_free_ticket_cancelled_is_told_without_money(visitor_client, amsterdam
     body = mail.outbox[-1].body
     assert "Cancelled:\n  1 Infant (under 6)\n" in body
     assert "Paid back" not in body and "Still valid: €15.00\n" in body
+
+
+def test_a_german_order_is_told_its_change_in_german_counting_right(visitor_client, amsterdam):
+    MuseumDayFactory(date=VISIT)
+    body = order_body(VISIT, ("adult", 2), ("child", 1), language="de")
+    order, _ = mailed(visitor_client, body)
+    adult = order.tickets.filter(category__category="adult").first()
+
+    visitor_client.post(f"{ORDERS}/{order.pk}/tickets/{adult.pk}/cancel")
+    run_task_worker()
+
+    changed = mail.outbox[-1]
+    assert changed.subject == (
+        f"Ihre Bestellung {order.confirmation_code} wurde geändert: 2 Tickets am "
+        "Mittwoch, 12. Juni 2030"
+    )
+    assert "  2 Erwachsene zu 15,00\xa0€: 30,00\xa0€\n" in changed.body
+    assert "Storniert:\n  1 Erwachsener: 15,00\xa0€ zurück\n" in changed.body
+    assert "Erstattet: 15,00\xa0€\nWeiterhin gültig: 22,50\xa0€\n" in changed.body

@@ -20,6 +20,7 @@ from django.utils import timezone
 from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
+from audit.services import history
 from museum import i18n
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
@@ -169,6 +170,10 @@ class OrderAdmin(AuditedAdmin):
     )
     inlines = [OrderTicketInline, PaymentInline, RefundInline]
     actions = ["cancel_selected_orders"]
+
+    def history_records(self, obj):
+        # An order's history tells its tickets' too: each one's check-in.
+        return history(obj, also=obj.tickets.only("pk"))
 
     @admin.display(description="entry", ordering="slot__entry_time")
     def entry(self, order):

@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from events.models import SpecialEvent
 from hours.models import MuseumDay
 from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
@@ -47,6 +48,17 @@ def opening_hours(day: MuseumDay | None) -> str:
     if day is None or day.is_closed or day.opens_at is None or day.closes_at is None:
         return ""
     return f"{time_in_words(day.opens_at)}–{time_in_words(day.closes_at)}"
+
+
+def event_times(event: SpecialEvent | None) -> str:
+    """An event's own times on its dates ('19:00–22:00', 'from 19:00'); "" for an event that
+    keeps the day's opening hours, or general entry."""
+    if event is None or event.starts_at is None:
+        return ""
+    start = time_in_words(event.starts_at)
+    if event.ends_at is None:
+        return _("from %(time)s") % {"time": start}
+    return f"{start}–{time_in_words(event.ends_at)}"
 
 
 def museum_day(order: Order) -> MuseumDay | None:
@@ -133,6 +145,8 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
         if hours
         else ""
     )
+    if times := event_times(order.event):
+        opening = _("On %(day)s: %(times)s") % {"day": day_in_words(order.date), "times": times}
     valid = sum(1 for ticket in tickets if ticket.cancelled_at is None)
     # One code for the family: worth its room only where it admits more than one ticket.
     family = valid > 1
@@ -175,6 +189,8 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
 def _entry(ticket: Ticket, hours: str) -> str:
     if ticket.slot is not None:
         return _("Entry from %(time)s") % {"time": time_in_words(ticket.slot.entry_time)}
+    if ticket.event is not None and ticket.event.starts_at is not None:
+        return _("Entry from %(time)s") % {"time": time_in_words(ticket.event.starts_at)}
     return _("Entry at any time during opening hours") if hours else ""
 
 

@@ -96,9 +96,15 @@ def pay_out_at_desk(*, order: Order, by) -> Decimal:
         by_hand, state__in=[RefundState.CREATED, RefundState.MANUAL], amount__gt=0
     )
     amount = due.aggregate(total=Sum("amount"))["total"] or Decimal("0")
+    # Cash or the card terminal: how the desk took the money is how it hands it back.
+    method = due.values_list("payment__info", flat=True).first() or ""
+    refunds = list(due.values_list("pk", flat=True))
     due.update(
         state=RefundState.DONE,
         reference=f"paid out at the desk by {by.get_username()}"[:100],
         done_at=timezone.now(),
     )
+    if amount:
+        changes = {"amount": amount, "method": method, "refunds": refunds}
+        record(action=Action.PAID_OUT, obj=order, by=by, changes=changes)
     return amount

@@ -352,6 +352,8 @@ def refund_tickets(
             "tickets": [ticket.pk for ticket in tickets],
             "amount": sum((refund.amount for refund in refunds), Decimal("0")),
             "source": source,
+            # Who pays it back ("" without a payment: staff, by hand), for the history's words.
+            "provider": payment.provider if payment else "",
         },
     )
     metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)

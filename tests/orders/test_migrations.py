@@ -149,7 +149,8 @@ def a_sale_of_every_kind(old):
 
 def assert_the_sale_is_whole():
     assert Order.objects.count() == 5 and Ticket.objects.count() == 5
-    tickets = {t.confirmation_code: t for t in Ticket.objects.select_related("order", "category")}
+    # Not the category: migrated back, its table lacks the columns later migrations add.
+    tickets = {t.confirmation_code: t for t in Ticket.objects.select_related("order")}
     assert tickets["ticket-0"].checked_in_by.username == "desk1"
     assert tickets["ticket-0"].slot.entry_time == dt.time(10)
     assert tickets["ticket-4"].event_date.date == EVENT_DAY

@@ -21,6 +21,7 @@ PRODUCTION = {
     "MUSEUM_TICKET_SIGNING_KEYS": SEED,
     "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
     "EMAIL_HOST": "smtp.example.org",
+    "MUSEUM_PUBLIC_URL": "https://museum.example.org",
 }
 
 
@@ -43,7 +44,7 @@ def production(settings):
     settings.MUSEUM_TICKET_SIGNING_KEYS = [SEED]
     settings.EMAIL_BACKEND = PRODUCTION["EMAIL_BACKEND"]
     settings.SESSION_COOKIE_AGE = 8 * 60 * 60
-    settings.MUSEUM_PUBLIC_URL = "https://tickets.museum.example"
+    settings.MUSEUM_PUBLIC_URL = PRODUCTION["MUSEUM_PUBLIC_URL"]
     return settings
 
 
@@ -115,6 +116,7 @@ def test_the_documented_production_environment_passes_check_deploy():
     without_keys = manage("check", "--deploy", **{**PRODUCTION, "MUSEUM_TICKET_SIGNING_KEYS": ""})
 
     assert passed.returncode == 0, passed.stderr
+    assert "museum.W001" not in passed.stderr  # its public URL is set
     assert without_keys.returncode != 0
     assert "museum.E001" in without_keys.stderr
 

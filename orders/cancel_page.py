@@ -10,6 +10,7 @@ from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from museum import i18n
@@ -25,6 +26,8 @@ from orders.selectors import order_account
 from orders.services.cancellation import cancel_order
 
 
+# Its tickets' codes admit at the door: no shared cache keeps the page.
+@never_cache
 @require_http_methods(["GET", "POST"])
 def cancel_page(request, token: str):
     order_id = tokens.order_of_cancel_link(token)

@@ -55,6 +55,7 @@ def test_the_page_lists_the_tickets_with_what_each_brings_back(browser):
 
     text = page.content.decode()
     assert page.status_code == 200 and order.confirmation_code in text
+    assert "no-store" in page["Cache-Control"]  # its codes admit at the door
     assert text.count("Cancel this ticket (€15.00 back)") == 2
     assert "Cancel this ticket</button>" in text  # the infant's: nothing to promise back
     assert "Cancel the whole order (€30.00 back)" in text

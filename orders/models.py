@@ -108,6 +108,9 @@ class Order(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="orders"
     )
     email = models.EmailField()
+    # The mailbox `email` reaches (orders.services.limits.mailbox_of): what the limits on places
+    # and emails count by, so that an address's spellings share them.
+    mailbox = models.CharField(max_length=254, blank=True, db_index=True, editable=False)
     phone = models.CharField(max_length=32, blank=True)
     # The buyer's name, if given: what the desk finds an order by besides its codes and email.
     name = models.CharField(max_length=100, blank=True)
@@ -307,7 +310,7 @@ class Payment(models.Model):
         help_text="Who started it: the buyer, or staff at the desk.",
     )
 
-    # What starting it gave the client (orders.providers.Started), on the answer only.
+    # What starting it gave the client (orders.providers.base.Started), on the answer only.
     client_secret: str | None = None
     pay_url: str | None = None
 
@@ -318,6 +321,12 @@ class Payment(models.Model):
                 fields=["order"],
                 condition=Q(state="confirmed"),
                 name="one_confirmed_payment_per_order",
+            ),
+            # A new start answers the payment in progress, or cancels it at its provider first.
+            models.UniqueConstraint(
+                fields=["order"],
+                condition=Q(state__in=["created", "pending"]),
+                name="one_payment_in_progress_per_order",
             ),
             models.CheckConstraint(name="payment_amount_positive", condition=Q(amount__gt=0)),
         ]
@@ -337,7 +346,10 @@ class RefundSource(models.TextChoices):
     BUYER = "buyer", "Cancelled by the buyer"
     STAFF = "staff", "Cancelled by staff"
     EVENT_CANCELLED = "event_cancelled", "Event called off"
+    # A payment that came when the order could not take it, paid back whole at once.
     NOT_PLACED = "not_placed", "Paid after the hold ran out, places gone"
+    PAID_AFTER_CANCEL = "paid_after_cancel", "Paid after the order was cancelled"
+    ALREADY_PAID = "already_paid", "Paid for an order already paid"
 
 
 class Refund(models.Model):
@@ -409,6 +421,12 @@ class SaleLimits(models.Model):
     max_places_per_day = models.PositiveIntegerField(
         "places per visit date", null=True, blank=True, help_text="Empty: the museum's default."
     )
+    max_free_places_per_day = models.PositiveIntegerField(
+        "free places a day",
+        null=True,
+        blank=True,
+        help_text="Places of free orders in 24 hours. Empty: the museum's default.",
+    )
 
     class Meta:
         verbose_name = "sale limits"
@@ -416,6 +434,27 @@ class SaleLimits(models.Model):
 
     def __str__(self):
         return f"Limits of {self.account}"
+
+
+class BuyerEmail(models.Model):
+    """An email the museum sent a buyer (enqueued): what the daily limit of emails to one mailbox
+    counts, every kind alike."""
+
+    class Kind(models.TextChoices):
+        CONFIRMATION = "confirmation", "Order confirmation"
+        PAID_BACK = "paid_back", "Payment paid back whole"
+        CHANGE = "change", "Order changed (moved, tickets cancelled)"
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="emails")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    sent_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = "email to a buyer"
+        verbose_name_plural = "emails to buyers"
+
+    def __str__(self):
+        return f"{self.kind} of {self.order_id}"
 
 
 class TicketsPdf(models.Model):

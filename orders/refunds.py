@@ -15,7 +15,8 @@ from django_tasks import task
 
 from museum.periodic import schedule_periodic_tasks
 from orders.models import Refund, RefundState
-from orders.providers import ProviderError, provider
+from orders.providers import provider
+from orders.providers.base import ProviderError
 
 # Far longer than a refund's call to its provider can take.
 LOST_AFTER = timedelta(minutes=10)

@@ -32,7 +32,7 @@ from django_tasks.exceptions import TaskResultDoesNotExist
 from museum import metrics
 from museum.context import bound, current_request_id
 from museum.periodic import schedule_periodic_tasks
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment
+from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, RefundSource
 from orders.notifications import describe_mail_error, send_not_placed, send_order_confirmation
 
 logger = logging.getLogger(__name__)
@@ -166,8 +166,8 @@ def _lost_attempt(result_id: str) -> dict | None:
 
 
 def mail_not_placed(*, payment: Payment) -> None:
-    """Enqueue, in the caller's transaction, the email telling a buyer their late payment goes
-    back."""
+    """Enqueue, in the caller's transaction, the email telling a buyer their payment goes back,
+    and why."""
     send_not_placed_email.enqueue(payment_id=str(payment.pk))
 
 
@@ -177,5 +177,7 @@ def send_not_placed_email(*, payment_id: str) -> str:
     payment = Payment.objects.select_related("order").get(pk=uuid.UUID(payment_id))
     if payment.order.email == ANONYMISED_EMAIL:
         return "nothing to do: the address was removed"
-    send_not_placed(order=payment.order, amount=payment.amount)
+    # Why it is paid back: its refund's source says.
+    reason = payment.refunds.values_list("source", flat=True).first() or RefundSource.NOT_PLACED
+    send_not_placed(order=payment.order, amount=payment.amount, reason=reason)
     return "sent"

@@ -6,12 +6,13 @@ import re
 import pytest
 import time_machine
 from django.core import mail
+from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from hours.models import MuseumDay
 from orders import tasks
-from orders.models import Order
+from orders.models import BuyerEmail, Order
 from orders.tasks import LOST_AFTER
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory
@@ -216,3 +217,21 @@ def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_
     assert (
         pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page ") == 1
     )
+
+
+def test_the_email_after_a_change_counts_toward_the_mailbox_limit_and_keeps_to_it(
+    online_client, settings
+):
+    settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = 2
+    day = MuseumDayFactory(date=later())
+    held = online_client.post(ORDERS, order_body(day.date, ("adult", 3)), format="json").json()
+    payments = f"{ORDERS}/{held['orderId']}/payments"
+    payment = online_client.post(payments, {"provider": "demo"}, format="json").json()
+    Client().post(payment["payUrl"], {"outcome": "pay"})
+    first, second, _ = (ticket["ticketId"] for ticket in held["tickets"])
+
+    online_client.post(f"{ORDERS}/{held['orderId']}/tickets/{first}/cancel")
+    online_client.post(f"{ORDERS}/{held['orderId']}/tickets/{second}/cancel")  # over the limit
+
+    kinds = BuyerEmail.objects.filter(order_id=held["orderId"]).values_list("kind", flat=True)
+    assert sorted(kinds) == ["change", "confirmation"]

@@ -1,6 +1,7 @@
 """A visitor category's name for several ("Adults") beside its name for one, in every shipped
 language, so that the email counts visitors right ("1 Erwachsener", "2 Erwachsene"). The default
-categories get both; a name the museum changed is left as it is."""
+categories get both; a name the museum changed is left as it is. And the email after a change of
+an order, a kind of email to a buyer of its own."""
 
 from django.conf import settings
 from django.db import migrations, models
@@ -68,7 +69,7 @@ def name_for_one_and_several(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("orders", "0002_tickets_join_the_sale"),
+        ("orders", "0003_payments_one_in_progress_and_mailboxes"),
     ]
 
     operations = [
@@ -138,4 +139,16 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(name_for_one_and_several, migrations.RunPython.noop),
+        migrations.AlterField(
+            model_name="buyeremail",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("confirmation", "Order confirmation"),
+                    ("paid_back", "Payment paid back whole"),
+                    ("change", "Order changed (moved, tickets cancelled)"),
+                ],
+                max_length=20,
+            ),
+        ),
     ]

@@ -134,8 +134,12 @@ class Order(models.Model):
     cancelled_at = models.DateTimeField(null=True, blank=True)
     confirmation_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
     # The attempt at its confirmation email waiting in the task queue, or running; empty once
-    # sent or given up. orders.tasks finds an attempt lost with its worker by it.
+    # sent or given up.
     confirmation_task_id = models.CharField(max_length=64, blank=True, editable=False)
+    # The email's claim (orders.tasks): the number of the last attempt that claimed it, and when
+    # the attempt sending it now did (empty while none is).
+    confirmation_attempt = models.PositiveSmallIntegerField(default=0, db_default=0, editable=False)
+    confirmation_claimed_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     # The order's tickets as its answer shows them, kept on it by the service or selector that
     # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.
@@ -373,6 +377,10 @@ class Refund(models.Model):
     error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     done_at = models.DateTimeField(null=True, blank=True)
+    # Its claim by the task paying it back (orders.refunds): the number of the last attempt that
+    # claimed it, and when the attempt calling the provider now did (empty while none is).
+    attempt = models.PositiveSmallIntegerField(default=0, db_default=0, editable=False)
+    claimed_at = models.DateTimeField(null=True, blank=True, editable=False)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

@@ -107,7 +107,7 @@ create_default_categories = importlib.import_module(
     "orders.migrations.0001_squashed_0008_order_language"
 ).create_default_categories
 name_for_one_and_several = importlib.import_module(
-    "orders.migrations.0004_visitor_category_plural_name_and_change_email"
+    "orders.migrations.0005_visitor_category_plural_name_and_change_email"
 ).name_for_one_and_several
 
 

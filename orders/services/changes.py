@@ -19,7 +19,7 @@ from orders.providers import DESK
 from orders.selectors import order_to_change, tickets_of
 from orders.services import places
 from orders.services.payments import count_email, mail_change
-from orders.tasks import mail_confirmation
+from orders.tasks import EMAIL_FIELDS, mail_confirmation
 
 # A move keeps what was paid: it changes when, never what.
 MOVABLE = (OrderStatus.CONFIRMED, OrderStatus.HELD)
@@ -82,9 +82,8 @@ def resend_confirmation(*, order_id: uuid.UUID, by) -> Order:
         order = order_to_change(order_id=order_id, by=by)
         if order.status != OrderStatus.CONFIRMED:
             raise OrderCancelled(_("Only a confirmed order's email is sent."))
-        order.confirmation_sent_at = None
         mail_confirmation(order=order)
-        order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])
+        order.save(update_fields=EMAIL_FIELDS)
         # Staff send it, past the mailbox's daily limit too; it counts toward it all the same.
         count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
     return order

@@ -56,10 +56,10 @@ from orders.providers import (
     provider,
 )
 from orders.providers.base import Notification, ProviderError, Received
-from orders.refunds import pay_back_later
+from orders.refunds import pay_back_later, record_refunds
 from orders.selectors import order_to_change, viewable_order
 from orders.services import places
-from orders.tasks import mail_confirmation, mail_not_placed
+from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +92,7 @@ def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
     if new:
         order.save(force_insert=True)
     else:
-        fields = ["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"]
-        order.save(update_fields=fields)
+        order.save(update_fields=["status", "hold_expires_at", "confirmed_at", *EMAIL_FIELDS])
     if mailed:
         count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
 
@@ -161,9 +160,8 @@ def mail_change(order: Order, *, now) -> None:
     still waiting sends the order as it is when it runs: two changes in a row make one email,
     or two."""
     if _may_mail(order, now=now):
-        order.confirmation_sent_at = None
         mail_confirmation(order=order)
-        order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])
+        order.save(update_fields=EMAIL_FIELDS)
         count_email(order, kind=BuyerEmail.Kind.CHANGE)
 
 
@@ -460,8 +458,8 @@ def _placed_again(order: Order) -> bool:
 def _refund(
     payment: Payment, *, order: Order, amount: Decimal, source: str = RefundSource.BUYER
 ) -> Refund:
-    refund = Refund.objects.create(order=order, payment=payment, amount=amount, source=source)
-    pay_back_later(refund=refund)
+    refund = Refund(order=order, payment=payment, amount=amount, source=source)
+    [refund] = record_refunds([refund], through=provider(payment.provider))
     return refund
 
 
@@ -470,12 +468,10 @@ def refund_tickets(
 ) -> list[Refund]:
     """What was paid for `tickets` of a confirmed order goes back through the provider that
     took it, a refund per ticket, never more than the payment left; without a payment (a free
-    order, or one sold before payments), staff pay back by hand. A provider that pays back
-    without calling out (on account, the desk) settles it here; the others after the commit."""
+    order, or one sold before payments), staff pay back by hand (orders.refunds settles
+    them)."""
     payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
     left = _refundable(payment)
-    local = payment is not None and provider(payment.provider).settles_locally
-    now = timezone.now()
     refunds = []
     for ticket in tickets:
         amount = min(ticket.price, left) if payment else ticket.price
@@ -489,12 +485,8 @@ def refund_tickets(
             cancelled_by=by,
             state=RefundState.CREATED if payment and amount else _without_provider(amount),
         )
-        if local and refund.state == RefundState.CREATED:
-            assert payment is not None
-            refund.state, refund.reference = provider(payment.provider).refund(refund)
-            refund.done_at = now if refund.state == RefundState.DONE else None
         refunds.append(refund)
-    refunds = Refund.objects.bulk_create(refunds)
+    refunds = record_refunds(refunds, through=provider(payment.provider) if payment else None)
     record(
         action=Action.REFUNDED,
         obj=order,
@@ -510,8 +502,6 @@ def refund_tickets(
     metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
-        if refund.state == RefundState.CREATED:
-            pay_back_later(refund=refund)
     return refunds
 
 
@@ -531,6 +521,7 @@ def retry_refund(*, refund_id: int) -> None:
     with transaction.atomic():
         refund = Refund.objects.select_for_update().get(pk=refund_id)
         if refund.state == RefundState.FAILED:
-            refund.state, refund.error = RefundState.CREATED, ""
-            refund.save(update_fields=["state", "error"])
+            # A new series of attempts.
+            refund.state, refund.error, refund.attempt = RefundState.CREATED, "", 0
+            refund.save(update_fields=["state", "error", "attempt"])
             pay_back_later(refund=refund)

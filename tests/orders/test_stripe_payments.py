@@ -2,6 +2,7 @@
 the buyer's browser played by the fake's `pay`, and Stripe's signed webhooks coming back to
 POST /payments/stripe/webhook on loopback."""
 
+import datetime as dt
 import hashlib
 import hmac
 import json
@@ -10,9 +11,14 @@ import urllib.request
 from decimal import Decimal
 
 import pytest
+import time_machine
 from django.core import mail
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from hours.models import MuseumDay
+from museum.lost_work import LOST_AFTER, RETRY
+from orders import refunds
 from orders.models import Order, OrderStatus, Payment, ProviderEvent, Refund
 from orders.services.holds import release_expired_holds
 from tests.conftest import client_for, run_task_worker
@@ -415,3 +421,28 @@ def test_a_second_start_answers_the_intent_in_progress_and_another_provider_canc
         ("stripe", "cancelled"),
         ("demo", "pending"),
     ]
+
+
+def test_a_refund_lost_with_its_worker_is_paid_back_once_by_the_next_attempt(
+    stripe_on, online_client
+):
+    order = held_order(online_client, MuseumDayFactory(date=later()).date, ("adult", 1))
+    payment = start_stripe_payment(online_client, order["orderId"])
+    stripe_on.pay(payment.reference)
+    payment_state(payment, "confirmed")
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        assert online_client.post(f"/v1.1/orders/{order['orderId']}/cancel").status_code == 200
+        refund = Refund.objects.get(payment=payment)
+        # What a worker killed while calling Stripe leaves: its task running, the refund claimed.
+        [lost] = DBTaskResult.objects.filter(task_path=refunds.pay_back_refund.module_path)
+        lost.claim("a-worker-that-died")
+        assert refunds.claim_refund(refund_id=refund.pk, attempt=1)
+
+        assert refunds.pay_back_lost_refunds.call() == 0  # perhaps still calling
+        clock.shift(LOST_AFTER + dt.timedelta(seconds=1))
+        assert refunds.pay_back_lost_refunds.call() == 1
+        clock.shift(RETRY.wait(1))
+        run_task_worker()
+
+    assert Refund.objects.get(pk=refund.pk).state == "done"
+    assert stripe_refunds(stripe_on, payment) == [1500]

@@ -69,7 +69,7 @@ def name_for_one_and_several(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("orders", "0003_payments_one_in_progress_and_mailboxes"),
+        ("orders", "0004_claimed_work"),
     ]
 
     operations = [

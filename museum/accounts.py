@@ -47,6 +47,12 @@ STAFF_PERMISSIONS = [
     "webhooks.change_delivery",
     # The background tasks (confirmation emails, periodic jobs) and how they ended.
     "django_tasks_database.view_dbtaskresult",
+    # OCTO (docs/octo.md): partners' API keys (issued and revoked, never deleted), their
+    # commission, how categories show as OCTO units, and the bookings, only read.
+    *(f"octo.{action}_apikey" for action in ("view", "add", "change")),
+    *(f"octo.{action}_partnerterms" for action in ("view", "add", "change")),
+    *(f"octo.{action}_categoryunit" for action in ("view", "add", "change")),
+    "octo.view_booking",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]
@@ -118,6 +124,10 @@ def partner_group() -> Group:
     return role_group(PARTNER_GROUP)
 
 
+def desk_group() -> Group:
+    return role_group(DESK_GROUP)
+
+
 def sync_role_groups() -> None:
     """Create or update every role's group (run after each migrate)."""
     for name in ROLES:
@@ -142,20 +152,23 @@ def create_account(
     staff: bool = False,
     door: bool = False,
     partner: bool = False,
+    desk: bool = False,
 ) -> User:
     """A visitor reads and buys, paying online; a sales partner buys on account; staff also run
-    the programme; door staff only check tickets in.
+    the programme; the front desk sells, takes the money and admits; door staff only check
+    tickets in.
 
-    Staff and door staff get `is_staff`, which lets them sign in to the admin and the door page.
+    Staff, the front desk and door staff get `is_staff`, which lets them sign in through the
+    admin's login (to the admin, the desk and the door page).
     """
-    if staff + door + partner > 1:
-        raise ValueError("An account has one role: staff, door staff or sales partner.")
+    if staff + door + partner + desk > 1:
+        raise ValueError("An account has one role: staff, front desk, door staff or partner.")
     check_username_free(username)
     user = User.objects.create_user(username=username, password=password, email=email)
-    if staff or door:
+    if staff or door or desk:
         user.is_staff = True
         user.save(update_fields=["is_staff"])
-        user.groups.add(staff_group() if staff else door_group())
+        user.groups.add(staff_group() if staff else desk_group() if desk else door_group())
     elif partner:
         user.groups.add(partner_group())
     return user

@@ -97,7 +97,8 @@ if MUSEUM_MAX_BODY_BYTES < 1:
 INSTALLED_APPS = [
     # Before the admin, as its docs ask: its TranslationAdmin tabs the languages of a text.
     "modeltranslation",
-    "django.contrib.admin",
+    # Django's admin, whose "View site" leads to the desk or the door (museum/admin_site.py).
+    "museum.admin_site.MuseumAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -115,6 +116,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "orders",
     "webhooks",
+    "octo",
     "axes",
     "csp",
 ]
@@ -402,7 +404,7 @@ SPECTACULAR_SETTINGS = {
     # UpdateSpecialEventRequest already has every field optional, as the contract's does.
     "COMPONENT_SPLIT_PATCH": False,
     "ENUM_NAME_OVERRIDES": {
-        "TicketType": "tickets.models.TicketType",
+        "TicketType": "orders.models.TicketType",
         "OrderStatus": "orders.models.OrderStatus",
         "TicketStatus": "orders.serializers.TicketStatus",
     },
@@ -520,11 +522,18 @@ MUSEUM_CURRENCY = os.environ.get("MUSEUM_CURRENCY", "EUR").strip().upper()
 if not (len(MUSEUM_CURRENCY) == 3 and MUSEUM_CURRENCY.isalpha()):
     raise ImproperlyConfigured("MUSEUM_CURRENCY must be an ISO 4217 code like EUR")
 MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
+# The front desk sells to groups in front of it (a school class): its own, larger limit.
+MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)
 MUSEUM_CANCEL_HOURS_BEFORE = envint("MUSEUM_CANCEL_HOURS_BEFORE", 24)
+# The longest hold an OCTO reseller may ask for (expirationMinutes), in minutes.
+MUSEUM_OCTO_MAX_HOLD_MINUTES = envint("MUSEUM_OCTO_MAX_HOLD_MINUTES", 60)
 MUSEUM_ENTRY_ALLOWANCE_MINUTES = envint("MUSEUM_ENTRY_ALLOWANCE_MINUTES", 15)
-if min(MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_HOLD_MINUTES) < 1:
-    raise ImproperlyConfigured("MUSEUM_MAX_TICKETS_PER_ORDER and MUSEUM_HOLD_MINUTES must be 1+")
+if min(MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_DESK_MAX_TICKETS_PER_ORDER, MUSEUM_HOLD_MINUTES) < 1:
+    raise ImproperlyConfigured(
+        "MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_DESK_MAX_TICKETS_PER_ORDER and MUSEUM_HOLD_MINUTES "
+        "must be 1+"
+    )
 if min(MUSEUM_CANCEL_HOURS_BEFORE, MUSEUM_ENTRY_ALLOWANCE_MINUTES) < 0:
     raise ImproperlyConfigured(
         "MUSEUM_CANCEL_HOURS_BEFORE and MUSEUM_ENTRY_ALLOWANCE_MINUTES must be 0 or more"
@@ -548,13 +557,18 @@ if MUSEUM_DEMO_PAYMENTS and not DEBUG:
 # account and per buyer email within it. Staff set an account's own values (a shop, a kiosk).
 MUSEUM_MAX_HELD_PLACES = envint("MUSEUM_MAX_HELD_PLACES", 20)
 MUSEUM_MAX_PLACES_PER_DAY = envint("MUSEUM_MAX_PLACES_PER_DAY", 40)
-# Confirmation emails to one address from online accounts, per day.
+# Places of free orders (confirmed and mailed without a payment) per online account, and per
+# mailbox within it, in 24 hours.
+MUSEUM_MAX_FREE_PLACES_PER_DAY = envint("MUSEUM_MAX_FREE_PLACES_PER_DAY", 10)
+# Emails of every kind to one mailbox for online accounts' orders, in 24 hours.
 MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = envint("MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY", 10)
 if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PER_DAY) < 1:
     raise ImproperlyConfigured(
         "MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES and MUSEUM_MAX_PLACES_PER_DAY "
         "must be 1+"
     )
+if MUSEUM_MAX_FREE_PLACES_PER_DAY < 0:
+    raise ImproperlyConfigured("MUSEUM_MAX_FREE_PLACES_PER_DAY must be 0 or more")
 
 # The audit log (docs/webhooks.md): records older than this go.
 MUSEUM_AUDIT_RETENTION_DAYS = envint("MUSEUM_AUDIT_RETENTION_DAYS", 400)
@@ -572,7 +586,8 @@ if min(MUSEUM_AUDIT_RETENTION_DAYS, MUSEUM_AVAILABILITY_WEBHOOK_SECONDS) < 1:
         "MUSEUM_AUDIT_RETENTION_DAYS and MUSEUM_AVAILABILITY_WEBHOOK_SECONDS must be 1+"
     )
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Local work prints each email, its attachments by name (museum/mail.py); production sets SMTP.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "museum.mail.ConsoleEmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("EMAIL_PORT", 25)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")

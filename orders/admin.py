@@ -17,6 +17,7 @@ from django.utils import timezone
 from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
+from audit.services import history
 from museum.admin_pages import VisitDateFilter, admin_page, csv_response
 from museum.exceptions import MuseumProblem
 from museum.forms import DATE_INPUT
@@ -149,6 +150,10 @@ class OrderAdmin(AuditedAdmin):
     )
     inlines = [OrderTicketInline, PaymentInline, RefundInline]
     actions = ["cancel_selected_orders"]
+
+    def history_records(self, obj):
+        # An order's history tells its tickets' too: each one's check-in.
+        return history(obj, also=obj.tickets.only("pk"))
 
     @admin.display(description="entry", ordering="slot__entry_time")
     def entry(self, order):
@@ -355,6 +360,6 @@ def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> Http
 class SaleLimitsAdmin(AuditedAdmin):
     """An account's own limits on places: a shop or kiosk selling for many, or a partner."""
 
-    list_display = ["account", "max_held_places", "max_places_per_day"]
+    list_display = ["account", "max_held_places", "max_places_per_day", "max_free_places_per_day"]
     search_fields = ["account__username"]
     autocomplete_fields = ["account"]

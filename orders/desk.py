@@ -99,7 +99,11 @@ class SaleForm(forms.Form):
         self.categories = list(active_categories())
         for category in self.categories:
             self.fields[f"qty_{category.category}"] = forms.IntegerField(
-                label=category.name, min_value=0, max_value=99, initial=0, required=False
+                label=category.name,
+                min_value=0,
+                max_value=settings.MUSEUM_DESK_MAX_TICKETS_PER_ORDER,
+                initial=0,
+                required=False,
             )
 
     def quantity_fields(self):
@@ -157,7 +161,7 @@ def sell(request):
     if request.method == "POST" and form.is_valid():
         try:
             if "price" in request.POST:
-                quote = quote_order(**form.sale())
+                quote = quote_order(seller=request.user, **form.sale())
             else:
                 order = _sell(request, form)
                 return redirect("desk-order", order_id=order.pk)
@@ -178,6 +182,7 @@ def _sell(request, form: SaleForm) -> Order:
             name=data.get("name") or "",
             # The visitor's, not the staff member's (the request's): the museum's by default.
             language=data.get("language") or settings.MUSEUM_LANGUAGE,
+            seller=request.user,  # the desk's own limit on an order's size
             **form.sale(),
         )
         if needs_payment(order):

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import qrcode
 from django.conf import settings
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from events.models import SpecialEvent
 from hours.models import MuseumDay
 from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
@@ -44,6 +46,17 @@ def opening_hours(day: MuseumDay | None) -> str:
     if day is None or day.is_closed or day.opens_at is None or day.closes_at is None:
         return ""
     return f"{time_in_words(day.opens_at)}–{time_in_words(day.closes_at)}"
+
+
+def event_times(event: SpecialEvent | None) -> str:
+    """An event's own times on its dates ('19:00–22:00', 'from 19:00'); "" for an event that
+    keeps the day's opening hours, or general entry."""
+    if event is None or event.starts_at is None:
+        return ""
+    start = time_in_words(event.starts_at)
+    if event.ends_at is None:
+        return _("from %(time)s") % {"time": start}
+    return f"{start}–{time_in_words(event.ends_at)}"
 
 
 def museum_day(order: Order) -> MuseumDay | None:
@@ -92,6 +105,8 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
         if hours
         else ""
     )
+    if times := event_times(order.event):
+        opening = _("On %(day)s: %(times)s") % {"day": day_in_words(order.date), "times": times}
     return [
         Sheet(
             language=translation.get_language() or settings.LANGUAGE_CODE,
@@ -118,6 +133,8 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
 def _entry(ticket: Ticket, hours: str) -> str:
     if ticket.slot is not None:
         return _("Entry from %(time)s") % {"time": time_in_words(ticket.slot.entry_time)}
+    if ticket.event is not None and ticket.event.starts_at is not None:
+        return _("Entry from %(time)s") % {"time": time_in_words(ticket.event.starts_at)}
     return _("Entry at any time during opening hours") if hours else ""
 
 
@@ -296,8 +313,14 @@ def _kept(order: Order, tickets: list[Ticket]) -> TicketsPdf:
     if kept is not None:
         return kept
     made = make_pdf(pages, title=_title(order))
-    # Two first requests at once both make it; the row keeps one.
-    kept, _ = TicketsPdf.objects.update_or_create(order=order, defaults={"pdf": made, "etag": etag})
+    with transaction.atomic():
+        # The order's row, then its kept PDF: the order in which every writer takes them
+        # (hours/locking.py), so keeping a PDF never waits in a circle with a change of the order.
+        _lock_order(order)
+        # Two first requests at once both make it; the row keeps one.
+        kept, _ = TicketsPdf.objects.update_or_create(
+            order=order, defaults={"pdf": made, "etag": etag}
+        )
     return kept
 
 
@@ -313,7 +336,15 @@ def valid_tickets_pdf(*, order: Order) -> bytes:
         return make_pdf(sheets(order=order, tickets=valid), title=_title(order))
 
 
+def _lock_order(order: Order) -> None:
+    # FOR NO KEY UPDATE: waits for a change of the order (a cancellation, an attempt's claim),
+    # never for a ticket or payment being added to it.
+    list(Order.objects.select_for_update(no_key=True).filter(pk=order.pk).values_list("pk"))
+
+
 def forget_order_pdf(order: Order) -> None:
     """Drop the order's kept PDF: its next request makes it again. For a change the PDF would
     otherwise find only on its next request (its version follows what it prints anyway)."""
-    TicketsPdf.objects.filter(order=order).delete()
+    with transaction.atomic():
+        _lock_order(order)
+        TicketsPdf.objects.filter(order=order).delete()

@@ -19,7 +19,7 @@ from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
-from orders.models import Order, Ticket
+from orders.models import Order, RefundSource, Ticket
 from orders.selectors import cancel_deadline
 
 CALENDAR_NAME = "visit.ics"
@@ -72,12 +72,15 @@ def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
     """What the email says, worded in the active language (the order's); the same for both its
     parts."""
     hours = documents.opening_hours(documents.museum_day(order))
+    times = documents.event_times(order.event)
     day = day_in_words(order.date)
     if order.slot:
         when = _("%(day)s, entry from %(time)s") % {
             "day": day,
             "time": time_in_words(order.slot.entry_time),
         }
+    elif times:
+        when = _("%(day)s, %(times)s") % {"day": day, "times": times}
     elif hours:
         when = _("%(day)s, open %(hours)s") % {"day": day, "hours": hours}
     else:
@@ -113,8 +116,9 @@ def _category(ticket: Ticket) -> str:
 
 def visit_calendar(*, order: Order) -> bytes:
     """The visit as an iCalendar entry, in the museum's zone and the active language: from the
-    slot's entry time (or the day's opening) to the day's closing; all day when the day has no
-    hours. Its UID is the order's, so a second copy updates the entry rather than adding one."""
+    slot's entry time (or the event's start, or the day's opening) to the event's end (or the
+    day's closing); all day when those are unknown. Its UID is the order's, so a second copy
+    updates the entry rather than adding one."""
     museum = one_line(settings.MUSEUM_NAME)
     calendar = Calendar()
     calendar.add("prodid", f"-//{museum}//Tickets//EN")
@@ -145,8 +149,12 @@ def visit_calendar(*, order: Order) -> bytes:
 
 def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date]:
     day = documents.museum_day(order)
+    event = order.event
     opens = order.slot.entry_time if order.slot else (day.opens_at if day else None)
     closes = day.closes_at if day and not day.is_closed else None
+    if event is not None:
+        opens = event.starts_at or opens
+        closes = event.ends_at or closes
     if opens is None or closes is None or closes <= opens:
         return order.date, order.date + timedelta(days=1)  # all day: the hours are unknown
     zone = ZoneInfo(settings.TIME_ZONE)
@@ -158,26 +166,39 @@ def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date
     )
 
 
-def send_not_placed(*, order: Order, amount) -> None:
-    """Tell the buyer, in the order's language, that their payment came after the order's places
-    went, and is paid back."""
+def send_not_placed(*, order: Order, amount, reason: str = RefundSource.NOT_PLACED) -> None:
+    """Tell the buyer, in the order's language, that their payment is paid back whole, and why
+    (`reason`, the refund's source): it came after the order's places went, after the order was
+    cancelled, or when the order was already paid."""
     with i18n.speaking(order.language):
         words = {
             "code": order.confirmation_code,
             "day": day_in_words(order.date),
             "amount": money(amount),
         }
-        EmailMessage(
-            subject=_("Your order %(code)s could not be kept") % words,
-            body=_(
+        if reason == RefundSource.PAID_AFTER_CANCEL:
+            subject = _("Your payment for order %(code)s is paid back") % words
+            body = _(
+                "Your payment for order %(code)s (%(day)s) reached us after the order was "
+                "cancelled.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show it."
+            )
+        elif reason == RefundSource.ALREADY_PAID:
+            subject = _("Your payment for order %(code)s is paid back") % words
+            body = _(
+                "Your payment for order %(code)s (%(day)s) reached us when the order was already "
+                "paid.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show it."
+            )
+        else:
+            subject = _("Your order %(code)s could not be kept") % words
+            body = _(
                 "Your payment for order %(code)s (%(day)s) reached us after the order's hold had "
                 "run out, and its places were sold meanwhile.\n\n"
                 "We are paying %(amount)s back the way you paid; banks take a few days to show "
                 "it. We are sorry."
             )
-            % words,
-            to=[order.email],
-        ).send()
+        EmailMessage(subject=subject, body=body % words, to=[order.email]).send()
 
 
 # An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP

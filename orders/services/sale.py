@@ -23,7 +23,7 @@ from orders.exceptions import DateInPast, SoldOut
 from orders.models import Channel, Order, OrderStatus, Ticket, TicketType, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.limits import check_places
+from orders.services.limits import check_places, mailbox_of, max_tickets_per_order
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -61,15 +61,21 @@ def place_order(
     entry_time: time | None = None,
     earliest_slot: bool = False,
     hold: bool = False,
+    hold_minutes: int | None = None,
     language: str = "",
+    seller=None,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
     `language` (an offered one) is what its email, PDF and tickets speak; by default the active
-    language, the request's.
+    language, the request's. `seller` is the staff member selling at the front desk, whose
+    orders may be larger (limits.max_tickets_per_order); None for a buyer's own purchase.
 
     On a timed day the order names its slot (`entry_time`), or with `earliest_slot` takes the
     earliest slot with room, as the contract's purchase does.
+
+    `hold` keeps the order held even where it would be confirmed at once (a partner's, or a
+    free one) until confirm_order; `hold_minutes` (default MUSEUM_HOLD_MINUTES) is how long.
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -79,6 +85,7 @@ def place_order(
         lines=lines,
         entry_time=entry_time,
         names_slot=general and not earliest_slot,
+        seller=seller,
     )
     language = i18n.offered(language) or i18n.current()
     purchase = Purchase(buyer, email, phone, name, ticket_type, ticket_date, language)
@@ -89,25 +96,28 @@ def place_order(
         else:
             taken = places.take(ticket_date=ticket_date, event_id=event_id, slot=slot, n=count)
         lines_priced = priced(lines=lines, categories=categories, event=taken.event)
-        return _record_order(purchase, taken, lines_priced, hold=hold)
+        return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     return _selling(sell, ticket_date=ticket_date, event_id=event_id)
 
 
 def _checked(
-    *, ticket_date: date, lines: Sequence[dict], entry_time: time | None, names_slot: bool
+    *,
+    ticket_date: date,
+    lines: Sequence[dict],
+    entry_time: time | None,
+    names_slot: bool,
+    seller=None,
 ) -> tuple[list[VisitorCategory], EntrySlot | None]:
     """The lines' categories and the slot `entry_time` names, once the order's own rules hold:
-    its size, its date, its categories on sale and, if the order `names_slot` (general entry
-    that does not take the earliest slot), that slot, on sale."""
+    its size (larger sold at the desk by `seller`), its date, its categories on sale and, if the
+    order `names_slot` (general entry that does not take the earliest slot), that slot, on
+    sale."""
     count = sum(line["quantity"] for line in lines)
-    if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
-        raise InvalidInput(
-            "lines",
-            _("At most %(limit)s tickets per order.")
-            % {"limit": settings.MUSEUM_MAX_TICKETS_PER_ORDER},
-        )
+    limit = max_tickets_per_order(seller=seller)
+    if count > limit:
+        raise InvalidInput("lines", _("At most %(limit)s tickets per order.") % {"limit": limit})
     if ticket_date < timezone.localdate():
         raise DateInPast()
     categories = categories_of(lines)
@@ -133,12 +143,17 @@ def quote_order(
     lines: Sequence[dict],
     event_id: uuid.UUID | None = None,
     entry_time: time | None = None,
+    seller=None,
 ) -> Quote:
     """What place_order would charge for the order, by the same rules and prices, taking no
     place (so a quote says nothing of the places left)."""
     general = ticket_type == TicketType.GENERAL
     categories, _ = _checked(
-        ticket_date=ticket_date, lines=lines, entry_time=entry_time, names_slot=general
+        ticket_date=ticket_date,
+        lines=lines,
+        entry_time=entry_time,
+        names_slot=general,
+        seller=seller,
     )
     event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
     lines_priced = priced(lines=lines, categories=categories, event=event)
@@ -184,28 +199,38 @@ def _selling(sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUI
         return sell()
 
 
-def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *, hold: bool):
+def _record_order(
+    purchase: Purchase,
+    taken: places.Taken,
+    lines: list[Line],
+    *,
+    hold: bool,
+    hold_minutes: int | None = None,
+):
     now = timezone.now()
     channel = channel_of(purchase.buyer)
     total = total_of(lines)
     # An online order with a price is held until a provider confirms its payment.
     held = hold or (channel == Channel.ONLINE and total > 0)
+    mailbox = mailbox_of(purchase.email)
     check_places(
         buyer=purchase.buyer,
-        email=purchase.email,
+        mailbox=mailbox,
         ticket_date=purchase.ticket_date,
         n=sum(line.quantity for line in lines),
         held=held,
+        free=total == 0,
         channel=channel,
     )
     order = Order(
         buyer=purchase.buyer,
         email=purchase.email,
+        mailbox=mailbox,
         phone=purchase.phone,
         name=purchase.name,
         language=purchase.language,
         status=OrderStatus.HELD,
-        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
+        hold_expires_at=now + timedelta(minutes=hold_minutes or settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),
         ticket_type=purchase.ticket_type,
         date=purchase.ticket_date,
@@ -214,9 +239,10 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         total=total,
         channel=channel,
     )
-    if not held:
-        mark_confirmed(order, now=now)
-    order.save(force_insert=True)
+    if held:
+        order.save(force_insert=True)
+    else:
+        mark_confirmed(order, now=now, new=True)
     record_on_account_payment(order)
     tickets = [
         Ticket(

@@ -8,7 +8,14 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 from django.test import RequestFactory
 
-from museum.accounts import DOOR_GROUP, ROLES, STAFF_GROUP, STAFF_PERMISSIONS, create_account
+from museum.accounts import (
+    DESK_GROUP,
+    DOOR_GROUP,
+    ROLES,
+    STAFF_GROUP,
+    STAFF_PERMISSIONS,
+    create_account,
+)
 from orders.models import Order
 from tests.factories import PASSWORD, TicketFactory
 
@@ -60,6 +67,18 @@ def test_demo_accounts_are_created_once_and_never_touched_again(db):
     assert staff.check_password("changed by the user")
     assert User.objects.get(username="staff").is_staff
     assert not User.objects.get(username="visitor").is_staff
+
+
+def test_make_run_lists_every_demo_account_and_the_desks_address_last(db):
+    run("create_demo_accounts")
+
+    listed = run("create_demo_accounts", "--list", "--url", "http://127.0.0.1:8080")
+
+    for username in ("staff", "desk", "visitor", "partner"):
+        assert f"  {username} " in listed and f"{username}-demo-password" in listed
+    assert "http://127.0.0.1:8080/desk/" in listed
+    assert User.objects.get(username="desk").groups.get().name == DESK_GROUP
+    assert User.objects.get(username="partner").groups.get().name == "Sales partners"
 
 
 # Roles
@@ -223,3 +242,14 @@ def test_the_case_insensitive_index_migrates_back_and_forth():
 
     with pytest.raises(IntegrityError):
         User.objects.create(username="ADA")
+
+
+def test_create_account_desk_makes_a_front_desk_account(db, monkeypatch):
+    monkeypatch.setattr("sys.stdin", StringIO("a long enough passphrase\n"))
+    out = run("create_account", "desk1", "--desk", "--password-stdin")
+
+    desk1 = User.objects.get(username="desk1")
+    assert "front desk" in out
+    assert list(desk1.groups.values_list("name", flat=True)) == [DESK_GROUP]
+    assert desk1.is_staff  # signs in through the admin's login, for the desk
+    assert permission_names(desk1) == set(ROLES[DESK_GROUP])

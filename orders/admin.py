@@ -5,10 +5,8 @@ Orders are made through the API and never edited or deleted here: cancelling goe
 same service as the API (orders.services.cancel_order), under the same locks.
 """
 
-import csv
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import Decimal
 
 from django import forms
 from django.conf import settings
@@ -21,9 +19,9 @@ from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
 from audit.services import history
-from museum import i18n
-from museum.admin_pages import admin_page
+from museum.admin_pages import VisitDateFilter, admin_page, csv_response, report_cell
 from museum.exceptions import MuseumProblem
+from museum.forms import DATE_INPUT
 from orders import selectors
 from orders.models import (
     Order,
@@ -37,8 +35,6 @@ from orders.models import (
 )
 from orders.services.cancellation import cancel_order
 from orders.services.payments import retry_refund
-
-DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
 
 @admin.register(VisitorCategory)
@@ -111,20 +107,6 @@ class RefundInline(RecordInline):
     )
 
 
-class OrderDateFilter(admin.SimpleListFilter):
-    title = "visit date"
-    parameter_name = "when"
-
-    def lookups(self, request, model_admin):
-        return [("today", "Today"), ("upcoming", "From tomorrow"), ("past", "Before today")]
-
-    def queryset(self, request, queryset):
-        today = timezone.localdate()
-        lookups = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}
-        lookup = lookups.get(self.value() or "")
-        return queryset.filter(**{lookup: today}) if lookup else queryset
-
-
 @admin.register(Order)
 class OrderAdmin(AuditedAdmin):
     list_display = [
@@ -143,7 +125,7 @@ class OrderAdmin(AuditedAdmin):
     list_filter = [
         "status",
         "channel",
-        OrderDateFilter,
+        VisitDateFilter,
         "ticket_type",
         ("confirmation_sent_at", admin.EmptyFieldListFilter),
     ]
@@ -251,15 +233,10 @@ class Table:
     total: list[str]
 
 
-def report_money(amount: Decimal) -> str:
-    """An amount as the museum writes money (its language's way, MUSEUM_CURRENCY): the page and
-    the CSV alike."""
-    with i18n.museum_language():
-        return i18n.money(amount)
-
-
 def sales_tables(report: selectors.SalesReport) -> list[Table]:
-    amounts = selectors.AMOUNTS
+    """The report's two tables, each cell as the page and the CSV write it (report_cell: money
+    with two decimal places, in MUSEUM_CURRENCY, which the headers name)."""
+    money = f"({settings.MUSEUM_CURRENCY})"
     sales = Table(
         title="Sales per day, visit and category",
         header=[
@@ -267,60 +244,52 @@ def sales_tables(report: selectors.SalesReport) -> list[Table]:
             "Visit",
             "Visitor category",
             "Sold",
-            "Gross",
+            f"Gross {money}",
             "Cancelled",
-            "Refunds",
-            "Net",
+            f"Refunds {money}",
+            f"Net {money}",
         ],
         rows=[
-            [
-                row["date"].isoformat(),
+            _cells(
+                row["date"],
                 row["what"],
                 row["category__name"] or "",
-                str(row["sold"]),
-                report_money(row["gross"]),
-                str(row["cancelled"]),
-                *(report_money(row[name]) for name in amounts[1:]),
-            ]
+                row["sold"],
+                row["gross"],
+                row["cancelled"],
+                row["refunds"],
+                row["net"],
+            )
             for row in report.rows
         ],
-        total=[
-            "Total",
-            "",
-            "",
-            str(report.totals["sold"]),
-            report_money(report.totals["gross"]),
-            str(report.totals["cancelled"]),
-            *(report_money(report.totals[name]) for name in amounts[1:]),
-        ],
+        total=_cells("Total", "", "", *(report.totals[name] for name in SALES_TOTALS)),
     )
+    amounts = selectors.AMOUNTS
     takings = Table(
         title="Takings per payment method",
-        header=["Paid by", "Payments", "Gross", "Refunds", "Net"],
+        header=["Paid by", "Payments", *(f"{name.capitalize()} {money}" for name in amounts)],
         rows=[
-            [row["method"], str(row["payments"]), *(report_money(row[name]) for name in amounts)]
+            _cells(row["method"], row["payments"], *(row[name] for name in amounts))
             for row in report.takings
         ],
-        total=[
-            "Total",
-            str(report.takings_totals["payments"]),
-            *(report_money(report.takings_totals[name]) for name in amounts),
-        ],
+        total=_cells("Total", *(report.takings_totals[name] for name in ("payments", *amounts))),
     )
     return [sales, takings]
 
 
+SALES_TOTALS = ("sold", "gross", "cancelled", "refunds", "net")
+
+
+def _cells(*values) -> list[str]:
+    return [str(report_cell(value)) for value in values]
+
+
 def sales_csv(tables: list[Table], *, first: date, last: date) -> HttpResponse:
-    """Both tables, one after the other, each under its title, as the page shows them."""
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="sales-{first}-{last}.csv"'
-    writer = csv.writer(response)
-    writer.writerow([f"Visits from {first} to {last}"])
+    """Both tables as the page shows them, one under the other, each under its title."""
+    rows: list[list[str]] = []
     for table in tables:
-        writer.writerow([])
-        writer.writerow([table.title])
-        writer.writerows([table.header, *table.rows, table.total])
-    return response
+        rows += [[], [table.title], table.header, *table.rows, table.total]
+    return csv_response(f"sales-{first}-{last}.csv", [f"Visits from {first} to {last}"], rows)
 
 
 @admin.register(Refund)
@@ -408,24 +377,23 @@ class MonthForm(forms.Form):
     )
 
 
+ON_ACCOUNT_COLUMNS = ["partner", "month", "orders", "sold", "credited", "due", "currency"]
+
+
 def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="on-account-{month:%Y-%m}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["partner", "month", "orders", "sold", "credited", "due", "currency"])
-    for line in lines:
-        writer.writerow(
-            [
-                line.partner,
-                f"{month:%Y-%m}",
-                line.orders,
-                line.sold,
-                line.credited,
-                line.due,
-                settings.MUSEUM_CURRENCY,
-            ]
-        )
-    return response
+    rows = [
+        [
+            line.partner,
+            f"{month:%Y-%m}",
+            line.orders,
+            line.sold,
+            line.credited,
+            line.due,
+            settings.MUSEUM_CURRENCY,
+        ]
+        for line in lines
+    ]
+    return csv_response(f"on-account-{month:%Y-%m}.csv", ON_ACCOUNT_COLUMNS, rows)
 
 
 @admin.register(SaleLimits)

@@ -23,8 +23,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from events.models import SpecialEvent
 from museum.exceptions import MuseumProblem
+from museum.forms import DATE_INPUT
 from orders import documents, selectors
-from orders.models import Order, TicketType
+from orders.exceptions import NotPaid
+from orders.models import Order, OrderStatus, TicketType
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
 from orders.services.cancellation import cancel_order
 from orders.services.changes import move_order, pay_out_at_desk, resend_confirmation
@@ -32,9 +34,10 @@ from orders.services.payments import needs_payment, start_payment
 from orders.services.pricing import active_categories
 from orders.services.sale import place_order, quote_order
 
-DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 TIME_INPUT = forms.TimeInput(format="%H:%M", attrs={"type": "time"})
-PAYMENTS = [("cash", "Cash"), ("card", "Card terminal"), ("partner", "On a partner's account")]
+# What the desk takes itself (its provider, orders.providers.DESK), and a partner's account.
+DESK_PAYMENTS = [("cash", "Cash"), ("card", "Card terminal")]
+PAYMENTS = [*DESK_PAYMENTS, ("partner", "On a partner's account")]
 
 
 def desk_only(view):
@@ -183,26 +186,40 @@ def _sell(request, form: SaleForm) -> Order:
             **form.sale(),
         )
         if needs_payment(order):
-            payment = start_payment(
-                order_id=order.pk,
-                by=request.user,
-                provider_name=DESK,
-                method=data["payment"],
-                tendered=data.get("tendered") if data["payment"] == "cash" else None,
-            )
-            if payment.tendered is not None:
-                change = payment.tendered - payment.amount
-                messages.info(request, f"Change: {change} {settings.MUSEUM_CURRENCY}")
+            _take_payment(request, order_id=order.pk, data=data)
     messages.success(request, f"Sold: order {order.confirmation_code}, {order.total}.")
     return order
+
+
+def _take_payment(request, *, order_id: uuid.UUID, data: dict) -> None:
+    """The desk's payment of a held order (cash, with the change to give, or card): taken at
+    once, it confirms the order."""
+    cash = data["payment"] == "cash"
+    payment = start_payment(
+        order_id=order_id,
+        by=request.user,
+        provider_name=DESK,
+        method=data["payment"],
+        tendered=data.get("tendered") if cash else None,
+    )
+    if payment.tendered is not None:
+        change = payment.tendered - payment.amount
+        messages.info(request, f"Change: {change} {settings.MUSEUM_CURRENCY}")
 
 
 @desk_only
 @require_http_methods(["GET"])
 def order_page(request, order_id: uuid.UUID):
     order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    try:
+        selectors.refuse_unless_printable(order)
+        not_paid = None
+    except NotPaid as problem:
+        not_paid = problem  # said where "Print" would be, beside the payment it waits for
     context = {
         "order": order,
+        "not_paid": not_paid,
+        "payment_form": PaymentForm() if _payable(order) else None,
         "tickets": sorted(order.sold_tickets, key=lambda t: t.confirmation_code),
         "payments": order.payments.order_by("created_at"),
         "refunds": order.refunds.order_by("created_at"),
@@ -212,11 +229,30 @@ def order_page(request, order_id: uuid.UUID):
     return _page(request, "orders/desk/order.html", context)
 
 
+def _payable(order: Order) -> bool:
+    """A held order the desk's payment confirms: an online one with a price, its hold running
+    (start_payment refuses the others)."""
+    running = order.hold_expires_at is not None and order.hold_expires_at > timezone.now()
+    return order.status == OrderStatus.HELD and needs_payment(order) and running
+
+
+class PaymentForm(forms.Form):
+    payment = forms.ChoiceField(choices=DESK_PAYMENTS, widget=forms.RadioSelect, initial="cash")
+    tendered = forms.DecimalField(
+        label="Cash handed over", required=False, min_value=0, max_digits=10, decimal_places=2
+    )
+
+
 @desk_only
 @require_http_methods(["GET"])
 def order_pdf(request, order_id: uuid.UUID):
-    """The order's tickets to print at once."""
-    order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    """The order's tickets to print at once; an order not paid has none (NotPaid), as at the
+    API."""
+    try:
+        order = selectors.printable_order(order_id=order_id, viewer=request.user)
+    except NotPaid as problem:
+        messages.error(request, problem.detail, extra_tags=problem.code)
+        return redirect("desk-order", order_id=order_id)
     kept = documents.order_pdf(order=order)
     response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
@@ -231,9 +267,16 @@ class MoveForm(forms.Form):
 @desk_only
 @require_POST
 def change_order(request, order_id: uuid.UUID, what: str):
-    """Resend, move, or cancel (the whole order or one ticket) from the order's page."""
+    """Take the payment of a held order, resend, move, or cancel (the whole order or one ticket)
+    from the order's page."""
     try:
-        if what == "resend":
+        if what == "pay":
+            payment = PaymentForm(request.POST)
+            if not payment.is_valid():
+                raise _form_problem(payment)
+            _take_payment(request, order_id=order_id, data=payment.cleaned_data)
+            messages.success(request, "Paid: print the tickets.")
+        elif what == "resend":
             resend_confirmation(order_id=order_id, by=request.user)
             messages.success(request, "The confirmation email is on its way again.")
         elif what == "move":
@@ -247,7 +290,7 @@ def change_order(request, order_id: uuid.UUID, what: str):
         else:
             raise Http404()
     except MuseumProblem as problem:
-        messages.error(request, problem.detail)
+        messages.error(request, problem.detail, extra_tags=problem.code)
     return redirect(reverse("desk-order", kwargs={"order_id": order_id}))
 
 

@@ -8,9 +8,11 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from prometheus_client.core import GaugeMetricFamily
 
 from museum.exceptions import NotAllowed, NotFound
+from orders.exceptions import NotPaid
 from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund, Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
@@ -134,6 +136,27 @@ def viewable_order(*, order_id: uuid.UUID, viewer) -> Order:
     if order is None or not may_view_order(viewer=viewer, order=order):
         raise NotFound()
     order.sold_tickets = list(tickets_of(order))
+    return order
+
+
+def refuse_unless_printable(order: Order) -> None:
+    """Whether the order's tickets may be printed, drawn or sent, for every face that does (the
+    API's PDF and image, the desk's print and resend, the ticket's page in the admin): not those
+    of an order never paid, held or with its hold run out (released yet or not), which would pass
+    for paid tickets (NotPaid). A paid order's cancelled tickets are printed stamped CANCELLED."""
+    if order.status == OrderStatus.HELD:
+        raise NotPaid()
+    if order.status == OrderStatus.EXPIRED:
+        raise NotPaid(_("The order's hold ran out before it was paid: it has no tickets."))
+    if order.confirmed_at is None:
+        raise NotPaid(_("The order was cancelled before it was paid: it has no tickets."))
+
+
+def printable_order(*, order_id: uuid.UUID, viewer) -> Order:
+    """The order whose tickets `viewer` asks to print: NotFound as viewable_order, NotPaid as
+    refuse_unless_printable."""
+    order = viewable_order(order_id=order_id, viewer=viewer)
+    refuse_unless_printable(order)
     return order
 
 

@@ -30,7 +30,7 @@ REFUSALS = {
     "cancelled": gettext_lazy("Cancelled ticket"),
     "wrong_day": gettext_lazy("Ticket for another day"),
     "already_checked_in": gettext_lazy("Already checked in"),
-    "not_paid": gettext_lazy("Not paid: the order is only held"),
+    "not_paid": gettext_lazy("Not paid: send the visitor to the desk"),
     "closed": gettext_lazy("The museum has closed for today"),
     "too_early": gettext_lazy("Too early"),
 }

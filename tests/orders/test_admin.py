@@ -79,8 +79,8 @@ def test_the_sales_summary_counts_each_day_and_category(desk_client):
 
     page = desk_client.get(f"{ORDERS}sales/").content.decode()
 
-    assert "<td>Adult</td><td>2</td><td>€30.00</td>" in page
-    assert "<td>Child (6-17)</td><td>1</td><td>€7.50</td>" in page
+    assert "<td>Adult</td><td>2</td><td>30.00</td>" in page
+    assert "<td>Child (6-17)</td><td>1</td><td>7.50</td>" in page
 
 
 def test_a_visitor_sees_no_sales(client):
@@ -163,8 +163,8 @@ def test_the_sales_report_counts_no_hold_as_a_sale_or_a_cancellation(desk_client
     rows = list(csv.reader(io.StringIO(exported)))
     sales = rows[rows.index(["Sales per day, visit and category"]) + 2 :][:4]
     assert [row[1:] for row in sales] == [
-        ["General entry", "Adult", "3", "€45.00", "0", "€0.00", "€45.00"],
-        ["General entry", "Child (6-17)", "1", "€7.50", "1", "€7.50", "€0.00"],
-        ["Night tour", "Adult", "1", "€20.00", "0", "€0.00", "€20.00"],
-        ["", "", "5", "€72.50", "1", "€7.50", "€65.00"],
+        ["General entry", "Adult", "3", "45.00", "0", "0.00", "45.00"],
+        ["General entry", "Child (6-17)", "1", "7.50", "1", "7.50", "0.00"],
+        ["Night tour", "Adult", "1", "20.00", "0", "0.00", "20.00"],
+        ["", "", "5", "72.50", "1", "7.50", "65.00"],
     ]

@@ -70,8 +70,13 @@ def csv_tables(text: str) -> list[list[list[str]]]:
 
 
 def cents(amount: str) -> int:
-    """An amount as the report writes it (the museum's way, €1,234.50) in cents."""
-    return int(Decimal(amount.replace("€", "").replace(",", "")) * 100)
+    """An amount as the report writes it (two decimal places: 1234.50) in cents."""
+    return int(Decimal(amount) * 100)
+
+
+def money(*columns: str) -> list[str]:
+    """The headers of columns of money, naming the currency."""
+    return [f"{column} (EUR)" for column in columns]
 
 
 def db_cents(amount: Decimal | None) -> int:
@@ -142,21 +147,29 @@ def test_the_page_the_csv_and_the_database_agree_to_the_cent(a_day_of_sales, des
     assert csv_tables(exported.content.decode()) == [sales, takings]  # both parts, as shown
     assert exported.content.decode().startswith(f"Visits from {day} to {day}\r\n")
     assert sales == [
-        ["Date", "Visit", "Visitor category", "Sold", "Gross", "Cancelled", "Refunds", "Net"],
-        [day, "General entry", "Adult", "4", "€60.00", "1", "€15.00", "€45.00"],
-        [day, "General entry", "Child (6-17)", "1", "€7.50", "1", "€7.50", "€0.00"],
-        [day, "General entry", "Student", "1", "€10.00", "1", "€10.00", "€0.00"],
-        [day, "General entry", "Senior (65+)", "2", "€24.00", "0", "€0.00", "€24.00"],
-        [day, "Night tour", "Adult", "1", "€20.00", "0", "€0.00", "€20.00"],
-        ["Total", "", "", "9", "€121.50", "3", "€32.50", "€89.00"],
+        [
+            "Date",
+            "Visit",
+            "Visitor category",
+            "Sold",
+            *money("Gross"),
+            "Cancelled",
+            *money("Refunds", "Net"),
+        ],
+        [day, "General entry", "Adult", "4", "60.00", "1", "15.00", "45.00"],
+        [day, "General entry", "Child (6-17)", "1", "7.50", "1", "7.50", "0.00"],
+        [day, "General entry", "Student", "1", "10.00", "1", "10.00", "0.00"],
+        [day, "General entry", "Senior (65+)", "2", "24.00", "0", "0.00", "24.00"],
+        [day, "Night tour", "Adult", "1", "20.00", "0", "0.00", "20.00"],
+        ["Total", "", "", "9", "121.50", "3", "32.50", "89.00"],
     ]
     assert takings == [
-        ["Paid by", "Payments", "Gross", "Refunds", "Net"],
-        ["Card at the desk", "1", "€15.00", "€15.00", "€0.00"],
-        ["Cash at the desk", "1", "€24.00", "€0.00", "€24.00"],
-        ["On account: hotel-adler", "2", "€45.00", "€10.00", "€35.00"],
-        ["Stripe", "1", "€37.50", "€7.50", "€30.00"],
-        ["Total", "5", "€121.50", "€32.50", "€89.00"],
+        ["Paid by", "Payments", *money("Gross", "Refunds", "Net")],
+        ["Card at the desk", "1", "15.00", "15.00", "0.00"],
+        ["Cash at the desk", "1", "24.00", "0.00", "24.00"],
+        ["On account: hotel-adler", "2", "45.00", "10.00", "35.00"],
+        ["Stripe", "1", "37.50", "7.50", "30.00"],
+        ["Total", "5", "121.50", "32.50", "89.00"],
     ]
     # The totals are the database's: every payment that confirmed an order, every refund.
     payments = Payment.objects.filter(state="confirmed", order__date=a_day_of_sales)
@@ -164,7 +177,7 @@ def test_the_page_the_csv_and_the_database_agree_to_the_cent(a_day_of_sales, des
     gross = db_cents(payments.aggregate(total=Sum("amount"))["total"])
     back = db_cents(refunds.aggregate(total=Sum("amount"))["total"])
     for header, *_, total in (sales, takings):
-        columns = [header.index(name) for name in ("Gross", "Refunds", "Net")]
+        columns = [header.index(name) for name in money("Gross", "Refunds", "Net")]
         assert [cents(total[column]) for column in columns] == [gross, back, gross - back]
     for row in sales[1:-1]:  # each row adds up
         assert cents(row[4]) - cents(row[6]) == cents(row[7])

@@ -528,6 +528,9 @@ MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)
 MUSEUM_CANCEL_HOURS_BEFORE = envint("MUSEUM_CANCEL_HOURS_BEFORE", 24)
 # The longest hold an OCTO reseller may ask for (expirationMinutes), in minutes.
 MUSEUM_OCTO_MAX_HOLD_MINUTES = envint("MUSEUM_OCTO_MAX_HOLD_MINUTES", 60)
+# Where the service is reached ("https://museum.example"): the links in OCTO's webhooks, which
+# no request names. Empty: their links are paths.
+MUSEUM_PUBLIC_URL = os.environ.get("MUSEUM_PUBLIC_URL", "").rstrip("/")
 MUSEUM_ENTRY_ALLOWANCE_MINUTES = envint("MUSEUM_ENTRY_ALLOWANCE_MINUTES", 15)
 if min(MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_DESK_MAX_TICKETS_PER_ORDER, MUSEUM_HOLD_MINUTES) < 1:
     raise ImproperlyConfigured(

@@ -13,7 +13,8 @@ from audit.models import Action
 from audit.services import changed_fields, record
 from museum.exceptions import InvalidInput, NotFound
 from webhooks.http import Refused, check_receiver
-from webhooks.models import EventType, Subscription
+from webhooks.messages import known_types
+from webhooks.models import Subscription
 
 # How long the previous secret still signs after a rotation.
 SECRET_OVERLAP = timedelta(hours=24)
@@ -48,9 +49,10 @@ def _checked(url: str, event_types: list[str]) -> None:
         check_receiver(url)
     except Refused as refusal:
         raise InvalidInput("url", str(refusal)) from None
-    unknown = set(event_types) - set(EventType.values)
+    known = known_types()
+    unknown = set(event_types) - set(known)
     if unknown or not event_types:
-        raise InvalidInput("eventTypes", f"Choose one or more of {', '.join(EventType.values)}.")
+        raise InvalidInput("eventTypes", f"Choose one or more of {', '.join(known)}.")
 
 
 @transaction.atomic

@@ -49,7 +49,7 @@ AVAILABILITY_RECORDS = frozenset(
 
 def booking_messages(entry: AuditRecord) -> Iterator[Message]:
     """The booking's `booking_update`, its body as `GET /octo/bookings/{uuid}` answers it."""
-    order_id = entry.object_id
+    order_id: uuid.UUID | str = entry.object_id
     if entry.object_type == TICKET:
         ticket = Ticket.objects.filter(pk=entry.object_id).values("order_id").first()
         if ticket is None:
@@ -66,6 +66,7 @@ def booking_messages(entry: AuditRecord) -> Iterator[Message]:
 
 def availability_messages(entry: AuditRecord) -> Iterator[Message]:
     """The product's day whose places changed, as a subject: "general 2026-12-07"."""
+    day: object
     if entry.object_type == ORDER:
         order = Order.objects.filter(pk=entry.object_id).values("event_id", "date").first()
         if order is None:

@@ -170,7 +170,7 @@ def find_orders(*, query: str, limit: int = 30) -> list[Order]:
             ticket = Ticket.objects.filter(
                 order=OuterRef("pk"), confirmation_code__in=code.ticket_codes
             )
-            matches |= Exists(ticket)
+            matches |= Q(Exists(ticket))
     tickets = Prefetch("tickets", queryset=tickets_of_orders(), to_attr="sold_tickets")
     orders = (
         Order.objects.filter(matches)

@@ -168,9 +168,9 @@ class Scan:
 
 
 def scan_key(scanned: str) -> Scan:
-    """What the scanned text names, a code read forgivingly (orders.codes.read_code). A signed QR token (`MT1.`, case kept: it is base64) whose
-    signature fails is ForgedTicket; text that is neither a token nor shaped like a code is
-    UnknownCode."""
+    """What the scanned text names, a code read forgivingly (orders.codes.read_code, as the
+    desk's search reads it). A signed QR token (`MT1.`, case kept: it is base64) whose signature
+    fails is ForgedTicket; text that is neither a token nor shaped like a code is UnknownCode."""
     text = scanned.strip()
     if text[: len(tokens.PREFIX)].upper() == tokens.PREFIX:
         try:

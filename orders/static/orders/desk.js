@@ -42,6 +42,15 @@
       input.value = String(Math.max(0, Math.floor(number(input.value)) + Number(step.dataset.step)));
       input.dispatchEvent(new Event("input", { bubbles: true }));
     });
+    // A quantity's 0 is selected on focus: typing replaces it.
+    sale.addEventListener("focusin", function (event) {
+      if (event.target.matches("input.quantity, #id_tendered")) event.target.select();
+    });
+    var first = sale.querySelector("input.quantity");
+    if (first) {
+      first.focus();
+      first.select();
+    }
     addUp();
   }
 

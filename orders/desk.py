@@ -284,6 +284,12 @@ def _sell(request, form: SaleForm) -> Order:
     return order
 
 
+PAID_AT_DESK = {
+    "cash": gettext_lazy("Paid at the desk (cash)"),
+    "card": gettext_lazy("Paid at the desk (card terminal)"),
+}
+
+
 def paid_how(order: Order, payments) -> str:
     """How the order was paid, in a clerk's words."""
     confirmed = [payment for payment in payments if payment.state == PaymentState.CONFIRMED]
@@ -293,8 +299,7 @@ def paid_how(order: Order, payments) -> str:
         return _("Not paid") if order.total else _("Free")
     payment = confirmed[0]
     if payment.provider == DESK:
-        method = dict(PAYMENTS).get(payment.info, payment.info)
-        return _("Paid at the desk (%(method)s)") % {"method": str(method).lower()}
+        return str(PAID_AT_DESK.get(payment.info, PAID_AT_DESK["card"]))
     return _("Paid online")
 
 

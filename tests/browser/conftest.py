@@ -28,9 +28,9 @@ DESKTOP = {"width": 1280, "height": 800}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, name: str, *, full_page: bool = False) -> None:
     if os.environ.get("MUSEUM_SCREENSHOTS") == "1":
-        page.screenshot(path=SCREENSHOTS / f"{name}.png")
+        page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page)
 
 
 @contextmanager

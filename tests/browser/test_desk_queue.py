@@ -84,7 +84,7 @@ def test_a_family_paid_in_cash_takes_few_keys_and_no_mouse(page, morning, viewpo
     keys.press("5", "0")
     expect(page.locator("#change")).to_have_text("5.00")
     if viewport == DESKTOP:
-        screenshot(page, "desk-sale")
+        screenshot(page, "desk-sale", full_page=True)
     keys.press("Enter")
 
     expect(page.locator(".messages")).to_contain_text("Change to give: €5.00")
@@ -98,6 +98,7 @@ def test_a_family_paid_in_cash_takes_few_keys_and_no_mouse(page, morning, viewpo
     keys.press("Enter")
     expect(page.locator("#id_qty_adult")).to_be_focused()
 
+    print(f"a family of four paid in cash: {keys.count} keys")
     assert keys.count <= 20, f"{keys.count} keys"
     order = Order.objects.get()
     assert (order.total, order.slot.entry_time) == (45, dt.time(11))

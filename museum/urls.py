@@ -11,7 +11,8 @@ from drf_spectacular.views import (
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders import desk
-from orders.payment_views import demo_payment, stripe_webhook
+from orders.providers import STRIPE
+from orders.providers.views import demo_payment, notification
 from tickets.door import door
 
 api_patterns: list[URLPattern | URLResolver] = [
@@ -52,7 +53,12 @@ urlpatterns = [
         name="desk-order-change",
     ),
     # What payment providers call (docs/payments.md): outside the API and its schema.
-    path("payments/stripe/webhook", stripe_webhook, name="stripe-webhook"),
+    path(
+        "payments/stripe/webhook",
+        notification,
+        {"provider_name": STRIPE},
+        name="stripe-webhook",
+    ),
     path("payments/demo/<uuid:payment_id>", demo_payment, name="demo-payment"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

@@ -381,6 +381,6 @@ def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> Http
 class SaleLimitsAdmin(AuditedAdmin):
     """An account's own limits on places: a shop or kiosk selling for many, or a partner."""
 
-    list_display = ["account", "max_held_places", "max_places_per_day"]
+    list_display = ["account", "max_held_places", "max_places_per_day", "max_free_places_per_day"]
     search_fields = ["account__username"]
     autocomplete_fields = ["account"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import qrcode
 from django.conf import settings
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -312,8 +313,14 @@ def _kept(order: Order, tickets: list[Ticket]) -> TicketsPdf:
     if kept is not None:
         return kept
     made = make_pdf(pages, title=_title(order))
-    # Two first requests at once both make it; the row keeps one.
-    kept, _ = TicketsPdf.objects.update_or_create(order=order, defaults={"pdf": made, "etag": etag})
+    with transaction.atomic():
+        # The order's row, then its kept PDF: the order in which every writer takes them
+        # (hours/locking.py), so keeping a PDF never waits in a circle with a change of the order.
+        _lock_order(order)
+        # Two first requests at once both make it; the row keeps one.
+        kept, _ = TicketsPdf.objects.update_or_create(
+            order=order, defaults={"pdf": made, "etag": etag}
+        )
     return kept
 
 
@@ -329,7 +336,15 @@ def valid_tickets_pdf(*, order: Order) -> bytes:
         return make_pdf(sheets(order=order, tickets=valid), title=_title(order))
 
 
+def _lock_order(order: Order) -> None:
+    # FOR NO KEY UPDATE: waits for a change of the order (a cancellation, an attempt's claim),
+    # never for a ticket or payment being added to it.
+    list(Order.objects.select_for_update(no_key=True).filter(pk=order.pk).values_list("pk"))
+
+
 def forget_order_pdf(order: Order) -> None:
     """Drop the order's kept PDF: its next request makes it again. For a change the PDF would
     otherwise find only on its next request (its version follows what it prints anyway)."""
-    TicketsPdf.objects.filter(order=order).delete()
+    with transaction.atomic():
+        _lock_order(order)
+        TicketsPdf.objects.filter(order=order).delete()

@@ -19,7 +19,7 @@ from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
-from orders.models import Order, Ticket
+from orders.models import Order, RefundSource, Ticket
 from orders.selectors import cancel_deadline
 
 CALENDAR_NAME = "visit.ics"
@@ -166,26 +166,39 @@ def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date
     )
 
 
-def send_not_placed(*, order: Order, amount) -> None:
-    """Tell the buyer, in the order's language, that their payment came after the order's places
-    went, and is paid back."""
+def send_not_placed(*, order: Order, amount, reason: str = RefundSource.NOT_PLACED) -> None:
+    """Tell the buyer, in the order's language, that their payment is paid back whole, and why
+    (`reason`, the refund's source): it came after the order's places went, after the order was
+    cancelled, or when the order was already paid."""
     with i18n.speaking(order.language):
         words = {
             "code": order.confirmation_code,
             "day": day_in_words(order.date),
             "amount": money(amount),
         }
-        EmailMessage(
-            subject=_("Your order %(code)s could not be kept") % words,
-            body=_(
+        if reason == RefundSource.PAID_AFTER_CANCEL:
+            subject = _("Your payment for order %(code)s is paid back") % words
+            body = _(
+                "Your payment for order %(code)s (%(day)s) reached us after the order was "
+                "cancelled.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show it."
+            )
+        elif reason == RefundSource.ALREADY_PAID:
+            subject = _("Your payment for order %(code)s is paid back") % words
+            body = _(
+                "Your payment for order %(code)s (%(day)s) reached us when the order was already "
+                "paid.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show it."
+            )
+        else:
+            subject = _("Your order %(code)s could not be kept") % words
+            body = _(
                 "Your payment for order %(code)s (%(day)s) reached us after the order's hold had "
                 "run out, and its places were sold meanwhile.\n\n"
                 "We are paying %(amount)s back the way you paid; banks take a few days to show "
                 "it. We are sorry."
             )
-            % words,
-            to=[order.email],
-        ).send()
+        EmailMessage(subject=subject, body=body % words, to=[order.email]).send()
 
 
 # An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP

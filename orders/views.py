@@ -194,12 +194,14 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         operation_id="startOrderPayment",
         summary="Pay a held order",
         description=(
-            "Starts a payment with a provider and extends the hold to "
-            "MUSEUM_PAYMENT_HOLD_MINUTES so that it can complete. `stripe` answers a "
-            "`clientSecret` for Stripe.js; Stripe's webhook then confirms the order and its email "
-            "goes. `desk` (staff who take payments) is paid at once. A provider this account may "
-            "not use is 400; an order not held or free, 409 `nothing_to_pay`; after the hold ran "
-            "out, 409 `hold_expired`; the provider failing, 502 `provider_failed`."
+            "Starts a payment with a provider; the first start extends the hold, once, to "
+            "MUSEUM_PAYMENT_HOLD_MINUTES after it so that it can complete. One payment is in "
+            "progress at a time: a start with its provider answers it again, a start with "
+            "another cancels it at its provider first. `stripe` answers a `clientSecret` for "
+            "Stripe.js; Stripe's webhook then confirms the order and its email goes. `desk` "
+            "(staff who take payments) is paid at once. A provider this account may not use is "
+            "400; an order not held, free or a sales partner's, 409 `nothing_to_pay`; after the "
+            "hold ran out, 409 `hold_expired`; the provider failing, 502 `provider_failed`."
         ),
         request=StartPaymentRequestSerializer,
         responses={201: PaymentSerializer, **problems(400, 401, 403, 404, 409, 429, 502)},

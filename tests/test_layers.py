@@ -23,7 +23,6 @@ FACES = {
     "urls",
     "door",
     "desk",
-    "payment_views",
     "apps",
     "migrations",
     "management",

@@ -73,6 +73,8 @@ class Delivery(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # When the attempt sending it now claimed it (webhooks.delivery); empty while none is.
+    claimed_at = models.DateTimeField(null=True, blank=True, editable=False)
     # When its first attempt was due (slot messages are spaced out by it).
     first_due_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -23,7 +23,7 @@ from orders.exceptions import DateInPast, SoldOut
 from orders.models import Channel, Order, OrderStatus, Ticket, TicketType, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.limits import check_places, max_tickets_per_order
+from orders.services.limits import check_places, mailbox_of, max_tickets_per_order
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -201,17 +201,20 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
     total = total_of(lines)
     # An online order with a price is held until a provider confirms its payment.
     held = hold or (channel == Channel.ONLINE and total > 0)
+    mailbox = mailbox_of(purchase.email)
     check_places(
         buyer=purchase.buyer,
-        email=purchase.email,
+        mailbox=mailbox,
         ticket_date=purchase.ticket_date,
         n=sum(line.quantity for line in lines),
         held=held,
+        free=total == 0,
         channel=channel,
     )
     order = Order(
         buyer=purchase.buyer,
         email=purchase.email,
+        mailbox=mailbox,
         phone=purchase.phone,
         name=purchase.name,
         language=purchase.language,
@@ -225,9 +228,10 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         total=total,
         channel=channel,
     )
-    if not held:
-        mark_confirmed(order, now=now)
-    order.save(force_insert=True)
+    if held:
+        order.save(force_insert=True)
+    else:
+        mark_confirmed(order, now=now, new=True)
     record_on_account_payment(order)
     tickets = [
         Ticket(

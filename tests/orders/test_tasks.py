@@ -10,9 +10,9 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from hours.models import MuseumDay
+from museum.lost_work import LOST_AFTER, RETRY
 from orders import tasks
 from orders.models import Order
-from orders.tasks import LOST_AFTER
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tests.orders.conftest import later, order_body
@@ -104,28 +104,53 @@ def test_each_attempt_is_recorded_on_the_order_until_one_sends(visitor_client, s
     assert order.confirmation_sent_at is not None and order.confirmation_task_id == ""
 
 
+def die_mid_attempt(order: Order) -> None:
+    """What a worker killed while sending leaves: its task result running forever, and the
+    email claimed by its attempt, unsent."""
+    [lost] = attempts_of(order)
+    lost.claim("a-worker-that-died")
+    assert tasks.claim_confirmation(order_id=order.pk, attempt=1) is not None
+
+
 def test_an_attempt_lost_with_its_worker_is_enqueued_again(visitor_client, clock):
     day = MuseumDayFactory(date=later())
     visitor_client.post(ORDERS, order_body(day.date), format="json")
     order = Order.objects.get()
-    # What a worker killed mid-attempt leaves: its task result running forever, the email unsent.
-    [lost] = attempts_of(order)
-    lost.claim("a-worker-that-died")
+    die_mid_attempt(order)
 
     run_task_worker()
     assert not mail.outbox
-    assert tasks.requeue_lost_order_confirmations() == 0  # perhaps still running
+    assert tasks.requeue_lost_order_confirmations() == 0  # perhaps still sending
 
-    clock.shift(LOST_AFTER)
+    clock.shift(LOST_AFTER + dt.timedelta(seconds=1))
     assert tasks.requeue_lost_order_confirmations() == 1
-    assert tasks.requeue_lost_order_confirmations() == 0  # its new attempt is waiting: not lost
+    assert tasks.requeue_lost_order_confirmations() == 0  # its next attempt is waiting: not lost
     run_task_worker()
+    assert not mail.outbox  # the next attempt waits as after a failure
 
+    clock.shift(RETRY.wait(1))
+    run_task_worker()
     [message] = mail.outbox
     assert order.confirmation_code in message.body
     order.refresh_from_db()
-    assert order.confirmation_sent_at is not None
+    assert order.confirmation_sent_at is not None and order.confirmation_attempt == 2
     assert tasks.requeue_lost_order_confirmations() == 0  # sent: nothing more
+
+
+def test_an_email_lost_on_its_last_attempt_is_given_up(visitor_client, clock):
+    day = MuseumDayFactory(date=later())
+    visitor_client.post(ORDERS, order_body(day.date), format="json")
+    order = Order.objects.get()
+    die_mid_attempt(order)
+    Order.objects.filter(pk=order.pk).update(confirmation_attempt=RETRY.attempts)
+
+    clock.shift(LOST_AFTER + dt.timedelta(seconds=1))
+    assert tasks.requeue_lost_order_confirmations() == 1
+    order.refresh_from_db()
+    assert order.confirmation_task_id == "" and order.confirmation_claimed_at is None
+    clock.shift(dt.timedelta(days=1))
+    run_task_worker()
+    assert not mail.outbox
 
 
 def test_a_held_order_is_mailed_when_confirmed_not_before(visitor_client):

@@ -172,27 +172,22 @@ def words(problem: MuseumProblem) -> str:
     return str(problem.detail)
 
 
-def picker(*, day, event_id=None, chosen: str | None = None, name: str = "entry_time") -> dict:
+def picker(*, day, event_id=None, chosen: str | None = None) -> dict:
     """The slot picker's context (orders/desk/slots.html): the day's entry slots as buttons
     with their places left, or why there are none; the chosen one, else the next with room."""
     choices = selectors.entry_choices(day=day, event_id=event_id) if day else None
     if choices is not None and chosen not in {c.value for c in choices.choices if c.open}:
         chosen = choices.first_open
-    return {"choices": choices, "chosen": chosen, "name": name, "day": day}
+    return {"choices": choices, "chosen": chosen, "name": "entry_time", "day": day}
 
 
 @desk_only
 @require_http_methods(["GET"])
 def slots(request):
     """The slot picker for another day or event, which the page's script swaps in."""
-    event = request.GET.get("event") or None
-    try:
-        event_id = uuid.UUID(event) if event else None
-    except ValueError:
-        event_id = None
+    event_id = _uuid(request.GET.get("event"))
     day = parse_date(request.GET.get("ticket_date") or "") or None
-    name = "entry_time" if request.GET.get("name") != "ticket_date" else "ticket_date"
-    context = picker(day=day, event_id=event_id, chosen=request.GET.get("chosen"), name=name)
+    context = picker(day=day, event_id=event_id, chosen=request.GET.get("chosen"))
     return render(request, "orders/desk/slots.html", context)
 
 
@@ -421,9 +416,11 @@ def _cancel(request, *, order_id: uuid.UUID) -> None:
 
 
 def _form_problem(form: forms.Form) -> MuseumProblem:
+    # Each field by its label ("New entry slot: ..."), as the clerk reads it on the page.
     errors = "; ".join(
-        f"{form.fields[field].label if field in form.fields else ''}: "
-        f"{' '.join(str(word) for word in messages_)}".lstrip(": ")
-        for field, messages_ in form.errors.items()
+        f"{form.fields[field].label}: {' '.join(str(word) for word in words)}"
+        if field in form.fields
+        else " ".join(str(word) for word in words)
+        for field, words in form.errors.items()
     )
     return MuseumProblem(errors)

@@ -218,7 +218,9 @@ def entry_choices(*, day: date, event_id: uuid.UUID | None = None) -> EntryChoic
         return EntryChoices(
             "event",
             [
-                Choice(d.date.isoformat(), None if d.capacity is None else d.capacity - d.sold)
+                Choice(
+                    d.date.isoformat(), None if d.capacity is None else max(d.capacity - d.sold, 0)
+                )
                 for d in dates
             ],
         )
@@ -231,7 +233,7 @@ def entry_choices(*, day: date, event_id: uuid.UUID | None = None) -> EntryChoic
     ]
     if slots:
         return EntryChoices("slots", slots)
-    left = None if museum_day.capacity is None else museum_day.capacity - museum_day.sold
+    left = None if museum_day.capacity is None else max(museum_day.capacity - museum_day.sold, 0)
     return EntryChoices("untimed", [], left=left)
 
 

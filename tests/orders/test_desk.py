@@ -131,6 +131,7 @@ def test_the_desk_page_needs_the_desk_permission(client, db):
     client.force_login(create_account(username="door", password=PASSWORD, door=True))
 
     assert client.get("/desk/").status_code == 403
+    assert client.get("/desk/slots/", {"ticket_date": "2030-01-01"}).status_code == 403
 
 
 def test_today_shows_arrivals_per_slot_and_takings(desk):

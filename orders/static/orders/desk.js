@@ -65,7 +65,6 @@
       var query = new URLSearchParams({
         ticket_date: day.value,
         event: event ? event.value : "",
-        name: picker.dataset.name,
         chosen: chosen ? chosen.value : "",
       });
       fetch(picker.dataset.url + "?" + query, { credentials: "same-origin" })

@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "orders",
     "webhooks",
+    "octo",
     "axes",
     "csp",
 ]
@@ -525,6 +526,8 @@ MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)
 MUSEUM_CANCEL_HOURS_BEFORE = envint("MUSEUM_CANCEL_HOURS_BEFORE", 24)
+# The longest hold an OCTO reseller may ask for (expirationMinutes), in minutes.
+MUSEUM_OCTO_MAX_HOLD_MINUTES = envint("MUSEUM_OCTO_MAX_HOLD_MINUTES", 60)
 MUSEUM_ENTRY_ALLOWANCE_MINUTES = envint("MUSEUM_ENTRY_ALLOWANCE_MINUTES", 15)
 if min(MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_DESK_MAX_TICKETS_PER_ORDER, MUSEUM_HOLD_MINUTES) < 1:
     raise ImproperlyConfigured(

@@ -33,6 +33,8 @@ api_patterns: list[URLPattern | URLResolver] = [
 
 urlpatterns = [
     path("v1.1/", include(api_patterns)),
+    # OCTO, for resellers (docs/octo.md): its own paths, errors and schema.
+    path("octo/", include("octo.urls")),
     path("admin/", admin.site.urls),
     # Django's set_language: the admin's language switch (templates/admin/base_site.html).
     path("i18n/", include("django.conf.urls.i18n")),

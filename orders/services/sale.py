@@ -61,6 +61,7 @@ def place_order(
     entry_time: time | None = None,
     earliest_slot: bool = False,
     hold: bool = False,
+    hold_minutes: int | None = None,
     language: str = "",
     seller=None,
 ) -> Order:
@@ -72,6 +73,9 @@ def place_order(
 
     On a timed day the order names its slot (`entry_time`), or with `earliest_slot` takes the
     earliest slot with room, as the contract's purchase does.
+
+    `hold` keeps the order held even where it would be confirmed at once (a partner's, or a
+    free one) until confirm_order; `hold_minutes` (default MUSEUM_HOLD_MINUTES) is how long.
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -92,7 +96,7 @@ def place_order(
         else:
             taken = places.take(ticket_date=ticket_date, event_id=event_id, slot=slot, n=count)
         lines_priced = priced(lines=lines, categories=categories, event=taken.event)
-        return _record_order(purchase, taken, lines_priced, hold=hold)
+        return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     return _selling(sell, ticket_date=ticket_date, event_id=event_id)
@@ -195,7 +199,14 @@ def _selling(sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUI
         return sell()
 
 
-def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *, hold: bool):
+def _record_order(
+    purchase: Purchase,
+    taken: places.Taken,
+    lines: list[Line],
+    *,
+    hold: bool,
+    hold_minutes: int | None = None,
+):
     now = timezone.now()
     channel = channel_of(purchase.buyer)
     total = total_of(lines)
@@ -219,7 +230,7 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         name=purchase.name,
         language=purchase.language,
         status=OrderStatus.HELD,
-        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
+        hold_expires_at=now + timedelta(minutes=hold_minutes or settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),
         ticket_type=purchase.ticket_type,
         date=purchase.ticket_date,

@@ -5,7 +5,6 @@ Orders are made through the API and never edited or deleted here: cancelling goe
 same service as the API (orders.services.cancel_order), under the same locks.
 """
 
-import csv
 from datetime import date, timedelta
 
 from django import forms
@@ -19,8 +18,9 @@ from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
 from audit.services import history
-from museum.admin_pages import admin_page
+from museum.admin_pages import VisitDateFilter, admin_page, csv_response
 from museum.exceptions import MuseumProblem
+from museum.forms import DATE_INPUT
 from orders import selectors
 from orders.models import (
     Order,
@@ -34,8 +34,6 @@ from orders.models import (
 )
 from orders.services.cancellation import cancel_order
 from orders.services.payments import retry_refund
-
-DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
 
 @admin.register(VisitorCategory)
@@ -107,20 +105,6 @@ class RefundInline(RecordInline):
     )
 
 
-class OrderDateFilter(admin.SimpleListFilter):
-    title = "visit date"
-    parameter_name = "when"
-
-    def lookups(self, request, model_admin):
-        return [("today", "Today"), ("upcoming", "From tomorrow"), ("past", "Before today")]
-
-    def queryset(self, request, queryset):
-        today = timezone.localdate()
-        lookups = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}
-        lookup = lookups.get(self.value() or "")
-        return queryset.filter(**{lookup: today}) if lookup else queryset
-
-
 @admin.register(Order)
 class OrderAdmin(AuditedAdmin):
     list_display = [
@@ -139,7 +123,7 @@ class OrderAdmin(AuditedAdmin):
     list_filter = [
         "status",
         "channel",
-        OrderDateFilter,
+        VisitDateFilter,
         "ticket_type",
         ("confirmation_sent_at", admin.EmptyFieldListFilter),
     ]
@@ -241,35 +225,31 @@ SALES_COLUMNS = ["date", "what", "category", "sold", "cancelled", "takings", "re
 
 
 def sales_csv(report: selectors.SalesReport, *, first: date, last: date) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="sales-{first}-{last}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(SALES_COLUMNS)
-    for row in report.rows:
-        writer.writerow(
-            [
-                row["date"].isoformat(),
-                row["what"],
-                row["category__name"] or "",
-                row["sold"],
-                row["cancelled"],
-                f"{row['takings']:.2f}",
-                f"{row['refunded']:.2f}",
-            ]
-        )
+    rows = [
+        [
+            row["date"],
+            row["what"],
+            row["category__name"] or "",
+            row["sold"],
+            row["cancelled"],
+            row["takings"],
+            row["refunded"],
+        ]
+        for row in report.rows
+    ]
     totals = report.totals
-    writer.writerow(
+    rows.append(
         [
             "total",
             "",
             "",
             totals["sold"],
             totals["cancelled"],
-            f"{totals['takings']:.2f}",
-            f"{totals['refunded']:.2f}",
+            totals["takings"],
+            totals["refunded"],
         ]
     )
-    return response
+    return csv_response(f"sales-{first}-{last}.csv", SALES_COLUMNS, rows)
 
 
 @admin.register(Refund)
@@ -357,24 +337,23 @@ class MonthForm(forms.Form):
     )
 
 
+ON_ACCOUNT_COLUMNS = ["partner", "month", "orders", "sold", "credited", "due", "currency"]
+
+
 def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="on-account-{month:%Y-%m}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["partner", "month", "orders", "sold", "credited", "due", "currency"])
-    for line in lines:
-        writer.writerow(
-            [
-                line.partner,
-                f"{month:%Y-%m}",
-                line.orders,
-                line.sold,
-                line.credited,
-                line.due,
-                settings.MUSEUM_CURRENCY,
-            ]
-        )
-    return response
+    rows = [
+        [
+            line.partner,
+            f"{month:%Y-%m}",
+            line.orders,
+            line.sold,
+            line.credited,
+            line.due,
+            settings.MUSEUM_CURRENCY,
+        ]
+        for line in lines
+    ]
+    return csv_response(f"on-account-{month:%Y-%m}.csv", ON_ACCOUNT_COLUMNS, rows)
 
 
 @admin.register(SaleLimits)

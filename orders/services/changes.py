@@ -16,7 +16,7 @@ from museum.exceptions import InvalidInput
 from orders.exceptions import OrderCancelled
 from orders.models import BuyerEmail, Order, OrderStatus, RefundState, Ticket, TicketImage
 from orders.providers import DESK
-from orders.selectors import order_to_change, tickets_of
+from orders.selectors import order_to_change, refuse_unless_printable, tickets_of
 from orders.services import places
 from orders.services.payments import count_email
 from orders.tasks import EMAIL_FIELDS, mail_confirmation
@@ -74,9 +74,11 @@ def move_order(
 
 
 def resend_confirmation(*, order_id: uuid.UUID, by) -> Order:
-    """Send the confirmation email of a confirmed order again (a visitor lost it)."""
+    """Send the confirmation email of a confirmed order again (a visitor lost it): its tickets
+    are printed in it, so an order not paid has none to send (NotPaid)."""
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
+        refuse_unless_printable(order)
         if order.status != OrderStatus.CONFIRMED:
             raise OrderCancelled(_("Only a confirmed order's email is sent."))
         mail_confirmation(order=order)

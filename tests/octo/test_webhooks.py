@@ -4,7 +4,7 @@ delivered by the webhooks app to a real receiver on loopback and verified with s
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from tests.conftest import run_task_worker
+from tests.conftest import client_for, run_task_worker
 from tests.factories import partner_member
 from tests.octo.conftest import octo_client, reserve_body
 from webhooks.models import Delivery, Subscription
@@ -118,3 +118,23 @@ def test_a_bad_webhook_is_a_bad_request_and_makes_nothing(octo, body):
     assert answer.status_code == 400
     assert answer.json()["error"] == "BAD_REQUEST"
     assert not Subscription.objects.exists()
+
+
+def test_each_api_shows_only_the_subscriptions_to_its_own_events(octo, partner, httpserver):
+    # A client made from the Museum API's schema reads only the event types that schema names.
+    museum = client_for(partner)
+    octo_hook = subscribe(octo, httpserver.url_for("/octo"), "booking_update")
+    museum_hook = museum.post(
+        "/v1.1/webhooks",
+        {"url": httpserver.url_for("/museum"), "eventTypes": ["order.confirmed"]},
+        format="json",
+    ).json()
+
+    assert [hook["webhookId"] for hook in museum.get("/v1.1/webhooks").json()] == [
+        museum_hook["webhookId"]
+    ]
+    assert [hook["id"] for hook in octo.get("/octo/webhooks").json()] == [octo_hook["id"]]
+    for method in ("get", "patch", "delete"):
+        answer = getattr(museum, method)(f"/v1.1/webhooks/{octo_hook['id']}", {}, format="json")
+        assert answer.status_code == 404, method
+    assert Subscription.objects.count() == 2

@@ -42,8 +42,14 @@ urlpatterns = [
     path("door/", door, name="door"),
     path("desk/", desk.today, name="desk"),
     path("desk/sell/", desk.sell, name="desk-sell"),
+    path("desk/slots/", desk.slots, name="desk-slots"),
     path("desk/orders/<uuid:order_id>/", desk.order_page, name="desk-order"),
     path("desk/orders/<uuid:order_id>/tickets.pdf", desk.order_pdf, name="desk-order-pdf"),
+    path(
+        "desk/orders/<uuid:order_id>/cancel/confirm",
+        desk.confirm_cancel,
+        name="desk-order-confirm-cancel",
+    ),
     path(
         "desk/orders/<uuid:order_id>/<str:what>",
         desk.change_order,

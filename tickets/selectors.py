@@ -1,7 +1,6 @@
 """Reads of tickets: each returns what was asked for or raises a problem (NotFound, a bad scan)."""
 
 import datetime as dt
-import re
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from modeltranslation.utils import build_localized_fieldname, get_language, reso
 from museum.exceptions import MuseumProblem, NotFound
 from museum.response_cache import now_and_on_commit
 from orders import tokens
+from orders.codes import read_code
 from orders.models import Order, Ticket, TicketImage
 from orders.selectors import refuse_unless_printable
 from tickets.exceptions import ForgedTicket, UnknownCode, UnknownTicket
@@ -153,13 +153,6 @@ def _read(model, column: str) -> list[str]:
     return [build_localized_fieldname(column, each) for each in order]
 
 
-# The prefixes of confirmation codes (tickets.services.new_confirmation_code): a ticket's, by its
-# type, and an order's. The code after its prefix: 6 and 5 characters of Crockford's base32.
-TICKET_CODE_PREFIXES = ("ticket-general-", "ticket-event-")
-ORDER_CODE_PREFIX = "order-"
-_CODE_BODY = re.compile(r"[0-9a-z]{6}-[0-9a-z]{5}")
-
-
 @dataclass(frozen=True)
 class Scan:
     """What a scanned text names: one ticket, by a signed token's ticket id (and date) or by its
@@ -219,10 +212,9 @@ class Scan:
 
 
 def scan_key(scanned: str) -> Scan:
-    """What the scanned text names, read forgivingly: surrounding spaces, any case and a code
-    without its prefix are the code. A signed QR token (`MT1.`, case kept: it is base64) whose
-    signature fails is ForgedTicket; text that is neither a token nor shaped like a code is
-    UnknownCode."""
+    """What the scanned text names, a code read forgivingly (orders.codes.read_code, as the
+    desk's search reads it). A signed QR token (`MT1.`, case kept: it is base64) whose signature
+    fails is ForgedTicket; text that is neither a token nor shaped like a code is UnknownCode."""
     text = scanned.strip()
     if text[: len(tokens.PREFIX)].upper() == tokens.PREFIX:
         try:
@@ -230,17 +222,10 @@ def scan_key(scanned: str) -> Scan:
         except tokens.InvalidTicketToken:
             raise ForgedTicket() from None
         return Scan(ticket_id=claim.ticket_id, date=claim.date)
-    code = text.lower()
-    if code.startswith("ticket-"):  # any ticket's code, typed whole, as the door always took
-        return Scan(ticket_codes=(code,))
-    if code.startswith(ORDER_CODE_PREFIX):
-        return Scan(order_code=code)
-    if _CODE_BODY.fullmatch(code):
-        return Scan(
-            ticket_codes=tuple(prefix + code for prefix in TICKET_CODE_PREFIXES),
-            order_code=ORDER_CODE_PREFIX + code,
-        )
-    raise UnknownCode()
+    code = read_code(text)
+    if code is None:
+        raise UnknownCode()
+    return Scan(ticket_codes=code.ticket_codes, order_code=code.order_code)
 
 
 def tickets_for_scan(

@@ -505,6 +505,16 @@ def refund_tickets(
     return refunds
 
 
+def refund_due(*, order: Order, tickets: Sequence[Ticket]) -> Decimal:
+    """What cancelling `tickets` would pay back, as refund_tickets reckons it: their prices,
+    never more than the payment has left; nothing for an order never confirmed (a hold)."""
+    if order.status != OrderStatus.CONFIRMED:
+        return Decimal("0")
+    prices = sum((ticket.price for ticket in tickets), Decimal("0"))
+    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
+    return prices if payment is None else min(prices, _refundable(payment))
+
+
 def _refundable(payment: Payment | None) -> Decimal:
     if payment is None:
         return Decimal("0")

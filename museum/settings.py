@@ -345,6 +345,15 @@ MUSEUM_ADDRESS = os.environ.get("MUSEUM_ADDRESS", "").strip()
 MUSEUM_PAPER_SIZE = os.environ.get("MUSEUM_PAPER_SIZE", "a4").strip().lower()
 if MUSEUM_PAPER_SIZE not in ("a4", "letter"):
     raise ImproperlyConfigured("MUSEUM_PAPER_SIZE must be a4 or letter")
+# Where visitors and resellers reach this service, for the links no request names: the order's
+# cancel page in its email and PDF (a task worker has no request to read the host from), the
+# PDF_URL of OCTO's webhooks.
+MUSEUM_PUBLIC_URL = os.environ.get("MUSEUM_PUBLIC_URL", "http://127.0.0.1:8000").strip().rstrip("/")
+if not MUSEUM_PUBLIC_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured("MUSEUM_PUBLIC_URL must start with https:// or http://")
+# How visitors cancel, in the museum's own words ("Call us at ..."), printed instead of the link
+# to the order's cancel page; empty: the link.
+MUSEUM_CANCEL_INSTRUCTIONS = os.environ.get("MUSEUM_CANCEL_INSTRUCTIONS", "").strip()
 
 # Authentication cost and brute-force limits (docs/security.md).
 MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)

@@ -11,6 +11,7 @@ from drf_spectacular.views import (
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders import desk
+from orders.cancel_page import cancel_page
 from orders.providers import STRIPE
 from orders.providers.views import demo_payment, notification
 from tickets.door import door
@@ -41,13 +42,21 @@ urlpatterns = [
     path("door/", door, name="door"),
     path("desk/", desk.today, name="desk"),
     path("desk/sell/", desk.sell, name="desk-sell"),
+    path("desk/slots/", desk.slots, name="desk-slots"),
     path("desk/orders/<uuid:order_id>/", desk.order_page, name="desk-order"),
     path("desk/orders/<uuid:order_id>/tickets.pdf", desk.order_pdf, name="desk-order-pdf"),
+    path(
+        "desk/orders/<uuid:order_id>/cancel/confirm",
+        desk.confirm_cancel,
+        name="desk-order-confirm-cancel",
+    ),
     path(
         "desk/orders/<uuid:order_id>/<str:what>",
         desk.change_order,
         name="desk-order-change",
     ),
+    # The visitor's own page of an order, opened by the signed link in its email and PDF.
+    path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
     # What payment providers call (docs/payments.md): outside the API and its schema.
     path(
         "payments/stripe/webhook",

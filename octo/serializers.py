@@ -18,7 +18,8 @@ from orders.tokens import sign_ticket
 
 PRICING = "octo/pricing"
 CONTENT = "octo/content"
-CAPABILITIES = [PRICING, CONTENT]
+WEBHOOKS = "octo/webhooks"
+CAPABILITIES = [PRICING, CONTENT, WEBHOOKS]
 
 
 def utc(moment: datetime | None) -> str | None:
@@ -219,8 +220,10 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
     status = booking_status(booking)
     confirmed = status == "CONFIRMED"
     tickets = {str(ticket.pk): ticket for ticket in tickets_of(order)}
-    pdf_url = request.build_absolute_uri(
-        reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
+    pdf_path = reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
+    # Without a request (a webhook's body), the configured address of the service.
+    pdf_url = (
+        request.build_absolute_uri(pdf_path) if request else settings.MUSEUM_PUBLIC_URL + pdf_path
     )
     item = catalogue.product(booking.product_id, called_off_too=True)
     product = product_out(item, commission=commission)

@@ -15,4 +15,6 @@ urlpatterns = [
     path("bookings/<str:uuid>/confirm", views.ConfirmView.as_view(), name="octo-confirm"),
     path("bookings/<str:uuid>/extend", views.ExtendView.as_view(), name="octo-extend"),
     path("bookings/<str:uuid>/cancel", views.CancelView.as_view(), name="octo-cancel"),
+    path("webhooks", views.WebhooksView.as_view(), name="octo-webhooks"),
+    path("webhooks/<str:webhook_id>", views.WebhookView.as_view(), name="octo-webhook"),
 ]

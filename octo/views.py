@@ -8,9 +8,9 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView, exception_handler
 
-from museum.exceptions import MuseumProblem
+from museum.exceptions import MuseumProblem, NotFound
 from museum.throttling import AddressRateThrottle
-from octo import catalogue, serializers, services
+from octo import catalogue, serializers, services, webhooks
 from octo.authentication import BearerKeyAuthentication, KeyRateThrottle
 from octo.exceptions import BadRequest, OctoError
 
@@ -23,6 +23,8 @@ def octo_exception_handler(exc, context):
     if isinstance(exc, OctoError):
         body = {"error": exc.code, "errorMessage": str(exc.detail), **exc.extra}
         return Response(body, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, NotFound):
+        return Response({"error": "NOT_FOUND", "errorMessage": str(exc.detail)}, status=404)
     if isinstance(exc, MuseumProblem):
         body = {"error": "UNPROCESSABLE_ENTITY", "errorMessage": str(exc.detail)}
         return Response(body, status=status.HTTP_400_BAD_REQUEST)
@@ -295,3 +297,33 @@ class CancelView(BookingFace):
     def post(self, request, uuid):
         reason = self.body().get("reason")
         return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))
+
+
+def _webhook(subscription, *, secret: bool = False) -> dict:
+    shown = {
+        "id": str(subscription.pk),
+        "event": webhooks.event_of(subscription),
+        "url": subscription.url,
+        "active": subscription.active,
+    }
+    if secret:  # shown once, as the museum's webhooks show theirs
+        shown["secret"] = subscription.secret
+    return shown
+
+
+class WebhooksView(OctoView):
+    def get(self, request):
+        return Response([_webhook(s) for s in webhooks.webhooks_of(partner=request.user)])
+
+    def post(self, request):
+        body = self.body()
+        subscription = webhooks.create_webhook(
+            partner=request.user, url=body.get("url"), event=body.get("event")
+        )
+        return Response(_webhook(subscription, secret=True))
+
+
+class WebhookView(OctoView):
+    def delete(self, request, webhook_id):
+        webhooks.delete_webhook(partner=request.user, webhook_id=webhook_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

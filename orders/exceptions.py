@@ -91,6 +91,16 @@ class PaymentRequired(MuseumProblem):
     default_detail = _("The order is confirmed once paid: start a payment with POST .../payments.")
 
 
+class NotPaid(MuseumProblem):
+    """An order never paid (held, or its hold ran out) has no tickets to print, draw or send: one
+    would pass for a paid ticket (orders.selectors.refuse_unless_printable). The door refuses its
+    tickets with the same code (tickets.exceptions.NotPaid)."""
+
+    default_code = "not_paid"
+    title = _("Order not paid")
+    default_detail = _("The order is not paid yet: its tickets come once it is.")
+
+
 class NothingToPay(MuseumProblem):
     default_code = "nothing_to_pay"
     title = _("Nothing to pay")

@@ -28,7 +28,15 @@ class VisitorCategory(models.Model):
     category = models.SlugField(
         "code", max_length=40, unique=True, help_text="What the API calls it, e.g. 'child'."
     )
+    # The name of one visitor ("Adult", "Erwachsener") and of several ("Adults", "Erwachsene"):
+    # "1 Erwachsener", "2 Erwachsene" in the email and on the cancel page (counted).
     name = models.CharField(max_length=100)
+    plural_name = models.CharField(
+        "name for several",
+        max_length=100,
+        blank=True,
+        help_text="E.g. 'Adults'; empty: the name serves for any number.",
+    )
     general_price = models.DecimalField(
         "general-admission price",
         max_digits=8,
@@ -70,6 +78,12 @@ class VisitorCategory(models.Model):
 
     def __str__(self):
         return self.name
+
+    def counted(self, count: int) -> str:
+        """Its name for `count` visitors: the name for one, the plural name for more. Every
+        shipped language says one thing with its singular, and more (the only counts a line
+        has) with its plural."""
+        return self.name if count == 1 else self.plural_name or self.name
 
 
 class OrderStatus(models.TextChoices):
@@ -437,6 +451,7 @@ class BuyerEmail(models.Model):
     class Kind(models.TextChoices):
         CONFIRMATION = "confirmation", "Order confirmation"
         PAID_BACK = "paid_back", "Payment paid back whole"
+        CHANGE = "change", "Order changed (moved, tickets cancelled)"
 
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="emails")
     kind = models.CharField(max_length=20, choices=Kind.choices)

@@ -14,6 +14,11 @@ waiting or running). A second task for the same attempt finds the claim taken an
 Delivery is at least once: an attempt that died with its worker leaves its claim, which the
 periodic `resend_lost_order_confirmations` takes back after museum.lost_work.LOST_AFTER and
 enqueues the next attempt, by the same policy.
+
+The email says what the order holds when it is made: enqueued again after a change (a move, a
+cancellation: orders.services.payments.mail_change), it tells the change, and an attempt that was
+making the email of the order as it was does not count it as sent. A confirmed order cancelled
+whole is told that, and what goes back; a hold let go was never confirmed, and gets nothing.
 """
 
 import logging
@@ -21,7 +26,7 @@ import uuid
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django_tasks import task
 
@@ -69,11 +74,16 @@ def send_order_confirmation_email(*, order_id: str, attempt: int = 1, request_id
         )
 
 
+# The orders whose visitor is told: confirmed ones, and those cancelled after they were.
+TOLD = Q(status=OrderStatus.CONFIRMED) | Q(status=OrderStatus.CANCELLED, confirmed_at__isnull=False)
+
+
 def unsent_emails() -> QuerySet[Order]:
-    """The orders whose confirmation email is still due: confirmed, not sent, address kept."""
-    return Order.objects.filter(
-        status=OrderStatus.CONFIRMED, confirmation_sent_at__isnull=True
-    ).exclude(email=ANONYMISED_EMAIL)
+    """The orders whose email is still due: confirmed (or cancelled since), not sent, address
+    kept."""
+    return Order.objects.filter(TOLD, confirmation_sent_at__isnull=True).exclude(
+        email=ANONYMISED_EMAIL
+    )
 
 
 def claim_confirmation(*, order_id: uuid.UUID, attempt: int) -> datetime | None:
@@ -97,12 +107,7 @@ def _send_order_confirmation(*, order_id: uuid.UUID, attempt: int, request_id: s
     except Exception as exc:  # whatever the mail backend raises means "later"
         error = describe_mail_error(exc)
     else:
-        # Recorded even if the claim was taken back meanwhile: the email went.
-        Order.objects.filter(pk=order_id).update(
-            confirmation_sent_at=timezone.now(),
-            confirmation_claimed_at=None,
-            confirmation_task_id="",
-        )
+        record_sent(order_id=order_id, attempt=attempt, claimed_at=claimed_at)
         metrics.EMAILS_SENT.inc()
         return "sent"
     _failed(order_id=order_id, attempt=attempt, claimed_at=claimed_at, request_id=request_id)
@@ -115,6 +120,18 @@ def _send_order_confirmation(*, order_id: uuid.UUID, attempt: int, request_id: s
             "Confirmation of order %s not sent (attempt %d): %s", order_id, attempt, error
         )
     raise OrderConfirmationNotSent(f"attempt {attempt}: {error}")
+
+
+def record_sent(*, order_id: uuid.UUID, attempt: int, claimed_at: datetime) -> None:
+    """The attempt's email went. Recorded even if its claim was taken back as lost meanwhile (its
+    next attempt then finds it sent), but not after a change of the order started a new series
+    (mail_confirmation): this attempt mailed the order as it was, the new one mails it as it is."""
+    ours = Q(confirmation_claimed_at=claimed_at) | Q(confirmation_claimed_at__isnull=True)
+    Order.objects.filter(ours, pk=order_id, confirmation_attempt=attempt).update(
+        confirmation_sent_at=timezone.now(),
+        confirmation_claimed_at=None,
+        confirmation_task_id="",
+    )
 
 
 def _failed(*, order_id: uuid.UUID, attempt: int, claimed_at: datetime, request_id: str) -> None:

@@ -14,7 +14,7 @@ from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from orders import documents, selectors
-from orders.models import Order, OrderStatus
+from orders.models import Order
 from orders.serializers import (
     CancelRequestSerializer,
     CategoryPriceSerializer,
@@ -32,7 +32,6 @@ from orders.services.holds import confirm_order
 from orders.services.payments import payments_of, start_payment
 from orders.services.pricing import active_categories, price_list
 from orders.services.sale import place_order, quote_order
-from tickets.selectors import refuse_if_not_paid
 from tickets.views import PurchasesThrottled
 
 TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -269,7 +268,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         description=(
             "One ticket a page, to print at home (A4, or US Letter by MUSEUM_PAPER_SIZE), a "
             "cancelled one stamped CANCELLED. For its buyer and staff; a held order's "
-            "tickets come once it is paid (409 `not_paid`). Made once and kept: its `ETag` "
+            "tickets come once it is paid, and an order never paid (its hold ran out) has none "
+            "(409 `not_paid`). Made once and kept: its `ETag` "
             "changes when a ticket does, and `If-None-Match` with the current one answers 304."
         ),
         responses={
@@ -284,8 +284,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         renderer_classes=[MuseumJSONRenderer, PDFRenderer],
     )
     def tickets_pdf(self, request, orderId):
-        order = selectors.viewable_order(order_id=orderId, viewer=request.user)
-        refuse_if_not_paid(held=order.status == OrderStatus.HELD)
+        order = selectors.printable_order(order_id=orderId, viewer=request.user)
         kept = documents.order_pdf(order=order)
         response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'

@@ -146,8 +146,13 @@ def test_an_empty_sale_is_a_400(desk, day):
     assert answer.status_code == 400 and b"This field is required." in answer.content
 
 
-@pytest.mark.parametrize("field", ["ticket", "ticket_date", "entry_time"])
-def test_a_change_with_a_hostile_field_is_a_400_naming_it_and_changes_nothing(desk, sold, field):
+@pytest.mark.parametrize(
+    "field, label",
+    [("ticket", "Ticket"), ("ticket_date", "New day"), ("entry_time", "New entry slot")],
+)
+def test_a_change_with_a_hostile_field_is_a_400_naming_it_and_changes_nothing(
+    desk, sold, field, label
+):
     what = "cancel" if field == "ticket" else "move"
     base = {"ticket_date": sold.date.isoformat()} if what == "move" else {}
     for text in HOSTILE:
@@ -157,7 +162,7 @@ def test_a_change_with_a_hostile_field_is_a_400_naming_it_and_changes_nothing(de
             assert text == " " and field != "ticket_date"
             continue
         assert answer.status_code == 400, (field, text)
-        assert f"{field}: ".encode() in answer.content
+        assert f"{label}: ".encode() in answer.content
         assert state() == before
 
 
@@ -376,4 +381,10 @@ def test_a_nul_in_an_api_query_is_the_validation_problem_naming_it_with_the_rest
 def test_the_desk_still_finds_an_order_by_its_code(desk, sold):
     answer = desk.get("/desk/", {"q": sold.confirmation_code.lower()})
 
-    assert answer.status_code == 200 and sold.confirmation_code.encode() in answer.content
+    assert answer.status_code == 302 and answer.url == f"/desk/orders/{sold.pk}/"
+
+
+def test_the_slot_picker_answers_a_day_that_does_not_exist(desk, day):
+    for text in HOSTILE:
+        answer = desk.get("/desk/slots/", {"ticket_date": text, "event": text, "chosen": text})
+        assert answer.status_code == 400 if NUL in text else 200, text

@@ -27,7 +27,7 @@ from standardwebhooks.webhooks import Webhook
 from museum import lost_work, metrics
 from museum.accounts import STAFF_GROUP
 from webhooks.http import Answer, Refused, post
-from webhooks.messages import slot_payload
+from webhooks.messages import body_when_sent, slot_payload
 from webhooks.models import Attempt, Delivery, DeliveryState, Subscription
 from webhooks.services import disable, signing_secrets
 
@@ -88,10 +88,11 @@ def attempt_delivery(*, delivery_id, attempt: int) -> str:
     if not subscription.active:
         _end(delivery, DeliveryState.DROPPED)
         return "dropped: the subscription is disabled"
-    if (
-        not delivery.payload and delivery.slot_id is not None
-    ):  # a slot's availability: what it is now, then kept for retries
-        delivery.payload = slot_payload(delivery.slot_id)
+    if not delivery.payload:  # coalesced: what it is now, then kept for retries
+        if delivery.slot_id is not None:
+            delivery.payload = slot_payload(delivery.slot_id)
+        else:
+            delivery.payload = body_when_sent(delivery.event_type, delivery.subject)
         Delivery.objects.filter(pk=delivery.pk).update(payload=delivery.payload)
     answer, error = _send(delivery, at=now)
     Attempt.objects.create(

@@ -153,6 +153,18 @@ def count_email(order: Order, *, kind: str) -> None:
         BuyerEmail.objects.create(order=order, kind=kind)
 
 
+def mail_change(order: Order, *, now) -> None:
+    """After a change of an order its visitor was confirmed (moved, tickets cancelled, money
+    going back): its email again, in the change's transaction, saying what it holds now; within
+    its mailbox's daily limit, which it counts toward like any email (_may_mail). An attempt
+    still waiting sends the order as it is when it runs: two changes in a row make one email,
+    or two."""
+    if _may_mail(order, now=now):
+        mail_confirmation(order=order)
+        order.save(update_fields=EMAIL_FIELDS)
+        count_email(order, kind=BuyerEmail.Kind.CHANGE)
+
+
 def start_payment(
     *,
     order_id: uuid.UUID,
@@ -491,6 +503,16 @@ def refund_tickets(
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
     return refunds
+
+
+def refund_due(*, order: Order, tickets: Sequence[Ticket]) -> Decimal:
+    """What cancelling `tickets` would pay back, as refund_tickets reckons it: their prices,
+    never more than the payment has left; nothing for an order never confirmed (a hold)."""
+    if order.status != OrderStatus.CONFIRMED:
+        return Decimal("0")
+    prices = sum((ticket.price for ticket in tickets), Decimal("0"))
+    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
+    return prices if payment is None else min(prices, _refundable(payment))
 
 
 def _refundable(payment: Payment | None) -> Decimal:

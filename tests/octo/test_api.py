@@ -207,7 +207,11 @@ def test_titles_in_the_language_asked(octo):
 
 def test_capabilities_are_listed_and_echoed(octo):
     listed = octo.get("/octo/capabilities", HTTP_OCTO_CAPABILITIES="octo/pricing, octo/nope")
-    assert [item["id"] for item in listed.json()] == ["octo/pricing", "octo/content"]
+    assert [item["id"] for item in listed.json()] == [
+        "octo/pricing",
+        "octo/content",
+        "octo/webhooks",
+    ]
     assert listed["Octo-Capabilities"] == "octo/pricing"
 
 

@@ -11,14 +11,22 @@ from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
 
 from audit.models import AuditRecord
 from orders.models import Ticket
 
+# The apps whose migrations build on the sale's come after 2b15825: none of theirs while the
+# database is as the old migrations left it.
 LEGACY = {
     "orders": "tests.orders.legacy_migrations.orders",
     "tickets": "tests.orders.legacy_migrations.tickets",
+    **{
+        app: None
+        for (app, _), migration in MigrationLoader(None).disk_migrations.items()
+        if app != "orders" and any(parent == "orders" for parent, _ in migration.dependencies)
+    },
 }
 LEGACY_LEAVES = [("orders", "0008_order_language"), ("tickets", "0012_ticket_cancelled_by")]
 SQUASHED = ("orders", "0001_squashed_0008_order_language")

@@ -212,11 +212,8 @@ def test_the_monthly_on_account_list_per_partner(desk_client, day):
     [header, row] = list(csv.reader(io.StringIO(exported.content.decode())))
     line = dict(zip(header, row, strict=True))
     assert (line["partner"], line["orders"]) == ("reseller", "2")
-    assert (Decimal(line["sold"]), Decimal(line["credited"]), Decimal(line["due"])) == (
-        Decimal("37.50"),
-        Decimal("15.00"),
-        Decimal("22.50"),
-    )
+    # Money as the sales report writes it (museum.admin_pages.csv_response).
+    assert (line["sold"], line["credited"], line["due"]) == ("37.50", "15.00", "22.50")
 
 
 def test_staff_without_the_desk_permission_cannot_take_payments(online_client, day):

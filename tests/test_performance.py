@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from bench import data, plans
+from bench import FLOOR_PATH, data, plans
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tickets.models import TicketImage
 
@@ -69,10 +69,10 @@ def test_drawing_a_ticket_image_costs_a_few_queries(visitor_client, django_asser
 
 
 def test_the_benchmark_floor_is_served_by_the_benchmark_urls_alone(anonymous_client, settings):
-    assert anonymous_client.get("/bench/floor").status_code == 404
+    assert anonymous_client.get(FLOOR_PATH).status_code == 404
 
     settings.ROOT_URLCONF = "bench.urls"
-    assert anonymous_client.get("/bench/floor").json() == {"status": "ok"}
+    assert anonymous_client.get(FLOOR_PATH).json() == {"status": "ok"}
     assert anonymous_client.get("/healthz").status_code == 200
 
 

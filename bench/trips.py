@@ -1,0 +1,106 @@
+"""Each round trip of a write: its SQL statements and its cache calls, in order
+(`python -m bench.profile --trips`; listed in docs/performance.md, "The writes, round trip by
+round trip").
+
+Sends one request of each write through the WSGI application, as `make bench` sends them, against
+the benchmark's rows: the statements through Django's CaptureQueriesContext, the cache calls
+through Redis's MONITOR (the commands of the benchmark's database, up to a marker this module
+sends after the request). Django's `SELECT 1` health check of a kept connection and the commands
+of the task queue's own process are not the request's and are not listed.
+"""
+
+import random
+import re
+
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from django_redis import get_redis_connection
+
+from bench import data, database, driver
+from bench.profile import _call, _environ
+
+MARKER = "bench-trips-end"
+
+
+class CacheCalls:
+    """The Redis commands sent to the cache's database, read through MONITOR."""
+
+    def __init__(self):
+        self.client = get_redis_connection("default")
+        self.db = self.client.connection_pool.connection_kwargs.get("db", 0)
+        self.monitor = self.client.monitor().__enter__()
+
+    def since_last(self) -> list[str]:
+        """The commands since the last call (this one's marker excluded)."""
+        self.client.echo(MARKER)
+        commands = []
+        while True:
+            seen = self.monitor.next_command()
+            if seen["command"] == f"ECHO {MARKER}":
+                return commands
+            if seen["db"] == self.db:
+                commands.append(seen["command"])
+
+    def close(self) -> None:
+        self.monitor.__exit__()
+
+
+def _short_sql(sql: str) -> str:
+    sql = re.sub(r'"[a-z_]+"\."([a-z_0-9]+)"', r"\1", sql)  # table.column → column
+    return sql if len(sql) <= 160 else sql[:157] + "..."
+
+
+def _short_command(command: str) -> str:
+    return command if len(command) <= 120 else command[:117] + "..."
+
+
+def requests() -> dict[str, str]:
+    """One request line of each write, from the ones `make bench` sends."""
+    today, rng = timezone.localdate(), random.Random(3)
+    buys = driver._buy_lines(today, rng)
+    held = driver._placed_orders(today, rng, hold=True, count=1)
+    sold = driver._placed_orders(today, rng, hold=False, count=1)
+    return {
+        "a purchase, general entry (POST /v1.1/tickets)": buys[0],
+        "a purchase, an event (POST /v1.1/tickets)": buys[1],
+        "an order of 4 (POST /v1.1/orders)": driver._order_lines(today, rng)[0],
+        "a confirmation (POST /v1.1/orders/{id}/confirm)": driver.request_line(
+            "POST", f"/v1.1/orders/{held[0][0]}/confirm", held[0][1]
+        ),
+        "a cancellation (POST /v1.1/orders/{id}/cancel)": driver.request_line(
+            "POST", f"/v1.1/orders/{sold[0][0]}/cancel", sold[0][1]
+        ),
+        "a check-in (POST /v1.1/tickets/check-in)": driver._check_in_lines()[0],
+    }
+
+
+def list_trips() -> None:
+    from django.core.wsgi import get_wsgi_application
+
+    database.reset_used_up()
+    driver.forget_credentials()
+    application = get_wsgi_application()
+    for username in data.VISITORS + data.STAFF:  # signed in and remembered, as in the benchmark
+        _call(application, _environ(driver.request_line("GET", "/v1.1/museum-hours", username)))
+    writes = requests()
+    calls = CacheCalls()
+    try:
+        for label, line in writes.items():
+            calls.since_last()
+            with CaptureQueriesContext(connection) as queries:
+                status = _call(application, _environ(line))
+            commands = calls.since_last()
+            statements = [q["sql"] for q in queries.captured_queries]
+            print(
+                f"### {label}: {status}, {len(statements)} statements, {len(commands)} cache calls"
+            )
+            for n, sql in enumerate(statements, start=1):
+                print(f"{n:>3}. {_short_sql(sql)}")
+            for command in commands:
+                print(f"     cache: {_short_command(command)}")
+            print()
+    finally:
+        calls.close()
+        cache.close()

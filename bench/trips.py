@@ -35,12 +35,13 @@ class CacheCalls:
     def since_last(self) -> list[str]:
         """The commands since the last call (this one's marker excluded)."""
         self.client.echo(MARKER)
-        commands = []
+        commands: list[str] = []
         while True:
             seen = self.monitor.next_command()
             if seen["command"] == f"ECHO {MARKER}":
                 return commands
-            if seen["db"] == self.db:
+            # A script's own commands are not round trips: its EVAL is.
+            if seen["db"] == self.db and seen.get("client_type") != "lua":
                 commands.append(seen["command"])
 
     def close(self) -> None:
@@ -56,23 +57,26 @@ def _short_command(command: str) -> str:
     return command if len(command) <= 120 else command[:117] + "..."
 
 
-def requests() -> dict[str, str]:
-    """One request line of each write, from the ones `make bench` sends."""
+def requests() -> dict[str, list[str]]:
+    """Two request lines of each write, from the ones `make bench` sends: the first warms up
+    (an account's permissions are loaded and kept with its credential at its first write)."""
     today, rng = timezone.localdate(), random.Random(3)
     buys = driver._buy_lines(today, rng)
-    held = driver._placed_orders(today, rng, hold=True, count=1)
-    sold = driver._placed_orders(today, rng, hold=False, count=1)
+    held = driver._placed_orders(today, rng, hold=True, count=2)
+    sold = driver._placed_orders(today, rng, hold=False, count=2)
+    general = [line for line in buys if '"general"' in line]
+    event = [line for line in buys if '"event"' in line]
     return {
-        "a purchase, general entry (POST /v1.1/tickets)": buys[0],
-        "a purchase, an event (POST /v1.1/tickets)": buys[1],
-        "an order of 4 (POST /v1.1/orders)": driver._order_lines(today, rng)[0],
-        "a confirmation (POST /v1.1/orders/{id}/confirm)": driver.request_line(
-            "POST", f"/v1.1/orders/{held[0][0]}/confirm", held[0][1]
-        ),
-        "a cancellation (POST /v1.1/orders/{id}/cancel)": driver.request_line(
-            "POST", f"/v1.1/orders/{sold[0][0]}/cancel", sold[0][1]
-        ),
-        "a check-in (POST /v1.1/tickets/check-in)": driver._check_in_lines()[0],
+        "a purchase, general entry (POST /v1.1/tickets)": general[:2],
+        "a purchase, an event (POST /v1.1/tickets)": event[:2],
+        "an order of 4 (POST /v1.1/orders)": driver._order_lines(today, rng)[:2],
+        "a confirmation (POST /v1.1/orders/{id}/confirm)": [
+            driver.request_line("POST", f"/v1.1/orders/{pk}/confirm", user) for pk, user in held
+        ],
+        "a cancellation (POST /v1.1/orders/{id}/cancel)": [
+            driver.request_line("POST", f"/v1.1/orders/{pk}/cancel", user) for pk, user in sold
+        ],
+        "a check-in (POST /v1.1/tickets/check-in)": driver._check_in_lines()[:2],
     }
 
 
@@ -82,12 +86,13 @@ def list_trips() -> None:
     database.reset_used_up()
     driver.forget_credentials()
     application = get_wsgi_application()
+    writes = requests()  # first: placing its orders makes the kept accounts stale
     for username in data.VISITORS + data.STAFF:  # signed in and remembered, as in the benchmark
         _call(application, _environ(driver.request_line("GET", "/v1.1/museum-hours", username)))
-    writes = requests()
     calls = CacheCalls()
     try:
-        for label, line in writes.items():
+        for label, (warm_up, line) in writes.items():
+            _call(application, _environ(warm_up))
             calls.since_last()
             with CaptureQueriesContext(connection) as queries:
                 status = _call(application, _environ(line))

@@ -12,9 +12,13 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from audit.models import AuditRecord
 from bench import FLOOR_PATH, data, plans
-from tests.factories import MuseumDayFactory, SpecialEventFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, days_from_today
+from tests.orders.conftest import order_body
 from tickets.models import TicketImage
+
+ORDERS = "/v1.1/orders"
 
 
 @pytest.mark.postgres_only
@@ -87,3 +91,33 @@ def test_the_wsgi_entry_point_leaves_what_it_loaded_out_of_garbage_collection():
     )
 
     assert int(frozen.stdout) > 50_000  # Django, DRF, the URLs and views: ~100,000
+
+
+def test_confirming_a_held_order_costs_a_few_queries(visitor_client, django_assert_num_queries):
+    day = MuseumDayFactory(date=days_from_today(3))
+    held = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2), hold=True), format="json")
+
+    # The account (its permissions are kept with its credential since it placed the order); the
+    # order, locked; its email's task; the order; its tickets unheld; its payment on account; its
+    # audit record; its tickets read once, for the answer and the metrics. The test's
+    # transaction adds a savepoint and its release.
+    with django_assert_num_queries(10):
+        answer = visitor_client.post(f"{ORDERS}/{held.json()['orderId']}/confirm")
+
+    assert answer.status_code == 200 and answer.json()["status"] == "confirmed"
+    assert all(not ticket["cancelled"] for ticket in answer.json()["tickets"])
+
+
+def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_num_queries):
+    day = MuseumDayFactory(date=days_from_today(3))
+    order = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2)), format="json").json()
+
+    # The account; the order and its tickets, locked; the tickets voided; their images' keys;
+    # the payment with what it paid back already; the refunds; the places given back; the order
+    # closed; the refunds' and the cancellation's audit records, in one INSERT. The test's
+    # transaction adds a savepoint and its release.
+    with django_assert_num_queries(12):
+        answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
+
+    assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
+    assert AuditRecord.objects.filter(action__in=["refunded", "cancelled"]).count() == 2

@@ -32,7 +32,10 @@ run: install
 	$(MANAGE) seed_hours --days 90
 	$(MANAGE) create_demo_accounts
 	$(MANAGE) create_demo_data
-	@echo "Serving the Museum API at http://127.0.0.1:$(PORT)/v1.1/ (docs: /v1.1/docs/, admin: /admin/, door: /door/)"
+	@# The demo orders' confirmation emails, sent now (the console backend prints each one's
+	@# subject, address and text, museum/mail.py), so that the demo accounts are printed last.
+	$(MANAGE) db_worker --batch --no-reload --no-startup-delay
+	$(MANAGE) create_demo_accounts --list --url http://127.0.0.1:$(PORT)
 	@# The task worker beside the server sends each confirmation email (the console backend prints
 	@# it) and runs the periodic jobs. --no-reload: its reloader would outlive the trap's kill.
 	$(MANAGE) db_worker --no-reload & trap 'kill $$!' EXIT; \
@@ -43,8 +46,10 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# pytest last: its summary line ("N passed") is the last thing the run prints.
+# The Debian packages whose commands tests run, installed when missing (as root, with apt-get;
+# scripts/test_tools.py). pytest last: its summary line ("N passed") is the last thing printed.
 test: lint
+	$(BIN)/python scripts/test_tools.py
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 	$(MAKE) conformance

@@ -1,14 +1,23 @@
-"""The audit log in the admin: a filterable list, and each object's history on its own page."""
+"""The audit log in the admin: a filterable list, and each object's history on its own page,
+in words (audit.text), with the raw records a click away for superusers."""
 
 import json
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.db import transaction
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.models import PERSONAL_FIELDS, Action, AuditRecord
 from audit.services import changed_fields, history, record
+from audit.text import describe, when
 from museum.request_context import current_request
+
+# The newest records an object's page shows; the audit log lists them all.
+HISTORY_ROWS = 50
 
 
 def _viewer():
@@ -25,16 +34,27 @@ def shown_changes(entry: AuditRecord, user) -> str:
     return json.dumps(changes, ensure_ascii=False, default=str)
 
 
+class DescribedChangeList(ChangeList):
+    """The page's records worded at once (audit.text names their objects in a few queries)."""
+
+    def get_results(self, request):
+        super().get_results(request)
+        self.result_list = list(self.result_list)
+        for change in describe(self.result_list, viewer=request.user, by_step=False):
+            change.first.sentence = change.text  # type: ignore[attr-defined]
+
+
 @admin.register(AuditRecord)
 class AuditRecordAdmin(admin.ModelAdmin):
-    list_display = ["at", "action", "object_type", "object_repr", "actor_name", "request_id"]
+    list_display = ["moment", "what_happened", "object_type", "actor_name", "request_id"]
     list_filter = ["action", "object_type", "at"]
     search_fields = ["object_id", "object_repr", "actor_name", "request_id"]
     search_help_text = "Search by object id or name, account or request id."
     date_hierarchy = "at"
     list_select_related = ["actor"]
     fields = readonly_fields = (
-        "at",
+        "moment",
+        "what_happened",
         "action",
         "object_type",
         "object_id",
@@ -43,6 +63,20 @@ class AuditRecordAdmin(admin.ModelAdmin):
         "request_id",
         "what_changed",
     )
+
+    def get_changelist(self, request, **kwargs):
+        return DescribedChangeList
+
+    @admin.display(description=gettext_lazy("when"), ordering="at")
+    def moment(self, entry):
+        return when(entry.at)
+
+    @admin.display(description=gettext_lazy("what happened"))
+    def what_happened(self, entry):
+        if not hasattr(entry, "sentence"):  # the record's own page
+            [change] = describe([entry], viewer=_viewer(), by_step=False)
+            entry.sentence = change.text
+        return entry.sentence
 
     @admin.display(description="changes")
     def what_changed(self, entry):
@@ -71,23 +105,36 @@ class AuditedAdmin(admin.ModelAdmin):
         fields = [f for f in super().get_fields(request, obj) if f != "audit_history"]
         return [*fields, "audit_history"] if obj is not None else fields
 
-    @admin.display(description="history")
+    def history_records(self, obj):
+        """The records the object's page shows: its own, newest first."""
+        return history(obj)
+
+    @admin.display(description=gettext_lazy("history"))
     def audit_history(self, obj):
-        rows = history(obj)[:50]
         user = _viewer()
-        if not rows:
+        changes = describe(self.history_records(obj)[:HISTORY_ROWS], viewer=user)
+        if not changes:
             return "–"
+        raw = user is not None and user.is_superuser
         body = format_html_join(
             "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
             (
-                (e.at, e.get_action_display(), e.actor_name, shown_changes(e, user), e.request_id)
-                for e in rows
+                (
+                    when(change.at),
+                    change.text,
+                    change.first.request_id,
+                    _raw_links(change.records) if raw else "",
+                )
+                for change in changes
             ),
         )
         return format_html(
-            "<table><tr><th>when</th><th>action</th><th>by</th><th>changes</th>"
-            "<th>request</th></tr>{}</table>",
+            '<table class="museum-history"><tr><th>{}</th><th>{}</th><th>{}</th>{}</tr>{}</table>',
+            _("when"),
+            _("what happened"),
+            _("request"),
+            format_html("<th>{}</th>", _("record")) if raw else "",
             body,
         )
 
@@ -107,6 +154,19 @@ class AuditedAdmin(admin.ModelAdmin):
         with transaction.atomic():
             record(action=Action.DELETED, obj=obj, by=request.user)
             super().delete_model(request, obj)
+
+
+def _raw_links(records: list[AuditRecord]):
+    """The step's records as they are kept, each a link (superusers only)."""
+    links = format_html_join(
+        ", ",
+        '<a href="{}">{}</a>',
+        (
+            (reverse("admin:audit_auditrecord_change", args=[entry.pk]), entry.action)
+            for entry in records
+        ),
+    )
+    return format_html("<td>{}</td>", links)
 
 
 def _plain_fields(obj) -> set[str]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -105,11 +106,15 @@ def _plain(value):
     return value.pk if isinstance(value, models.Model) else value
 
 
-def history(obj: models.Model):
-    """The records of `obj`, newest first."""
-    return AuditRecord.objects.filter(
-        object_type=obj._meta.label_lower, object_id=str(obj.pk)
-    ).select_related("actor")
+def history(obj: models.Model, *, also: Iterable[models.Model] = ()):
+    """The records of `obj`, and of the objects `also` (an order's tickets), newest first."""
+    keys: dict[str, set[str]] = {obj._meta.label_lower: {str(obj.pk)}}
+    for other in also:
+        keys.setdefault(other._meta.label_lower, set()).add(str(other.pk))
+    wanted = Q()
+    for object_type, ids in keys.items():
+        wanted |= Q(object_type=object_type, object_id__in=sorted(ids))
+    return AuditRecord.objects.filter(wanted).select_related("actor")
 
 
 def forget_personal_data(*, model: type[models.Model], ids: Iterable[Any]) -> int:

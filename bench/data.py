@@ -30,9 +30,8 @@ from PIL import Image
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import partner_group, staff_group
-from orders.models import Order
+from orders.models import Order, Ticket, TicketImage, TicketType
 from tickets.images import ticket_image
-from tickets.models import Ticket, TicketImage, TicketType
 
 PASSWORD = "bench-password-not-a-secret"
 VISITORS = [f"bench-visitor-{n:02d}" for n in range(16)]

@@ -58,7 +58,7 @@ def _loaded(volume) -> bool:
     from bench import data
     from events.models import SpecialEvent
     from hours.models import MuseumDay
-    from tickets.models import Ticket
+    from orders.models import Ticket
 
     today = timezone.localdate()
     last_day = MuseumDay.objects.aggregate(last=Max("date"))["last"]
@@ -105,8 +105,7 @@ def refresh() -> None:
 
     from bench import data
     from hours.services import add_entry_slots
-    from orders.models import Order, Payment, Refund
-    from tickets.models import Ticket
+    from orders.models import Order, Payment, Refund, Ticket
 
     Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Payment.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
@@ -130,7 +129,7 @@ def refresh() -> None:
 def reset_used_up() -> None:
     """No door ticket checked in, no image of the tickets whose first fetch draws it."""
     from bench import data
-    from tickets.models import Ticket, TicketImage
+    from orders.models import Ticket, TicketImage
 
     Ticket.objects.filter(order__email=data.DOOR_EMAIL, checked_in_at__isnull=False).update(
         checked_in_at=None, checked_in_by=None

@@ -24,9 +24,9 @@ from bench.plans import authorization
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum.authentication import verified_credential_key
-from orders.services import place_order
-from tickets import tokens
-from tickets.models import Ticket
+from orders import tokens
+from orders.models import Ticket
+from orders.services.sale import place_order
 
 LUA = Path(__file__).resolve().parent / "wrk.lua"
 WARM_UP_SECONDS = 5

@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from bench import data
 from events.models import EventDate
-from tickets import tokens
-from tickets.models import Ticket
+from orders import tokens
+from orders.models import Ticket
 
 # A sequential scan of these is a read that does not scale with the museum's history.
 LARGE_TABLES = {

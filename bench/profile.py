@@ -101,7 +101,7 @@ def statements() -> None:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from tickets.models import Ticket
+    from orders.models import Ticket
 
     keys = list(Ticket.objects.order_by().values_list("pk", flat=True)[:2000])
     table = Ticket._meta.db_table

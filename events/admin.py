@@ -18,9 +18,9 @@ from events.services import (
     update_event,
 )
 from museum.admin_pages import admin_page
-from museum.exceptions import MuseumProblem
-from orders.services import cancel_event
-from tickets.models import Ticket
+from museum.exceptions import InvalidInput, MuseumProblem
+from orders.models import Ticket
+from orders.services.cancellation import cancel_event
 
 TEXTS = ("name", "location", "description")
 
@@ -31,12 +31,19 @@ class SpecialEventForm(forms.ModelForm):
 
     class Meta:
         model = SpecialEvent
-        fields = ["name", "location", "description", "price", "capacity"]
+        fields = ["name", "location", "description", "price", "capacity", "starts_at", "ends_at"]
+        widgets = {
+            "starts_at": forms.TimeInput(format="%H:%M", attrs={"type": "time"}),
+            "ends_at": forms.TimeInput(format="%H:%M", attrs={"type": "time"}),
+        }
         help_texts = {
             "location": "Where in the museum, e.g. 'Great Hall'.",
             "description": "Shown to visitors in the programme.",
             "price": "Per ticket, in the museum's currency.",
             "capacity": "Tickets per date; empty means unlimited.",
+            "starts_at": "On each date; the tickets, email and calendar entry say it. Empty: "
+            "the day's opening hours.",
+            "ends_at": "After it starts. Empty: when the museum closes.",
         }
 
     def clean(self):
@@ -131,7 +138,8 @@ class SpecialEventAdmin(AuditedAdmin, TranslationAdmin):
         fields = {
             name: value
             for name, value in form.cleaned_data.items()
-            if name.split("_")[0] in SpecialEventForm.Meta.fields
+            # A text's column per language ("name_de") under its own name's.
+            if name in SpecialEventForm.Meta.fields or name.rsplit("_", 1)[0] in TEXTS
         }
         # The museum's own language's column under the text's own name, as the API gives it.
         for text in TEXTS:
@@ -158,7 +166,7 @@ class SpecialEventAdmin(AuditedAdmin, TranslationAdmin):
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
-        except (CapacityBelowSold, DatesHaveTickets) as refusal:
+        except (CapacityBelowSold, DatesHaveTickets, InvalidInput) as refusal:
             # The service refused and its transaction rolled back: the same form again, saying
             # why, as a validation error would.
             request.event_refusal = refusal

@@ -31,6 +31,14 @@ class SpecialEvent(models.Model):
     capacity = models.PositiveIntegerField(
         null=True, blank=True, help_text="Places per date; empty means unlimited."
     )
+    # When it runs on each of its dates, in the museum's zone: the tickets, their email and
+    # calendar entry say these rather than the day's opening hours. Empty: the day's hours.
+    starts_at = models.TimeField(
+        "starts at", null=True, blank=True, help_text="On each date; empty: the day's opening."
+    )
+    ends_at = models.TimeField(
+        "ends at", null=True, blank=True, help_text="After it starts; empty: the day's closing."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Deleting through the API cancels: sold tickets keep pointing at a real event.
@@ -43,6 +51,12 @@ class SpecialEvent(models.Model):
         verbose_name = "special event"
         constraints = [
             models.CheckConstraint(name="event_price_not_negative", condition=Q(price__gte=0)),
+            models.CheckConstraint(
+                name="event_ends_after_it_starts",
+                condition=Q(ends_at__isnull=True)
+                | Q(starts_at__isnull=False, ends_at__gt=F("starts_at")),
+                violation_error_message="An event ends after it starts, and has a start to end.",
+            ),
         ]
 
     def __str__(self):

@@ -9,6 +9,7 @@ from events.models import (
     MAX_DATES_PER_EVENT,
     NAME_MAX_LENGTH,
 )
+from hours.serializers import HourMinuteField
 from museum.fields import MoneyField, StrictCharField, StrictDateField, StrictIntegerField
 from museum.text import multiline_text, one_line_text
 
@@ -54,6 +55,24 @@ class CreateSpecialEventRequestSerializer(serializers.Serializer):
         allow_null=True,
         required=False,
         help_text="Places per date (an addition to the contract); absent or null: unlimited.",
+    )
+    startTime = HourMinuteField(
+        source="starts_at",
+        required=False,
+        allow_null=True,
+        help_text=(
+            "When it starts on each date, in the museum's time zone (an addition to the "
+            "contract); absent or null: when the museum opens."
+        ),
+    )
+    endTime = HourMinuteField(
+        source="ends_at",
+        required=False,
+        allow_null=True,
+        help_text=(
+            "When it ends on each date, after startTime (an addition to the contract); absent "
+            "or null: when the museum closes."
+        ),
     )
 
 

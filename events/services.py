@@ -2,7 +2,7 @@
 
 import uuid
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, time
 from decimal import Decimal
 
 from django.db import transaction
@@ -13,13 +13,13 @@ from audit.models import Action
 from audit.services import changed_fields, record, values_of
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import CapacityBelowSold
-from museum.exceptions import MuseumProblem, NotFound
+from museum.exceptions import InvalidInput, MuseumProblem, NotFound
 from museum.i18n import museum_language
 
 __all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its callers
 
 # What the audit log records of an event.
-AUDITED = ["name", "location", "description", "price", "capacity"]
+AUDITED = ["name", "location", "description", "price", "capacity", "starts_at", "ends_at"]
 
 
 class DatesHaveTickets(MuseumProblem):
@@ -36,13 +36,18 @@ def create_event(
     price: Decimal,
     dates: Iterable[date],
     capacity: int | None = None,
+    starts_at: time | None = None,
+    ends_at: time | None = None,
     **translations: str | None,
 ) -> SpecialEvent:
     """`name`, `location` and `description` are the museum's own language's; `translations` may
     give others by column (`name_de`...)."""
-    event = SpecialEvent(price=price, capacity=capacity, **translations)
+    event = SpecialEvent(
+        price=price, capacity=capacity, starts_at=starts_at, ends_at=ends_at, **translations
+    )
     with museum_language():
         event.name, event.location, event.description = name, location, description
+    _check_times(event)
     event.save()
     days = sorted(set(dates))
     EventDate.objects.bulk_create(
@@ -50,6 +55,12 @@ def create_event(
     )
     record(action=Action.CREATED, obj=event, changes={**values_of(event, AUDITED), "dates": days})
     return event
+
+
+def _check_times(event: SpecialEvent) -> None:
+    """An event with an end has a start before it (the event_ends_after_it_starts constraint)."""
+    if event.ends_at is not None and (event.starts_at is None or event.ends_at <= event.starts_at):
+        raise InvalidInput("endTime", str(_("An event ends after it starts.")))
 
 
 def locked_event(event_id: uuid.UUID) -> SpecialEvent:
@@ -83,6 +94,7 @@ def update_event(
             changes["dates"] = [old_dates, sorted(set(dates))]
     if "capacity" in fields:
         _set_capacity(event=event, capacity=event.capacity)
+    _check_times(event)
     event.save()
     if changes:
         record(action=Action.CHANGED, obj=event, changes=changes)

@@ -21,7 +21,7 @@ from museum.permissions import StaffManagesOrReadOnly
 from museum.query import StrictQueryParameters, validated_query
 from museum.response_cache import CachedList, CachedRetrieve
 from museum.schema import problems
-from orders import services as sale
+from orders.services.cancellation import cancel_event
 
 EVENT_ID = OpenApiParameter(
     "eventId",
@@ -130,7 +130,7 @@ class SpecialEventViewSet(
         return Response(SpecialEventResponseSerializer(event).data)
 
     def destroy(self, request, *args, **kwargs):
-        sale.cancel_event(event_id=self.kwargs[self.lookup_url_kwarg])
+        cancel_event(event_id=self.kwargs[self.lookup_url_kwarg])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _validated(self, serializer_class) -> dict:

@@ -23,8 +23,8 @@ STAFF_PERMISSIONS = [
     *(f"events.{action}_specialevent" for action in ("view", "add", "change", "delete")),
     *(f"events.{action}_eventdate" for action in ("view", "add", "change", "delete")),
     *(f"hours.{action}_museumday" for action in ("view", "add", "change", "delete")),
-    "tickets.view_ticket",
-    "tickets.check_in_ticket",
+    "orders.view_ticket",
+    "orders.check_in_ticket",
     # Orders: seen and cancelled past the visitor's deadline; refunds are a record, only read.
     # Categories and prices are changed, never deleted (tickets keep theirs): untick Active.
     "orders.view_order",
@@ -49,7 +49,7 @@ STAFF_PERMISSIONS = [
     "django_tasks_database.view_dbtaskresult",
 ]
 # Temporary door staff check tickets in, and nothing else.
-DOOR_PERMISSIONS = ["tickets.check_in_ticket"]
+DOOR_PERMISSIONS = ["orders.check_in_ticket"]
 # Resellers and the museum's trusted systems collect the money themselves: their orders are
 # confirmed at once, paid on account, and invoiced monthly. No staff rights.
 # They hear of their orders and of the programme through webhooks they manage themselves.
@@ -64,7 +64,7 @@ DESK_PERMISSIONS = [
     "orders.view_payment",
     "orders.view_refund",
     "orders.view_visitorcategory",
-    "tickets.check_in_ticket",
+    "orders.check_in_ticket",
 ]
 
 ROLES = {
@@ -118,6 +118,10 @@ def partner_group() -> Group:
     return role_group(PARTNER_GROUP)
 
 
+def desk_group() -> Group:
+    return role_group(DESK_GROUP)
+
+
 def sync_role_groups() -> None:
     """Create or update every role's group (run after each migrate)."""
     for name in ROLES:
@@ -142,20 +146,23 @@ def create_account(
     staff: bool = False,
     door: bool = False,
     partner: bool = False,
+    desk: bool = False,
 ) -> User:
     """A visitor reads and buys, paying online; a sales partner buys on account; staff also run
-    the programme; door staff only check tickets in.
+    the programme; the front desk sells, takes the money and admits; door staff only check
+    tickets in.
 
-    Staff and door staff get `is_staff`, which lets them sign in to the admin and the door page.
+    Staff, the front desk and door staff get `is_staff`, which lets them sign in through the
+    admin's login (to the admin, the desk and the door page).
     """
-    if staff + door + partner > 1:
-        raise ValueError("An account has one role: staff, door staff or sales partner.")
+    if staff + door + partner + desk > 1:
+        raise ValueError("An account has one role: staff, front desk, door staff or partner.")
     check_username_free(username)
     user = User.objects.create_user(username=username, password=password, email=email)
-    if staff or door:
+    if staff or door or desk:
         user.is_staff = True
         user.save(update_fields=["is_staff"])
-        user.groups.add(staff_group() if staff else door_group())
+        user.groups.add(staff_group() if staff else desk_group() if desk else door_group())
     elif partner:
         user.groups.add(partner_group())
     return user

@@ -7,6 +7,7 @@ from django.core import checks
 # Backends that deliver nothing: a deployment that forgot its mail settings would silently
 # email nobody, and print every buyer's admission token to the log.
 UNDELIVERING_EMAIL_BACKENDS = {
+    "museum.mail.ConsoleEmailBackend",
     "django.core.mail.backends.console.EmailBackend",
     "django.core.mail.backends.locmem.EmailBackend",
     "django.core.mail.backends.dummy.EmailBackend",

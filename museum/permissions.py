@@ -11,7 +11,7 @@ class StaffManagesOrReadOnly(DjangoModelPermissions):
 
 
 class HasPermission(BasePermission):
-    """A signed-in account holding one named Django permission, e.g. `tickets.check_in_ticket`."""
+    """A signed-in account holding one named Django permission, e.g. `orders.check_in_ticket`."""
 
     permission = ""
 
@@ -23,4 +23,4 @@ class HasPermission(BasePermission):
 class MayCheckIn(HasPermission):
     """The door: staff and door staff."""
 
-    permission = "tickets.check_in_ticket"
+    permission = "orders.check_in_ticket"

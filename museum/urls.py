@@ -26,9 +26,6 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-json"), name="api-docs"),
 ]
 
-admin.site.site_header = admin.site.site_title = "Museum administration"
-admin.site.index_title = "Programme, opening hours and accounts"
-
 urlpatterns = [
     path("v1.1/", include(api_patterns)),
     path("admin/", admin.site.urls),

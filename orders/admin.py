@@ -18,9 +18,10 @@ from django.utils import timezone
 from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
+from audit.services import history
 from museum.admin_pages import admin_page
 from museum.exceptions import MuseumProblem
-from orders import selectors, services
+from orders import selectors
 from orders.models import (
     Order,
     OrderStatus,
@@ -28,9 +29,11 @@ from orders.models import (
     Refund,
     RefundState,
     SaleLimits,
+    Ticket,
     VisitorCategory,
 )
-from tickets.models import Ticket
+from orders.services.cancellation import cancel_order
+from orders.services.payments import retry_refund
 
 DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 
@@ -164,6 +167,10 @@ class OrderAdmin(AuditedAdmin):
     inlines = [OrderTicketInline, PaymentInline, RefundInline]
     actions = ["cancel_selected_orders"]
 
+    def history_records(self, obj):
+        # An order's history tells its tickets' too: each one's check-in.
+        return history(obj, also=obj.tickets.only("pk"))
+
     @admin.display(description="entry", ordering="slot__entry_time")
     def entry(self, order):
         return f"{order.slot.entry_time:%H:%M}" if order.slot_id else "—"
@@ -185,7 +192,7 @@ class OrderAdmin(AuditedAdmin):
         cancelled, refused = 0, []
         for order in queryset.exclude(status__in=[OrderStatus.CANCELLED, OrderStatus.EXPIRED]):
             try:
-                services.cancel_order(order_id=order.pk, by=request.user)
+                cancel_order(order_id=order.pk, by=request.user)
                 cancelled += 1
             except MuseumProblem as problem:
                 refused.append(f"{order.confirmation_code}: {problem.detail}")
@@ -290,7 +297,7 @@ class RefundAdmin(admin.ModelAdmin):
     def try_again(self, request, queryset):
         failed = list(queryset.filter(state=RefundState.FAILED).values_list("pk", flat=True))
         for refund_id in failed:
-            services.retry_refund(refund_id=refund_id)
+            retry_refund(refund_id=refund_id)
         self.message_user(request, f"{len(failed)} refund(s) to be paid back again.")
 
 

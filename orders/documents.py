@@ -15,14 +15,14 @@ from django.utils.translation import gettext as _
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from events.models import SpecialEvent
 from hours.models import MuseumDay
 from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
-from orders.models import Order, TicketsPdf
+from orders import tokens
+from orders.models import Order, Ticket, TicketsPdf
 from orders.selectors import cancel_deadline
-from tickets import tokens
-from tickets.models import Ticket
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
 # again on its next request.
@@ -45,6 +45,17 @@ def opening_hours(day: MuseumDay | None) -> str:
     if day is None or day.is_closed or day.opens_at is None or day.closes_at is None:
         return ""
     return f"{time_in_words(day.opens_at)}–{time_in_words(day.closes_at)}"
+
+
+def event_times(event: SpecialEvent | None) -> str:
+    """An event's own times on its dates ('19:00–22:00', 'from 19:00'); "" for an event that
+    keeps the day's opening hours, or general entry."""
+    if event is None or event.starts_at is None:
+        return ""
+    start = time_in_words(event.starts_at)
+    if event.ends_at is None:
+        return _("from %(time)s") % {"time": start}
+    return f"{start}–{time_in_words(event.ends_at)}"
 
 
 def museum_day(order: Order) -> MuseumDay | None:
@@ -93,6 +104,8 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
         if hours
         else ""
     )
+    if times := event_times(order.event):
+        opening = _("On %(day)s: %(times)s") % {"day": day_in_words(order.date), "times": times}
     return [
         Sheet(
             language=translation.get_language() or settings.LANGUAGE_CODE,
@@ -119,6 +132,8 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
 def _entry(ticket: Ticket, hours: str) -> str:
     if ticket.slot is not None:
         return _("Entry from %(time)s") % {"time": time_in_words(ticket.slot.entry_time)}
+    if ticket.event is not None and ticket.event.starts_at is not None:
+        return _("Entry from %(time)s") % {"time": time_in_words(ticket.event.starts_at)}
     return _("Entry at any time during opening hours") if hours else ""
 
 

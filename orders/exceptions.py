@@ -1,9 +1,49 @@
-"""The problems of orders: each a kind and a reason."""
+"""The problems of the sale: each a kind and a reason."""
 
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
-from museum.exceptions import InvalidInput, MuseumProblem
+from museum.exceptions import InvalidInput, MuseumProblem, NotFound
+
+
+class DateInPast(MuseumProblem):
+    kind = "invalid"
+    default_code = "date_in_past"
+    title = _("Date in the past")
+    default_detail = _("Tickets are sold from the museum's today onwards.")
+
+
+class MuseumClosed(MuseumProblem):
+    kind = "invalid"
+    default_code = "museum_closed"
+    title = _("Museum closed")
+    default_detail = _("The museum is not open on that date.")
+
+
+class EventNotOnDate(MuseumProblem):
+    kind = "invalid"
+    default_code = "event_not_on_date"
+    title = _("Event not on that date")
+    default_detail = _("The event does not run on that date.")
+
+
+class UnknownEvent(NotFound):
+    default_code = "unknown_event"
+    title = _("Unknown event")
+    default_detail = _("There is no such event, or it was cancelled.")
+
+
+class SoldOut(MuseumProblem):
+    """Sold out, knowing which row was full (`scope`: slot, day or event_date), which the
+    earliest-slot search needs and the answer does not show."""
+
+    default_code = "sold_out"
+    title = _("Sold out")
+    default_detail = _("There are no places left on that date.")
+
+    def __init__(self, detail=None, *, scope: str = "day", **extra):
+        super().__init__(detail, **extra)
+        self.scope = scope
 
 
 class HoldExpired(MuseumProblem):

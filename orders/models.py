@@ -1,24 +1,21 @@
-"""What a visitor buys in one go: an order of tickets, each for a visitor category at its price.
-
-The order is its own app: it sells general entry (hours) and event dates (events) alike, while
-`tickets` keeps the admission itself (its token, image and the door).
+"""The sale: what a visitor buys in one go, an order of tickets, each for a visitor category at
+its price, with its payments, refunds and the documents kept for it (the tickets' PDF and
+images). It sells general entry (hours) and event dates (events) alike; `tickets`, the layer
+above, admits the holders (signed tokens, drawing the image, the door).
 """
 
 import uuid
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
-from events.models import SpecialEvent
-from hours.models import EntrySlot
+from events.models import EventDate, SpecialEvent
+from hours.models import EntrySlot, MuseumDay
 from museum import i18n
-
-if TYPE_CHECKING:
-    from tickets.models import Ticket
 
 # What an anonymised order keeps instead of its buyer's address: a valid address at a domain
 # reserved never to exist (RFC 2606), so the row still passes the field's validation.
@@ -153,6 +150,112 @@ class Order(models.Model):
         return self.confirmation_code
 
 
+class TicketType(models.TextChoices):
+    # Shown at the door, in the staff member's language.
+    EVENT = "event", _("Special event")
+    GENERAL = "general", _("General entry")
+
+
+class Ticket(models.Model):
+    """One admission, for one day: general entry, or one date of a special event."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    buyer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tickets"
+    )
+    ticket_type = models.CharField("type", max_length=10, choices=TicketType.choices)
+    date = models.DateField(db_index=True)
+    event = models.ForeignKey(
+        SpecialEvent, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    # The row that counts the ticket's place: PROTECT, so that row (and its count) cannot be
+    # deleted while a ticket needs it. A general ticket's day is its date (MuseumDay's key).
+    museum_day = models.ForeignKey(
+        MuseumDay, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    event_date = models.ForeignKey(
+        EventDate, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    price = models.DecimalField("price paid", max_digits=8, decimal_places=2)
+    confirmation_code = models.CharField(max_length=40, unique=True)
+    purchased_at = models.DateTimeField(auto_now_add=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    # Who cancelled it: empty when a hold ran out or the museum called its event off.
+    cancelled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    checked_in_at = models.DateTimeField(null=True, blank=True)
+    checked_in_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    # The sale it belongs to, which keeps the buyer's contact data, the total and the email.
+    order = models.ForeignKey("Order", on_delete=models.PROTECT, related_name="tickets")
+    # Its order is held, not confirmed: not valid at the door yet. Kept on the ticket so that
+    # admission asks the ticket alone, as it does for cancelled_at.
+    held = models.BooleanField(default=False)
+    category = models.ForeignKey(
+        VisitorCategory,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="tickets",
+    )
+    slot = models.ForeignKey(
+        EntrySlot, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+
+    class Meta:
+        # The table it has had since tickets were an app of their own.
+        db_table = "tickets_ticket"
+        ordering = ["-purchased_at"]
+        # Seeing every ticket is Django's own view_ticket; letting holders in is this one.
+        permissions = [("check_in_ticket", "Can check tickets in at the door")]
+        constraints = [
+            models.CheckConstraint(
+                name="event_ticket_has_event",
+                condition=Q(ticket_type="event", event__isnull=False)
+                | Q(ticket_type="general", event__isnull=True),
+            ),
+            models.CheckConstraint(
+                name="ticket_counted_on_its_row",
+                condition=Q(ticket_type="event", event_date__isnull=False, museum_day__isnull=True)
+                | Q(ticket_type="general", event_date__isnull=True, museum_day=F("date")),
+            ),
+        ]
+
+    def __str__(self):
+        return self.confirmation_code
+
+    @property
+    def is_event_ticket(self) -> bool:
+        return self.ticket_type == TicketType.EVENT
+
+
+class TicketImage(models.Model):
+    """The rendered PNG of a ticket, kept so each image is drawn once, not on every request."""
+
+    ticket = models.OneToOneField(
+        Ticket, on_delete=models.CASCADE, primary_key=True, related_name="image"
+    )
+    png = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    rendered_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "tickets_ticketimage"
+
+    def __str__(self):
+        return f"Image of {self.ticket_id}"
+
+
 class PaymentState(models.TextChoices):
     CREATED = "created", "Created"
     PENDING = "pending", "Pending (the buyer is paying)"
@@ -230,7 +333,7 @@ class Refund(models.Model):
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="refunds")
     # The ticket it pays back; empty for a payment refunded whole (one that came too late).
     ticket = models.OneToOneField(
-        "tickets.Ticket", on_delete=models.PROTECT, related_name="refund", null=True, blank=True
+        Ticket, on_delete=models.PROTECT, related_name="refund", null=True, blank=True
     )
     payment = models.ForeignKey(
         Payment, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True

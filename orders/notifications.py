@@ -19,9 +19,8 @@ from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
-from orders.models import Order
+from orders.models import Order, Ticket
 from orders.selectors import cancel_deadline
-from tickets.models import Ticket
 
 CALENDAR_NAME = "visit.ics"
 
@@ -73,12 +72,15 @@ def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
     """What the email says, worded in the active language (the order's); the same for both its
     parts."""
     hours = documents.opening_hours(documents.museum_day(order))
+    times = documents.event_times(order.event)
     day = day_in_words(order.date)
     if order.slot:
         when = _("%(day)s, entry from %(time)s") % {
             "day": day,
             "time": time_in_words(order.slot.entry_time),
         }
+    elif times:
+        when = _("%(day)s, %(times)s") % {"day": day, "times": times}
     elif hours:
         when = _("%(day)s, open %(hours)s") % {"day": day, "hours": hours}
     else:
@@ -114,8 +116,9 @@ def _category(ticket: Ticket) -> str:
 
 def visit_calendar(*, order: Order) -> bytes:
     """The visit as an iCalendar entry, in the museum's zone and the active language: from the
-    slot's entry time (or the day's opening) to the day's closing; all day when the day has no
-    hours. Its UID is the order's, so a second copy updates the entry rather than adding one."""
+    slot's entry time (or the event's start, or the day's opening) to the event's end (or the
+    day's closing); all day when those are unknown. Its UID is the order's, so a second copy
+    updates the entry rather than adding one."""
     museum = one_line(settings.MUSEUM_NAME)
     calendar = Calendar()
     calendar.add("prodid", f"-//{museum}//Tickets//EN")
@@ -146,8 +149,12 @@ def visit_calendar(*, order: Order) -> bytes:
 
 def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date]:
     day = documents.museum_day(order)
+    event = order.event
     opens = order.slot.entry_time if order.slot else (day.opens_at if day else None)
     closes = day.closes_at if day and not day.is_closed else None
+    if event is not None:
+        opens = event.starts_at or opens
+        closes = event.ends_at or closes
     if opens is None or closes is None or closes <= opens:
         return order.date, order.date + timedelta(days=1)  # all day: the hours are unknown
     zone = ZoneInfo(settings.TIME_ZONE)

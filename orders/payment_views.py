@@ -15,9 +15,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from museum.errors import PROBLEM_CONTENT_TYPE, problem_body
-from orders import services
 from orders.models import Payment
 from orders.providers import DEMO, STRIPE, ProviderError, StripeProvider
+from orders.services.payments import payment_failed, payment_succeeded
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def stripe_webhook(request):
     if event.type == FAILED:
         error = getattr(intent, "last_payment_error", None)
         message = getattr(error, "message", None) or "declined"
-        services.payment_failed(payment_id=payment.pk, message=message, event=(STRIPE, event.id))
+        payment_failed(payment_id=payment.pk, message=message, event=(STRIPE, event.id))
         return HttpResponse(status=204)
     try:
         succeeded = StripeProvider().intent_succeeded(intent.id, amount=payment.amount)
@@ -69,7 +69,7 @@ def stripe_webhook(request):
         return _problem(503, "provider_failed", "Could not read the payment from Stripe.")
     if not succeeded:
         return _problem(409, "not_succeeded", "Stripe does not report this payment succeeded.")
-    services.payment_succeeded(payment_id=payment.pk, event=(STRIPE, event.id))
+    payment_succeeded(payment_id=payment.pk, event=(STRIPE, event.id))
     return HttpResponse(status=204)
 
 
@@ -87,8 +87,8 @@ def demo_payment(request, payment_id: uuid.UUID):
         raise Http404()
     if request.method == "POST":
         if request.POST.get("outcome") == "pay":
-            services.payment_succeeded(payment_id=payment.pk)
+            payment_succeeded(payment_id=payment.pk)
         else:
-            services.payment_failed(payment_id=payment.pk, message="declined on the demo page")
+            payment_failed(payment_id=payment.pk, message="declined on the demo page")
         return redirect(request.path)
     return render(request, "orders/demo_payment.html", {"payment": payment})

@@ -8,10 +8,10 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
+from prometheus_client.core import GaugeMetricFamily
 
 from museum.exceptions import NotAllowed, NotFound
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund
-from tickets.models import Ticket
+from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund, Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
@@ -292,3 +292,14 @@ def emails_waiting() -> int:
         .exclude(email=ANONYMISED_EMAIL)
         .count()
     )
+
+
+class EmailsWaitingCollector:
+    """`museum_emails_waiting`, read at each scrape of /metrics (registered in OrdersConfig)."""
+
+    def collect(self):
+        yield GaugeMetricFamily(
+            "museum_emails_waiting",
+            "Confirmed orders whose email has not gone yet",
+            value=emails_waiting(),
+        )

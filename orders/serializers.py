@@ -15,9 +15,8 @@ from museum.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
-from orders.models import Channel, OrderStatus, PaymentState
-from orders.services import cancel_deadline
-from tickets.models import TicketType
+from orders.models import Channel, OrderStatus, PaymentState, TicketType
+from orders.selectors import cancel_deadline
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 

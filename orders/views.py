@@ -13,7 +13,7 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
-from orders import documents, selectors, services
+from orders import documents, selectors
 from orders.models import Order, OrderStatus
 from orders.serializers import (
     CancelRequestSerializer,
@@ -27,6 +27,11 @@ from orders.serializers import (
     StartPaymentRequestSerializer,
     VisitorCategorySerializer,
 )
+from orders.services.cancellation import cancel_order
+from orders.services.holds import confirm_order
+from orders.services.payments import payments_of, start_payment
+from orders.services.pricing import active_categories, price_list
+from orders.services.sale import place_order, quote_order
 from tickets.selectors import refuse_if_not_paid
 from tickets.views import PurchasesThrottled
 
@@ -37,7 +42,7 @@ TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PAT
 class VisitorCategoryList(StrictQueryParameters, generics.ListAPIView):
     """A plain list, not a viewset's: it takes no paging (there are a handful)."""
 
-    queryset = services.active_categories()
+    queryset = active_categories()
     serializer_class = VisitorCategorySerializer
     pagination_class = None
 
@@ -75,7 +80,7 @@ class PriceList(StrictQueryParameters, generics.GenericAPIView):
     )
     def get(self, request):
         query = validated_query(PriceQuerySerializer, request)
-        prices = services.price_list(ticket_date=query["ticketDate"], event_id=query.get("eventId"))
+        prices = price_list(ticket_date=query["ticketDate"], event_id=query.get("eventId"))
         rows = [
             {"category": category.category, "name": category.name, "price": price}
             for category, price in prices
@@ -125,9 +130,9 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         if data.pop("dry_run"):
-            quote = services.quote_order(**{name: data[name] for name in QUOTED if name in data})
+            quote = quote_order(**{name: data[name] for name in QUOTED if name in data})
             return Response(QuoteSerializer(quote).data)
-        order = services.place_order(buyer=request.user, **data)
+        order = place_order(buyer=request.user, **data)
         location = reverse("orders-detail", kwargs={"orderId": order.pk})
         return Response(
             OrderSerializer(order).data,
@@ -181,7 +186,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     )
     @action(detail=True, methods=["post"])
     def confirm(self, request, orderId):
-        order = services.confirm_order(order_id=orderId, by=request.user)
+        order = confirm_order(order_id=orderId, by=request.user)
         return Response(OrderSerializer(order).data)
 
     @extend_schema(
@@ -209,12 +214,12 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def payments(self, request, orderId):
         if request.method == "GET":
-            payments = services.payments_of(order_id=orderId, viewer=request.user)
+            payments = payments_of(order_id=orderId, viewer=request.user)
             return Response(PaymentSerializer(payments, many=True).data)
         serializer = StartPaymentRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        payment = services.start_payment(
+        payment = start_payment(
             order_id=orderId,
             by=request.user,
             provider_name=data["provider"],
@@ -253,7 +258,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     def _cancel(self, request, **which) -> Response:
         serializer = CancelRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        order = services.cancel_order(by=request.user, **which, **serializer.validated_data)
+        order = cancel_order(by=request.user, **which, **serializer.validated_data)
         return Response(OrderSerializer(order).data)
 
     @extend_schema(

@@ -1,6 +1,7 @@
 import base64
 import functools
 import importlib
+import os
 import signal
 from contextlib import contextmanager
 from io import StringIO
@@ -16,6 +17,7 @@ from django.db.migrations.loader import MigrationLoader
 from rest_framework.test import APIClient
 
 from museum.accounts import create_account
+from scripts.test_tools import PACKAGES, find_tool, install_command
 from tests.factories import PASSWORD, UserFactory, door_member, partner_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
 from tests.stripe_fake import stripe_fake  # noqa: F401 (the fixture, for every test)
@@ -72,6 +74,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    # `make test` installs these commands where it can (scripts/test_tools.py); CI must run them.
+    for marker in item.iter_markers("needs_tool"):
+        for command in marker.args:
+            if find_tool(command) is None:
+                why = f"needs {command}: {install_command([PACKAGES[command]])}, as root"
+                if os.environ.get("CI"):
+                    pytest.fail(f"{why} (CI is set: no skipping)", pytrace=False)
+                pytest.skip(why)
+
+
 def run_task_worker() -> str:
     """`manage.py db_worker --batch`: run every task that is due, as the worker does, then return
     its output. The worker sets its own SIGINT/SIGTERM handlers; the test run gets its back.
@@ -91,14 +105,8 @@ def run_task_worker() -> str:
 
 # The data migration's own function makes the default categories again where a flush removed them.
 create_default_categories = importlib.import_module(
-    "orders.migrations.0002_default_visitor_categories"
-).create_defaults
-infants_need_companions = importlib.import_module(
-    "orders.migrations.0004_payments"
-).infants_need_companions
-translate_category_names = importlib.import_module(
-    "orders.migrations.0007_visitor_category_translations"
-).translate_names
+    "orders.migrations.0001_squashed_0008_order_language"
+).create_default_categories
 
 
 @functools.cache
@@ -120,8 +128,6 @@ def visitor_categories(request):
     if uses_database:
         request.getfixturevalue("db")
         create_default_categories(migrated_apps(), None)
-        infants_need_companions(migrated_apps(), None)
-        translate_category_names(migrated_apps(), None)
 
 
 @pytest.fixture(autouse=True)

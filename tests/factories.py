@@ -8,8 +8,7 @@ from django.utils import timezone
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import door_group, partner_group, staff_group
-from orders.models import Order, OrderStatus
-from tickets.models import Ticket
+from orders.models import Order, OrderStatus, Ticket
 
 PASSWORD = "correct horse battery staple"
 

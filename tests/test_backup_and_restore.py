@@ -18,16 +18,16 @@ pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)
 
 # The door's first step: the scanned QR code's signature, checked with the service's keys.
 VERIFY = """
-from tickets.models import Ticket
-from tickets.tokens import InvalidTicketToken, verify_ticket_token
+from orders.models import Ticket
+from orders.tokens import InvalidTicketToken, verify_ticket_token
 try:
     print(verify_ticket_token({token!r}).ticket_id == Ticket.objects.get().pk)
 except InvalidTicketToken:
     print("forged")
 """
 SIGN = """
-from tickets.models import Ticket
-from tickets.tokens import sign_ticket
+from orders.models import Ticket
+from orders.tokens import sign_ticket
 ticket = Ticket.objects.get()
 print(sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date))
 """

@@ -23,7 +23,8 @@ from events.serializers import DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS
 from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
-from orders.models import Order
+from orders import tokens
+from orders.models import Order, Ticket
 from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for
 from tests.factories import (
     MuseumDayFactory,
@@ -35,8 +36,6 @@ from tests.factories import (
     staff_member,
 )
 from tests.qr import qr_text
-from tickets import tokens
-from tickets.models import Ticket
 
 TEN_MEGABYTES = 10 * 1024 * 1024
 
@@ -474,7 +473,7 @@ def test_html_in_names_is_escaped_in_the_admin_and_drawn_as_text_on_the_ticket(w
     for page in [
         "/admin/events/specialevent/",
         f"/admin/events/specialevent/{event.pk}/change/",
-        f"/admin/tickets/ticket/{ticket_id}/change/",
+        f"/admin/orders/ticket/{ticket_id}/change/",
     ]:
         html = client.get(page).content.decode()
         assert script not in html, page

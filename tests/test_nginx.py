@@ -1,12 +1,11 @@
 """deploy/nginx/museum.conf, as written, in front of gunicorn's sync workers: three slow clients
 (a byte every two seconds) hold nginx, never a worker, so every other request is answered; TLS
 ends at nginx, the client's address is the one nginx saw, static files and the body limit are
-nginx's. nginx is Debian's package (.ci/run installs it)."""
+nginx's. nginx is Debian's package (`make test` installs it)."""
 
 import datetime as dt
 import json
 import os
-import shutil
 import socket
 import ssl
 import subprocess
@@ -25,9 +24,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from django.conf import settings
 
+from scripts.test_tools import find_tool
 from tests.servers import free_port, gunicorn_node, wait_until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.needs_tool("nginx")]
 
 SLOW_CLIENTS = 3
 PROBES = 18
@@ -100,7 +100,7 @@ http {{
     (folder / "nginx.conf").write_text(main)
     server = subprocess.Popen(
         [
-            shutil.which("nginx") or "/usr/sbin/nginx",
+            find_tool("nginx"),
             "-p",
             str(folder),
             "-c",

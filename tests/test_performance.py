@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from audit.models import AuditRecord
 from bench import FLOOR_PATH, data, plans
+from orders.models import TicketImage
 from tests.factories import MuseumDayFactory, SpecialEventFactory, days_from_today
 from tests.orders.conftest import order_body
-from tickets.models import TicketImage
 
 ORDERS = "/v1.1/orders"
 

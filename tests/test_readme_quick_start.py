@@ -3,7 +3,6 @@
 changed. A curl on PATH records each answer's status, so every step's status is checked too."""
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from orders.models import Order, OrderStatus
+from scripts.test_tools import find_tool
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,8 +52,7 @@ def quick_start_commands() -> str:
 
 def recording_curl(folder: Path) -> Path:
     """A `curl` that runs the real one and adds a line with the method, status and URL to stderr."""
-    real = shutil.which("curl")
-    assert real, "the quick start needs curl"
+    real = find_tool("curl")
     folder.mkdir()
     script = folder / "curl"
     script.write_text(
@@ -65,6 +64,7 @@ def recording_curl(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.needs_tool("curl")
 def test_the_readme_quick_start_runs_as_written(live_server, tmp_path):
     # What `make run` does before it serves (Makefile), on the test database.
     call_command("seed_hours", days=90, verbosity=0)

@@ -19,11 +19,10 @@ from django.utils import timezone
 
 from hours.models import MuseumDay
 from museum.accounts import staff_group
-from orders.models import Order
+from orders.models import Order, Ticket
 from tests.factories import PASSWORD, MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.live_http import call
 from tests.servers import database_url, gunicorn_node
-from tickets.models import Ticket
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

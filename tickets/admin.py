@@ -5,8 +5,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from audit.admin import AuditedAdmin
+from orders.models import Ticket
 from tickets.images import ticket_image
-from tickets.models import Ticket
 
 
 class TicketStatusFilter(admin.SimpleListFilter):

@@ -7,7 +7,7 @@ class TicketsConfig(AppConfig):
     verbose_name = "Tickets"
 
     def ready(self):
-        from tickets.models import TicketImage
+        from orders.models import TicketImage
         from tickets.selectors import forget_drawn_image
 
         # Every way an image goes (a cancellation, a ticket or account deleted) is a delete.

@@ -17,9 +17,9 @@ from django.views.decorators.http import require_http_methods
 
 from museum.exceptions import MuseumProblem
 from museum.permissions import MayCheckIn
+from orders.models import Ticket
 from tickets import services
 from tickets.exceptions import AlreadyCheckedIn, TooEarly, WrongDay
-from tickets.models import Ticket
 
 # What the desk reads for each refusal reason of services.check_in.
 REFUSALS = {

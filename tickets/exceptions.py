@@ -1,50 +1,10 @@
-"""The problems of selling tickets and of admitting their holders: a kind and a reason each."""
+"""The problems of admitting a ticket's holder at the door: a kind and a reason each."""
 
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
 from museum.exceptions import MuseumProblem, NotFound
-
-
-class DateInPast(MuseumProblem):
-    kind = "invalid"
-    default_code = "date_in_past"
-    title = _("Date in the past")
-    default_detail = _("Tickets are sold from the museum's today onwards.")
-
-
-class MuseumClosed(MuseumProblem):
-    kind = "invalid"
-    default_code = "museum_closed"
-    title = _("Museum closed")
-    default_detail = _("The museum is not open on that date.")
-
-
-class EventNotOnDate(MuseumProblem):
-    kind = "invalid"
-    default_code = "event_not_on_date"
-    title = _("Event not on that date")
-    default_detail = _("The event does not run on that date.")
-
-
-class UnknownEvent(NotFound):
-    default_code = "unknown_event"
-    title = _("Unknown event")
-    default_detail = _("There is no such event, or it was cancelled.")
-
-
-class SoldOut(MuseumProblem):
-    """Sold out, knowing which row was full (`scope`: slot, day or event_date), which the
-    earliest-slot search needs and the answer does not show."""
-
-    default_code = "sold_out"
-    title = _("Sold out")
-    default_detail = _("There are no places left on that date.")
-
-    def __init__(self, detail=None, *, scope: str = "day", **extra):
-        super().__init__(detail, **extra)
-        self.scope = scope
 
 
 class ForgedTicket(MuseumProblem):

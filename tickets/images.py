@@ -11,8 +11,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from museum import i18n
 from museum.text import one_line
-from tickets import tokens
-from tickets.models import Ticket, TicketImage
+from orders import tokens
+from orders.models import Ticket, TicketImage
 
 WIDTH = 640
 MARGIN = 32

@@ -14,10 +14,10 @@ from django.utils.translation import gettext as _
 
 from museum.exceptions import MuseumProblem, NotFound
 from museum.response_cache import now_and_on_commit
-from tickets import tokens
+from orders import tokens
+from orders.models import Ticket, TicketImage
 from tickets.exceptions import ForgedTicket, NotPaid, UnknownCode, UnknownTicket
 from tickets.images import ticket_image
-from tickets.models import Ticket, TicketImage
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def forget_drawn_image(*, ticket_id: uuid.UUID) -> None:
     now_and_on_commit(drop)
 
 
-VIEW_ANY_TICKET = "tickets.view_ticket"
+VIEW_ANY_TICKET = "orders.view_ticket"
 
 
 def may_view_ticket(*, viewer, buyer_id: int) -> bool:

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from hours.serializers import HourMinuteField
 from museum.fields import StrictCharField, StrictDateField, StrictUUIDField
-from tickets.models import TicketType
+from orders.models import TicketType
 
 # A plausible international number: an optional +, 7 to 15 digits (E.164's most), and the
 # spaces, dots, dashes and parentheses people write between them.

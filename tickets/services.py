@@ -1,6 +1,5 @@
-"""The rules of a ticket: its confirmation code, and letting its holder in."""
+"""Letting a ticket's holder in: the door's rules and the one-statement admission."""
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -15,6 +14,7 @@ from events.models import SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum import metrics
 from museum.exceptions import MuseumProblem
+from orders.models import Ticket
 from tickets.exceptions import (
     AfterClosing,
     AlreadyCheckedIn,
@@ -25,19 +25,7 @@ from tickets.exceptions import (
     TooEarly,
     WrongDay,
 )
-from tickets.models import Ticket
 from tickets.selectors import Scan, scan_key, tickets_for_scan
-
-# Crockford's lowercase base32: no i, l, o or u, so a code read aloud is not misheard.
-CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
-
-
-def new_confirmation_code(prefix: str) -> str:
-    """A code for an order ("order") or a ticket ("ticket-general"), e.g. order-2k7m9q-x4b1c."""
-    # 55 random bits: unguessable, and a collision (a unique-constraint error) is not a
-    # practical worry at a museum's volumes.
-    chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(11))
-    return f"{prefix}-{chars[:6]}-{chars[6:]}"
 
 
 def _latest_entry_time(now: datetime) -> time:

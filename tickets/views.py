@@ -16,10 +16,11 @@ from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
-from orders import services as sale
-from tickets import selectors, services, tokens
+from orders import tokens
+from orders.models import Ticket
+from orders.services.sale import buy_ticket
+from tickets import selectors, services
 from tickets.exceptions import TicketRefused
-from tickets.models import Ticket
 from tickets.serializers import (
     BuyMuseumTicketsRequestSerializer,
     BuyMuseumTicketsResponseSerializer,
@@ -69,7 +70,7 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
     def create(self, request):
         serializer = BuyMuseumTicketsRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ticket = sale.buy_ticket(buyer=request.user, **serializer.validated_data)
+        ticket = buy_ticket(buyer=request.user, **serializer.validated_data)
         # The order the purchase made (orders' operations), which holds the ticket.
         location = reverse("orders-detail", kwargs={"orderId": ticket.order_id})
         return Response(

@@ -9,7 +9,7 @@ ticket checked in, an event called off, a slot's places.
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, time
 from decimal import Decimal
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -23,16 +23,16 @@ from events.services import AUDITED
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket
 from orders.selectors import may_view_order, tickets_of
 from orders.serializers import OrderSerializer
-from tickets.models import Ticket
 from webhooks.models import EventType
 
-ORDER = "orders.order"
-EVENT = "events.specialevent"
-TICKET = "tickets.ticket"
-SLOT = "hours.entryslot"
+# The audit log's names of the records' objects (audit.services: the model's label).
+ORDER = Order._meta.label_lower
+EVENT = SpecialEvent._meta.label_lower
+TICKET = Ticket._meta.label_lower
+SLOT = EntrySlot._meta.label_lower
 
 # The types each kind of record may make: records that make none are never read.
 POSSIBLE: dict[tuple[str, str], set[str]] = {
@@ -128,6 +128,9 @@ def _as_created(event: SpecialEvent, entry: AuditRecord) -> SpecialEvent:
     made = {name: entry.changes[name] for name in AUDITED if name in entry.changes}
     created = SpecialEvent(id=event.pk, **made)
     created.price = Decimal(str(created.price))
+    for name in ("starts_at", "ends_at"):  # kept as "19:00:00"
+        if isinstance(value := getattr(created, name), str):
+            setattr(created, name, time.fromisoformat(value))
     days = [date.fromisoformat(day) for day in entry.changes.get("dates", [])]
     setattr(created, PREFETCHED_DATES, [EventDate(event=created, date=day) for day in days])
     return created

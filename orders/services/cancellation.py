@@ -16,11 +16,10 @@ from events.services import locked_event
 from museum import metrics
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
-from orders.models import Order, OrderStatus, RefundSource
+from orders.models import Order, OrderStatus, RefundSource, Ticket, TicketImage
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
 from orders.services.payments import refund_tickets
 from orders.services.places import give_back
-from tickets.models import Ticket, TicketImage
 
 
 @transaction.atomic

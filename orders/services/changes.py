@@ -14,12 +14,11 @@ from audit.models import Action
 from audit.services import record
 from museum.exceptions import InvalidInput
 from orders.exceptions import OrderCancelled
-from orders.models import Order, OrderStatus, RefundState
+from orders.models import Order, OrderStatus, RefundState, Ticket, TicketImage
 from orders.providers import DESK
 from orders.selectors import order_to_change, tickets_of
 from orders.services import places
 from orders.tasks import mail_confirmation
-from tickets.models import Ticket, TicketImage
 
 # A move keeps what was paid: it changes when, never what.
 MOVABLE = (OrderStatus.CONFIRMED, OrderStatus.HELD)
@@ -93,9 +92,15 @@ def pay_out_at_desk(*, order: Order, by) -> Decimal:
         by_hand, state__in=[RefundState.CREATED, RefundState.MANUAL], amount__gt=0
     )
     amount = due.aggregate(total=Sum("amount"))["total"] or Decimal("0")
+    # Cash or the card terminal: how the desk took the money is how it hands it back.
+    method = due.values_list("payment__info", flat=True).first() or ""
+    refunds = list(due.values_list("pk", flat=True))
     due.update(
         state=RefundState.DONE,
         reference=f"paid out at the desk by {by.get_username()}"[:100],
         done_at=timezone.now(),
     )
+    if amount:
+        changes = {"amount": amount, "method": method, "refunds": refunds}
+        record(action=Action.PAID_OUT, obj=order, by=by, changes=changes)
     return amount

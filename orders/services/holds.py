@@ -11,11 +11,10 @@ from audit.services import record
 from hours.models import EntrySlot
 from museum import metrics
 from orders.exceptions import HoldExpired, OrderCancelled
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket, TicketImage
 from orders.selectors import order_to_change, tickets_of
 from orders.services.payments import confirm_held, refuse_unpaid_confirmation
 from orders.services.places import give_back
-from tickets.models import Ticket, TicketImage
 
 
 def confirm_order(*, order_id: uuid.UUID, by) -> Order:

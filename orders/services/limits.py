@@ -1,5 +1,6 @@
 """Places that cannot be hoarded: an online account, and each buyer's address within it, holds
-at most so many places at once and takes at most so many per visit date, held or sold.
+at most so many places at once and takes at most so many per visit date, held or sold; and how
+many tickets one order may have (more at the front desk, which sells to groups).
 
 Staff at the front desk (orders.sell_at_desk) sell to the people before them: no limits. A hold
 its own buyer cancelled counts until it would have run out, so cancelling and holding
@@ -19,15 +20,23 @@ from django.db.models import Q
 from django.utils import timezone
 
 from orders.exceptions import TooManyHeldPlaces, TooManyPlaces
-from orders.models import Channel, SaleLimits
+from orders.models import Channel, SaleLimits, Ticket
 from orders.providers import SELL_AT_DESK
-from tickets.models import Ticket
 
 
 @dataclass(frozen=True)
 class Limits:
     held: int | None
     per_day: int | None
+
+
+def max_tickets_per_order(*, seller=None) -> int:
+    """How many tickets one order may have: MUSEUM_MAX_TICKETS_PER_ORDER, or, sold at the front
+    desk by `seller` (who may sell there), MUSEUM_DESK_MAX_TICKETS_PER_ORDER: a school class
+    buys at once."""
+    if seller is not None and seller.has_perm(SELL_AT_DESK):
+        return settings.MUSEUM_DESK_MAX_TICKETS_PER_ORDER
+    return settings.MUSEUM_MAX_TICKETS_PER_ORDER
 
 
 def limits_of(account, *, channel: str) -> tuple[Limits, Limits]:

@@ -30,6 +30,7 @@ from orders.exceptions import (
     PaymentRequired,
     ProviderFailed,
     ProviderUnavailable,
+    SoldOut,
     TooManyPaymentAttempts,
 )
 from orders.models import (
@@ -42,6 +43,7 @@ from orders.models import (
     Refund,
     RefundSource,
     RefundState,
+    Ticket,
 )
 from orders.providers import (
     DESK,
@@ -56,8 +58,6 @@ from orders.refunds import pay_back_later
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
 from orders.tasks import mail_confirmation, mail_not_placed
-from tickets.exceptions import SoldOut
-from tickets.models import Ticket
 
 logger = logging.getLogger(__name__)
 
@@ -352,6 +352,8 @@ def refund_tickets(
         "tickets": [ticket.pk for ticket in tickets],
         "amount": sum((refund.amount for refund in refunds), Decimal("0")),
         "source": source,
+        # Who pays it back ("" without a payment: staff, by hand), for the history's words.
+        "provider": payment.provider if payment else "",
     }
     return refunds, (Action.REFUNDED, order, changes)
 

@@ -21,8 +21,8 @@ from hours.models import EntrySlot, MuseumDay
 from hours.services import sales_end
 from museum.exceptions import InvalidInput
 from museum.response_cache import group_changed
+from orders.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from orders.models import Order
-from tickets.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 
 
 @dataclass(frozen=True)

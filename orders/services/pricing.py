@@ -18,9 +18,8 @@ from django.utils.translation import gettext as _
 
 from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
-from orders.exceptions import NeedsCompanion
+from orders.exceptions import DateInPast, EventNotOnDate, NeedsCompanion, UnknownEvent
 from orders.models import VisitorCategory
-from tickets.exceptions import DateInPast, EventNotOnDate, UnknownEvent
 
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"

@@ -18,10 +18,12 @@ from audit.services import record
 from hours.models import EntrySlot
 from museum import i18n, metrics
 from museum.exceptions import InvalidInput
-from orders.models import Channel, Order, OrderStatus, VisitorCategory
+from orders.codes import new_confirmation_code
+from orders.exceptions import DateInPast, SoldOut
+from orders.models import Channel, Order, OrderStatus, Ticket, TicketType, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.limits import check_places
+from orders.services.limits import check_places, max_tickets_per_order
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -31,9 +33,6 @@ from orders.services.pricing import (
     priced,
     total_of,
 )
-from tickets.exceptions import DateInPast, SoldOut
-from tickets.models import Ticket, TicketType
-from tickets.services import new_confirmation_code
 
 
 @dataclass(frozen=True)
@@ -63,11 +62,13 @@ def place_order(
     earliest_slot: bool = False,
     hold: bool = False,
     language: str = "",
+    seller=None,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
     `language` (an offered one) is what its email, PDF and tickets speak; by default the active
-    language, the request's.
+    language, the request's. `seller` is the staff member selling at the front desk, whose
+    orders may be larger (limits.max_tickets_per_order); None for a buyer's own purchase.
 
     On a timed day the order names its slot (`entry_time`), or with `earliest_slot` takes the
     earliest slot with room, as the contract's purchase does.
@@ -80,6 +81,7 @@ def place_order(
         lines=lines,
         entry_time=entry_time,
         names_slot=general and not earliest_slot,
+        seller=seller,
     )
     language = i18n.offered(language) or i18n.current()
     purchase = Purchase(buyer, email, phone, name, ticket_type, ticket_date, language)
@@ -97,18 +99,21 @@ def place_order(
 
 
 def _checked(
-    *, ticket_date: date, lines: Sequence[dict], entry_time: time | None, names_slot: bool
+    *,
+    ticket_date: date,
+    lines: Sequence[dict],
+    entry_time: time | None,
+    names_slot: bool,
+    seller=None,
 ) -> tuple[list[VisitorCategory], EntrySlot | None]:
     """The lines' categories and the slot `entry_time` names, once the order's own rules hold:
-    its size, its date, its categories on sale and, if the order `names_slot` (general entry
-    that does not take the earliest slot), that slot, on sale."""
+    its size (larger sold at the desk by `seller`), its date, its categories on sale and, if the
+    order `names_slot` (general entry that does not take the earliest slot), that slot, on
+    sale."""
     count = sum(line["quantity"] for line in lines)
-    if count > settings.MUSEUM_MAX_TICKETS_PER_ORDER:
-        raise InvalidInput(
-            "lines",
-            _("At most %(limit)s tickets per order.")
-            % {"limit": settings.MUSEUM_MAX_TICKETS_PER_ORDER},
-        )
+    limit = max_tickets_per_order(seller=seller)
+    if count > limit:
+        raise InvalidInput("lines", _("At most %(limit)s tickets per order.") % {"limit": limit})
     if ticket_date < timezone.localdate():
         raise DateInPast()
     categories = categories_of(lines)
@@ -134,12 +139,17 @@ def quote_order(
     lines: Sequence[dict],
     event_id: uuid.UUID | None = None,
     entry_time: time | None = None,
+    seller=None,
 ) -> Quote:
     """What place_order would charge for the order, by the same rules and prices, taking no
     place (so a quote says nothing of the places left)."""
     general = ticket_type == TicketType.GENERAL
     categories, _ = _checked(
-        ticket_date=ticket_date, lines=lines, entry_time=entry_time, names_slot=general
+        ticket_date=ticket_date,
+        lines=lines,
+        entry_time=entry_time,
+        names_slot=general,
+        seller=seller,
     )
     event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
     lines_priced = priced(lines=lines, categories=categories, event=event)

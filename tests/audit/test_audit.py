@@ -8,7 +8,7 @@ from django.utils import timezone
 from audit.models import ANONYMISED, AuditRecord
 from audit.services import purge_old_records
 from events.models import SpecialEvent
-from orders.services import anonymise_old_orders
+from orders.services.personal_data import anonymise_old_orders
 from tests.conftest import EVENT
 from tests.factories import MuseumDayFactory, days_from_today
 from tests.orders.conftest import order_body

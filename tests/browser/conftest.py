@@ -5,7 +5,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-CHROMIUM = Path("/usr/bin/chromium")
+from scripts.test_tools import find_tool
+
+# Debian's /usr/bin/chromium; the tests here are `needs_tool("chromium")`, skipped without it.
+CHROMIUM = find_tool("chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -28,8 +31,6 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (as .ci/run does)")
     # Playwright's sync API keeps an event loop in this thread, and Django refuses database
     # calls from a thread with a running loop unless told that is safe. It is: the loop only
     # drives the browser, and the test's own queries run between its calls.

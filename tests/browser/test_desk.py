@@ -3,16 +3,19 @@ import json
 import re
 import urllib.request
 
+import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from museum.accounts import create_account
-from orders.services import buy_ticket
+from orders.models import Ticket
+from orders.services.sale import buy_ticket
 from tests.conftest import basic_auth
 from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 from tests.qr import qr_text
 from tickets.images import ticket_image
-from tickets.models import Ticket
+
+pytestmark = pytest.mark.needs_tool("chromium")
 
 
 def log_in(page, username: str, *, then: str) -> None:

@@ -12,11 +12,13 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from museum.accounts import create_account
-from orders.services import place_order
+from orders import tokens
+from orders.models import Ticket
+from orders.services.sale import place_order
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
 from tests.factories import PASSWORD, MuseumDayFactory, partner_member
-from tickets import tokens
-from tickets.models import Ticket
+
+pytestmark = pytest.mark.needs_tool("chromium")
 
 
 @pytest.fixture

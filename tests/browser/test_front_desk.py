@@ -4,6 +4,7 @@ slot and cancelled with the cash paid out."""
 import datetime as dt
 import urllib.request
 
+import pytest
 from playwright.sync_api import expect
 
 from hours.models import EntrySlot
@@ -11,6 +12,8 @@ from museum.accounts import DESK_GROUP, create_account, role_group
 from orders.models import Order
 from tests.factories import PASSWORD, MuseumDayFactory
 from tests.orders.conftest import later
+
+pytestmark = pytest.mark.needs_tool("chromium")
 
 
 def desk_clerk():

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from events.services import DatesHaveTickets, update_event
-from orders.services import buy_ticket
+from orders.models import Ticket
+from orders.services.sale import buy_ticket
 from tests.factories import (
     SpecialEventFactory,
     TicketFactory,
@@ -20,7 +21,6 @@ from tests.factories import (
     partner_member,
     staff_member,
 )
-from tickets.models import Ticket
 
 EVENTS = "/admin/events/specialevent/"
 

@@ -46,6 +46,8 @@ def test_staff_create_an_event_with_sorted_unique_dates(staff_client):
         "dates": ["2030-09-05", "2030-09-08"],
         "price": 19.99,
         "capacity": None,
+        "startTime": None,
+        "endTime": None,
     }
     assert str(event.price) == "19.99"
 
@@ -264,6 +266,8 @@ def test_patch_changes_only_the_fields_sent(staff_client):
         "dates": ["2030-01-01"],
         "price": 15,
         "capacity": None,
+        "startTime": None,
+        "endTime": None,
     }
 
 

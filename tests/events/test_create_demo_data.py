@@ -7,9 +7,8 @@ from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot
-from orders.models import Order
+from orders.models import Order, Ticket
 from tests.factories import SpecialEventFactory
-from tickets.models import Ticket
 
 
 def run(command: str, *args) -> str:

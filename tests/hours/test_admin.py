@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from hours.models import MuseumDay
-from orders.services import buy_ticket
+from orders.services.sale import buy_ticket
 from tests.factories import MuseumDayFactory, UserFactory, partner_member
 
 DAYS = "/admin/hours/museumday/"

@@ -13,7 +13,7 @@ from django.utils import timezone
 from hours.models import EntrySlot, MuseumDay
 from hours.services import apply_weekly_pattern
 from museum.exceptions import MuseumProblem
-from orders.services import place_order
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, partner_member
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]

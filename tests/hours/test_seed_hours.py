@@ -12,10 +12,10 @@ from hours.services import (
     apply_weekly_pattern,
     parse_weekly_pattern,
 )
-from orders.services import buy_ticket
+from orders.exceptions import SoldOut
+from orders.models import Ticket
+from orders.services.sale import buy_ticket
 from tests.factories import MuseumDayFactory, partner_member
-from tickets.exceptions import SoldOut
-from tickets.models import Ticket
 
 MONDAY = dt.date(2030, 1, 7)
 

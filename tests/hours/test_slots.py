@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from hours.models import EntrySlot
-from orders.services import place_order
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, partner_member
 
 MONDAY = dt.date(2030, 1, 7)

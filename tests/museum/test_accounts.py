@@ -8,7 +8,14 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 from django.test import RequestFactory
 
-from museum.accounts import DOOR_GROUP, ROLES, STAFF_GROUP, STAFF_PERMISSIONS, create_account
+from museum.accounts import (
+    DESK_GROUP,
+    DOOR_GROUP,
+    ROLES,
+    STAFF_GROUP,
+    STAFF_PERMISSIONS,
+    create_account,
+)
 from orders.models import Order
 from tests.factories import PASSWORD, TicketFactory
 
@@ -62,6 +69,18 @@ def test_demo_accounts_are_created_once_and_never_touched_again(db):
     assert not User.objects.get(username="visitor").is_staff
 
 
+def test_make_run_lists_every_demo_account_and_the_desks_address_last(db):
+    run("create_demo_accounts")
+
+    listed = run("create_demo_accounts", "--list", "--url", "http://127.0.0.1:8080")
+
+    for username in ("staff", "desk", "visitor", "partner"):
+        assert f"  {username} " in listed and f"{username}-demo-password" in listed
+    assert "http://127.0.0.1:8080/desk/" in listed
+    assert User.objects.get(username="desk").groups.get().name == DESK_GROUP
+    assert User.objects.get(username="partner").groups.get().name == "Sales partners"
+
+
 # Roles
 
 
@@ -76,7 +95,7 @@ def test_create_account_door_makes_an_account_that_only_checks_tickets_in(db, mo
     temp = User.objects.get(username="temp")
     assert "door staff" in out
     assert temp.is_staff  # signs in at the admin's login, for the door page
-    assert permission_names(temp) == {"tickets.check_in_ticket"}
+    assert permission_names(temp) == {"orders.check_in_ticket"}
 
 
 def test_an_account_is_staff_or_door_staff_not_both(db, monkeypatch):
@@ -109,12 +128,12 @@ def test_museum_staff_run_the_programme_but_manage_no_users_and_delete_no_emails
 
     granted = permission_names(grace)
 
-    assert {"events.add_specialevent", "hours.change_museumday", "tickets.view_ticket"} <= granted
-    assert "tickets.check_in_ticket" in granted
+    assert {"events.add_specialevent", "hours.change_museumday", "orders.view_ticket"} <= granted
+    assert "orders.check_in_ticket" in granted
     assert "hours.delete_museumday" in granted  # "Apply a weekly pattern" removes days
     assert not {p for p in granted if p.startswith(("auth.", "museum."))}
     assert "orders.delete_order" not in granted
-    assert "tickets.delete_ticket" not in granted
+    assert "orders.delete_ticket" not in granted
     assert "django_tasks_database.view_dbtaskresult" in granted  # the background tasks
 
 
@@ -146,7 +165,7 @@ def test_door_staff_see_nothing_in_the_admin(client, door_staff):
 
     assert index.status_code == 200
     assert "/door/" in index.content.decode()  # the one thing they do
-    for page in ("/admin/tickets/ticket/", "/admin/events/specialevent/", "/admin/auth/user/"):
+    for page in ("/admin/orders/ticket/", "/admin/events/specialevent/", "/admin/auth/user/"):
         assert client.get(page).status_code == 403, page
     assert client.get("/admin/hours/museumday/").status_code == 403
 
@@ -223,3 +242,14 @@ def test_the_case_insensitive_index_migrates_back_and_forth():
 
     with pytest.raises(IntegrityError):
         User.objects.create(username="ADA")
+
+
+def test_create_account_desk_makes_a_front_desk_account(db, monkeypatch):
+    monkeypatch.setattr("sys.stdin", StringIO("a long enough passphrase\n"))
+    out = run("create_account", "desk1", "--desk", "--password-stdin")
+
+    desk1 = User.objects.get(username="desk1")
+    assert "front desk" in out
+    assert list(desk1.groups.values_list("name", flat=True)) == [DESK_GROUP]
+    assert desk1.is_staff  # signs in through the admin's login, for the desk
+    assert permission_names(desk1) == set(ROLES[DESK_GROUP])

@@ -243,7 +243,7 @@ def test_a_member_removed_from_a_group_loses_its_rights_on_the_next_request(
 
 
 def check_in_permission() -> Permission:
-    return Permission.objects.get(content_type__app_label="tickets", codename="check_in_ticket")
+    return Permission.objects.get(content_type__app_label="orders", codename="check_in_ticket")
 
 
 def test_a_member_removed_from_a_group_s_members_loses_its_rights_on_the_next_request(

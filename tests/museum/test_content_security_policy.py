@@ -42,7 +42,7 @@ def test_admin_pages_style_through_the_stylesheet_not_inline(admin_client):
     ticket = TicketFactory()
 
     days = admin_client.get("/admin/hours/museumday/").content.decode()
-    page = admin_client.get(f"/admin/tickets/ticket/{ticket.pk}/change/").content.decode()
+    page = admin_client.get(f"/admin/orders/ticket/{ticket.pk}/change/").content.decode()
 
     assert day.is_closed and 'class="museum-closed"' in days and "style=" not in days
     assert 'class="museum-ticket-image"' in page and "style=" not in page

@@ -16,11 +16,10 @@ from events.models import SpecialEvent
 from hours.models import MuseumDay
 from museum import idempotency
 from museum.models import IdempotencyKey
-from orders.models import Order
+from orders.models import Order, Ticket
 from tests.conftest import EVENT, assert_problem, client_for
 from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.live_http import call, sign_in
-from tickets.models import Ticket
 
 TICKETS = "/v1.1/tickets"
 EVENTS = "/v1.1/special-events"

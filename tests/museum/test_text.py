@@ -10,9 +10,9 @@ from PIL import Image
 
 from events.models import SpecialEvent
 from museum.text import BREAKING, BREAKING_BUT_LINES, one_line
+from orders.models import Ticket
 from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for, run_task_worker
 from tests.factories import SpecialEventFactory, days_from_today, partner_member
-from tickets.models import Ticket
 
 INJECTED = "Night tour\r\nBcc: x@example.org"
 BREAKERS = ["\r\nBcc: x@example.org", "\n", "\r", "\t", "\x0b", "\x1b[31m", "\x7f", "\x85"]
@@ -99,7 +99,7 @@ def test_a_stored_line_break_still_draws_the_ticket(stored_injection, desk_clien
     client, ticket_id = stored_injection
 
     image = client.get(f"/v1.1/tickets/{ticket_id}/qr")
-    page = desk_client.get(f"/admin/tickets/ticket/{ticket_id}/change/")
+    page = desk_client.get(f"/admin/orders/ticket/{ticket_id}/change/")
 
     assert image.status_code == 200 and image["Content-Type"] == "image/png"
     assert Image.open(io.BytesIO(image.content)).format == "PNG"

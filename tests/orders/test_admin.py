@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from hours.models import EntrySlot
 from hours.services import CapacityBelowSold, set_slot_capacity
-from orders import services
 from orders.models import Order, Refund
-from orders.services import place_order
+from orders.services.cancellation import cancel_order
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory, partner_member
 from tests.orders.conftest import later
 
@@ -150,9 +150,9 @@ def test_the_sales_report_counts_no_hold_as_cancelled_and_its_csv_matches(desk_c
     event = SpecialEventFactory(name="Night tour", price=Decimal("20"), dates=[day])
     paid = an_order(day, ("adult", 2), ("child", 1))
     an_order(day, ("adult", 1), ticket_type="event", event_id=event.pk)
-    services.cancel_order(order_id=paid.pk, by=paid.buyer, ticket_id=paid.sold_tickets[2].pk)
+    cancel_order(order_id=paid.pk, by=paid.buyer, ticket_id=paid.sold_tickets[2].pk)
     held = an_order(day, ("adult", 4), hold=True)
-    services.cancel_order(order_id=held.pk, by=held.buyer)  # a hold let go: no sale, no cancel
+    cancel_order(order_id=held.pk, by=held.buyer)  # a hold let go: no sale, no cancel
 
     page = desk_client.get(f"{ORDERS}sales/").content.decode()
     exported = desk_client.get(f"{ORDERS}sales/", {"format": "csv"}).content.decode()

@@ -42,6 +42,7 @@ def own_redis(settings):
     server.wait()
 
 
+@pytest.mark.needs_tool("redis-server")
 def test_an_order_committed_before_the_cache_fails_is_answered_201_once(
     visitor_client, timed_day, own_redis
 ):

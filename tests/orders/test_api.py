@@ -10,11 +10,10 @@ from django.core import mail
 from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
-from orders.models import Order, Refund, VisitorCategory
+from orders.models import Order, Refund, Ticket, VisitorCategory
 from tests.conftest import assert_problem, client_for
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.orders.conftest import later, order_body
-from tickets.models import Ticket
 
 ORDERS = "/v1.1/orders"
 

@@ -9,12 +9,13 @@ from django.db import connection
 from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
-from orders.models import Order, OrderStatus
-from orders.services import cancel_order, place_order, release_expired_holds
+from orders.models import Order, OrderStatus, Ticket
+from orders.services.cancellation import cancel_order
+from orders.services.holds import release_expired_holds
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, partner_member
 from tests.live_http import in_parallel, post, sign_in
 from tests.orders.conftest import order_body
-from tickets.models import Ticket
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ from orders.models import Order
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tests.orders.conftest import later, order_body
-from tests.orders.test_tickets_pdf import pdf_text
+from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,6 +40,7 @@ def calendar_of(message) -> Calendar:
     return Calendar.from_ical(ics)
 
 
+@NEEDS_POPPLER
 def test_the_email_has_text_html_the_pdf_and_the_visit_in_the_calendar(visitor_client, amsterdam):
     day = MuseumDayFactory(date=VISIT, opens_at=dt.time(10), closes_at=dt.time(17))
     day.slots.create(entry_time=dt.time(10, 30), capacity=10)
@@ -85,6 +86,7 @@ def test_an_event_without_a_slot_runs_from_opening_to_closing(visitor_client, am
     assert str(visit.get("SUMMARY")) == "Night tour, Rijksmuseum Test"
 
 
+@NEEDS_POPPLER
 def test_a_german_order_is_confirmed_in_german(visitor_client, amsterdam):
     MuseumDayFactory(date=VISIT, opens_at=dt.time(10), closes_at=dt.time(17))
     body = order_body(VISIT, ("adult", 2), ("child", 1), language="de")

@@ -9,11 +9,10 @@ from django.core import mail
 
 from hours.models import EntrySlot, MuseumDay
 from museum.accounts import DESK_GROUP, create_account, role_group
-from orders.models import Order, OrderStatus, Refund
+from orders.models import Order, OrderStatus, Refund, Ticket
 from tests.conftest import run_task_worker
 from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 from tests.orders.conftest import later
-from tickets.models import Ticket
 
 
 @pytest.fixture

@@ -17,14 +17,13 @@ from django.core.management import call_command
 from django.utils import timezone
 from PIL import Image
 
-from orders import services
-from orders.models import Order
+from orders.models import Order, TicketImage
 from orders.notifications import send_not_placed
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
 from tests.orders.conftest import later, order_body
-from tests.orders.test_tickets_pdf import pdf_text
+from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 from tickets.images import ticket_image
-from tickets.models import TicketImage
 
 ORDERS = "/v1.1/orders"
 LOCALE = Path(settings.BASE_DIR) / "locale"
@@ -127,6 +126,7 @@ def test_a_domain_problem_has_its_title_and_detail_in_the_requests_language(visi
     )
 
 
+@NEEDS_POPPLER
 def test_a_german_orders_pdf_is_german_whatever_the_request_asks(visitor_client):
     day = MuseumDayFactory(date=dt.date(2030, 6, 12), opens_at=dt.time(10), closes_at=dt.time(17))
     day.slots.create(entry_time=dt.time(10, 30), capacity=10)
@@ -150,7 +150,7 @@ def test_a_german_orders_pdf_is_german_whatever_the_request_asks(visitor_client)
 
 def test_a_french_ticket_image_is_drawn_in_french(db):
     MuseumDayFactory(date=later())
-    order = services.place_order(
+    order = place_order(
         buyer=partner_member(),
         email="amelie@example.com",
         ticket_type="general",
@@ -172,7 +172,7 @@ def test_a_french_ticket_image_is_drawn_in_french(db):
 
 def test_a_payment_too_late_is_told_in_the_orders_language(db):
     MuseumDayFactory(date=dt.date(2030, 6, 12))
-    order = services.place_order(
+    order = place_order(
         buyer=partner_member(),
         email="lucia@example.com",
         ticket_type="general",
@@ -212,10 +212,11 @@ def test_the_committed_catalogue_translates_every_text(language):
     assert untranslated(LOCALE / language / "LC_MESSAGES" / "django.po") == []
 
 
+@pytest.mark.needs_tool("xgettext", "msgmerge")  # GNU gettext's, which makemessages runs
 def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monkeypatch):
     """The catalogues are up to date with the code: makemessages, run over a copy of the code
     and the catalogues (it writes beside the sources it reads), adds nothing untranslated."""
-    for source in ("museum", "events", "hours", "tickets", "orders", "templates"):
+    for source in ("museum", "audit", "events", "hours", "tickets", "orders", "templates"):
         shutil.copytree(Path(settings.BASE_DIR) / source, tmp_path / source)
     shutil.copytree(LOCALE, tmp_path / "locale", ignore=shutil.ignore_patterns("*.mo"))
     settings.LOCALE_PATHS = [tmp_path / "locale"]

@@ -1,5 +1,5 @@
 """An order's copy of the buyer's email and phone goes after the retention period, as its
-tickets' does (tests/tickets/test_personal_data.py)."""
+tickets' does (tests/orders/test_contact_data.py)."""
 
 import datetime as dt
 from io import StringIO
@@ -10,8 +10,9 @@ from django.core import mail
 from django.core.management import call_command
 from django.utils import timezone
 
-from orders import services
 from orders.models import ANONYMISED_EMAIL, Order
+from orders.services.personal_data import anonymise_old_orders
+from orders.services.sale import place_order
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.orders.conftest import later
@@ -27,7 +28,7 @@ def retention(settings):
 
 def family_order(*, day: dt.date, buyer=None) -> Order:
     MuseumDayFactory(date=day)
-    return services.place_order(
+    return place_order(
         buyer=buyer or UserFactory(),
         email=BUYER,
         phone="+44 20 7946 0000",
@@ -73,7 +74,7 @@ def test_many_orders_are_anonymised_a_batch_at_a_time(db, retention, django_asse
         # Per batch of two: its keys, its UPDATE, its orders' audit records read and rewritten
         # (and the test's savepoint and release); then the empty look that ends it.
         with django_assert_max_num_queries(3 * 6 + 1):
-            assert services.anonymise_old_orders(batch_size=2) == 5
+            assert anonymise_old_orders(batch_size=2) == 5
 
     assert set(Order.objects.values_list("email", "phone")) == {(ANONYMISED_EMAIL, "")}
 
@@ -83,7 +84,7 @@ def test_an_order_email_still_unsent_when_its_address_goes_is_never_sent(retenti
     order = family_order(day=later(3))
 
     with time_machine.travel(timezone.now() + dt.timedelta(days=40)):
-        assert services.anonymise_old_orders() == 1
+        assert anonymise_old_orders() == 1
         run_task_worker()
 
     assert mail.outbox == []

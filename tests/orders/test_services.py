@@ -11,9 +11,13 @@ from django.utils import timezone
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum.exceptions import InvalidInput, NotFound
-from orders import selectors, services
-from orders.exceptions import CheckedIn, TooLate
-from orders.models import Order, OrderStatus, Refund, VisitorCategory
+from orders import selectors
+from orders.exceptions import CheckedIn, EventNotOnDate, SoldOut, TooLate, UnknownEvent
+from orders.models import Order, OrderStatus, Refund, Ticket, TicketImage, VisitorCategory
+from orders.services.cancellation import cancel_order
+from orders.services.holds import confirm_order, release_expired_holds
+from orders.services.pricing import category_price
+from orders.services.sale import buy_ticket, place_order
 from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
@@ -22,13 +26,11 @@ from tests.factories import (
     staff_member,
 )
 from tests.orders.conftest import later
-from tickets.exceptions import EventNotOnDate, SoldOut, UnknownEvent
 from tickets.images import ticket_image
-from tickets.models import Ticket, TicketImage
 
 
 def order(day, *lines, buyer=None, hold=False, **extra):
-    return services.place_order(
+    return place_order(
         buyer=buyer or partner_member(),
         email="a@example.com",
         ticket_type=extra.pop("ticket_type", "general"),
@@ -47,7 +49,7 @@ def test_an_event_share_is_rounded_to_the_cent(db, price, percent, expected):
     category = VisitorCategory(general_price=Decimal("1"), event_price_percent=percent)
     event = SpecialEvent(price=Decimal(price))
 
-    assert services.category_price(category=category, event=event) == Decimal(expected)
+    assert category_price(category=category, event=event) == Decimal(expected)
 
 
 def test_a_ticket_keeps_the_price_it_was_sold_at(db):
@@ -80,8 +82,8 @@ def test_releasing_holds_touches_only_those_that_ran_out(db):
         old = order(day, ("adult", 2), hold=True)
     fresh = order(day, ("adult", 1), hold=True)
 
-    assert services.release_expired_holds() == 1
-    assert services.release_expired_holds() == 0  # nothing left to do
+    assert release_expired_holds() == 1
+    assert release_expired_holds() == 0  # nothing left to do
 
     assert Order.objects.get(pk=old.pk).status == OrderStatus.EXPIRED
     assert Order.objects.get(pk=fresh.pk).status == OrderStatus.HELD
@@ -90,9 +92,9 @@ def test_releasing_holds_touches_only_those_that_ran_out(db):
 
 def test_a_confirmation_retried_changes_nothing(db):
     held = order(MuseumDayFactory(date=later()).date, hold=True)
-    first = services.confirm_order(order_id=held.pk, by=held.buyer)
+    first = confirm_order(order_id=held.pk, by=held.buyer)
 
-    again = services.confirm_order(order_id=held.pk, by=held.buyer)
+    again = confirm_order(order_id=held.pk, by=held.buyer)
 
     assert again.status == first.status == OrderStatus.CONFIRMED
     assert again.confirmed_at == first.confirmed_at
@@ -101,7 +103,7 @@ def test_a_confirmation_retried_changes_nothing(db):
 def test_cancelling_a_held_order_owes_no_refund(db):
     held = order(MuseumDayFactory(date=later()).date, ("adult", 2), hold=True)
 
-    cancelled = services.cancel_order(order_id=held.pk, by=held.buyer)
+    cancelled = cancel_order(order_id=held.pk, by=held.buyer)
 
     assert cancelled.status == OrderStatus.CANCELLED
     assert not Refund.objects.exists()
@@ -114,8 +116,8 @@ def test_staff_cancel_after_the_deadline_and_are_recorded_as_cancelling(db):
     staff = staff_member(username="staff")
 
     with pytest.raises(TooLate):
-        services.cancel_order(order_id=sold.pk, by=sold.buyer)
-    services.cancel_order(order_id=sold.pk, by=staff)
+        cancel_order(order_id=sold.pk, by=sold.buyer)
+    cancel_order(order_id=sold.pk, by=staff)
 
     assert Refund.objects.get().cancelled_by == staff
     assert EntrySlot.objects.get(pk=slot.pk).sold == 0
@@ -127,8 +129,8 @@ def test_nobody_else_sees_or_changes_an_order(db):
 
     for attempt in (
         lambda: selectors.viewable_order(order_id=sold.pk, viewer=stranger),
-        lambda: services.cancel_order(order_id=sold.pk, by=stranger),
-        lambda: services.confirm_order(order_id=sold.pk, by=stranger),
+        lambda: cancel_order(order_id=sold.pk, by=stranger),
+        lambda: confirm_order(order_id=sold.pk, by=stranger),
     ):
         with pytest.raises(NotFound):
             attempt()
@@ -139,13 +141,13 @@ def test_a_ticket_of_another_order_is_not_found(db):
     mine, theirs = order(day), order(day)
 
     with pytest.raises(NotFound):
-        services.cancel_order(order_id=mine.pk, by=mine.buyer, ticket_id=theirs.sold_tickets[0].pk)
+        cancel_order(order_id=mine.pk, by=mine.buyer, ticket_id=theirs.sold_tickets[0].pk)
 
 
 def test_the_contract_purchase_pays_the_events_own_price(db):
     event = SpecialEventFactory(price=Decimal("45"), dates=[later()])
 
-    sold = services.buy_ticket(
+    sold = buy_ticket(
         buyer=partner_member(),
         email="a@example.com",
         ticket_type="event",
@@ -162,7 +164,7 @@ def test_the_contract_purchase_on_a_full_timed_day_releases_expired_holds(db):
     with time_machine.travel(timezone.now() - dt.timedelta(minutes=11), tick=False):
         order(day.date, ("adult", 2), hold=True, entry_time=slot.entry_time)
 
-    sold = services.buy_ticket(
+    sold = buy_ticket(
         buyer=partner_member(), email="a@example.com", ticket_type="general", ticket_date=day.date
     )
 
@@ -185,7 +187,7 @@ def test_an_event_called_off_cancels_its_orders_and_refunds_the_paid_tickets(
     event = SpecialEventFactory(price=Decimal("20"), dates=[later()])
     paid = order(later(), ("adult", 1), ("child", 1), ticket_type="event", event_id=event.pk)
     held = order(later(), ("adult", 1), ticket_type="event", event_id=event.pk, hold=True)
-    services.cancel_order(order_id=paid.pk, by=paid.buyer, ticket_id=paid.sold_tickets[1].pk)
+    cancel_order(order_id=paid.pk, by=paid.buyer, ticket_id=paid.sold_tickets[1].pk)
 
     assert staff_client.delete(f"/v1.1/special-events/{event.pk}").status_code == 204
 
@@ -209,7 +211,7 @@ def test_the_contract_purchase_on_a_full_timed_day_frees_the_days_expired_holds(
     with time_machine.travel(timezone.now() - dt.timedelta(minutes=11), tick=False):
         order(day.date, ("adult", 2), hold=True, entry_time=slots[1].entry_time)
 
-    sold = services.buy_ticket(
+    sold = buy_ticket(
         buyer=partner_member(), email="a@example.com", ticket_type="general", ticket_date=day.date
     )
 
@@ -220,12 +222,12 @@ def test_the_contract_purchase_on_a_full_timed_day_frees_the_days_expired_holds(
 def test_the_contract_purchase_on_a_full_timed_day_is_sold_out(db):
     day = MuseumDayFactory(date=later(), capacity=1)
     EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=10)
-    services.buy_ticket(
+    buy_ticket(
         buyer=partner_member(), email="a@example.com", ticket_type="general", ticket_date=day.date
     )
 
     with pytest.raises(SoldOut):
-        services.buy_ticket(
+        buy_ticket(
             buyer=partner_member(),
             email="a@example.com",
             ticket_type="general",
@@ -241,14 +243,12 @@ def test_a_checked_in_ticket_is_not_cancelled_unless_staff_say_so_which_is_recor
     staff = staff_member()
 
     with pytest.raises(CheckedIn):
-        services.cancel_order(order_id=sold.pk, by=sold.buyer, ticket_id=used.pk)
+        cancel_order(order_id=sold.pk, by=sold.buyer, ticket_id=used.pk)
     with pytest.raises(CheckedIn):  # staff too, unless they say so
-        services.cancel_order(order_id=sold.pk, by=staff, ticket_id=used.pk)
+        cancel_order(order_id=sold.pk, by=staff, ticket_id=used.pk)
     with pytest.raises(CheckedIn):  # and saying so is for staff only
-        services.cancel_order(
-            order_id=sold.pk, by=sold.buyer, ticket_id=used.pk, even_if_checked_in=True
-        )
-    services.cancel_order(order_id=sold.pk, by=staff, ticket_id=used.pk, even_if_checked_in=True)
+        cancel_order(order_id=sold.pk, by=sold.buyer, ticket_id=used.pk, even_if_checked_in=True)
+    cancel_order(order_id=sold.pk, by=staff, ticket_id=used.pk, even_if_checked_in=True)
 
     used.refresh_from_db()
     assert used.cancelled_at is not None and used.cancelled_by == staff
@@ -259,7 +259,7 @@ def test_a_held_order_with_a_ticket_cancelled_costs_what_it_still_holds(db):
     held = order(MuseumDayFactory(date=later()).date, ("adult", 1), ("child", 1), hold=True)
     child = next(t for t in held.sold_tickets if t.category.category == "child")
 
-    after = services.cancel_order(order_id=held.pk, by=held.buyer, ticket_id=child.pk)
+    after = cancel_order(order_id=held.pk, by=held.buyer, ticket_id=child.pk)
 
     assert after.status == OrderStatus.HELD and after.total == Decimal("15.00")
     assert Order.objects.get(pk=held.pk).total == Decimal("15.00")
@@ -273,6 +273,6 @@ def test_an_expired_hold_voids_its_tickets_images(db):
         ticket_image(ticket=held.sold_tickets[0])  # drawn while held
     assert TicketImage.objects.exists()
 
-    assert services.release_expired_holds() == 1
+    assert release_expired_holds() == 1
 
     assert not TicketImage.objects.exists()  # drawn again on its next fetch, stamped CANCELLED

@@ -14,7 +14,7 @@ from django.core import mail
 
 from hours.models import MuseumDay
 from orders.models import Order, OrderStatus, Payment, ProviderEvent, Refund
-from orders.services import release_expired_holds
+from orders.services.holds import release_expired_holds
 from tests.conftest import client_for, run_task_worker
 from tests.factories import MuseumDayFactory, partner_member
 from tests.orders.conftest import later, order_body

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
 from orders.models import OrderStatus
-from orders.services import place_order
+from orders.services.sale import place_order
 from tests.conftest import assert_problem
 from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
 from tests.orders.conftest import order_body

@@ -3,10 +3,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from orders.models import Ticket
 from tests.factories import TicketFactory, UserFactory
-from tickets.models import Ticket
 
-TICKETS = "/admin/tickets/ticket/"
+TICKETS = "/admin/orders/ticket/"
 
 
 def ticket(code: str, *, days: int = 0, **fields) -> Ticket:
@@ -86,9 +86,9 @@ def adas_ticket(db):
 
 
 def test_staff_find_a_ticket_by_code_or_email_and_see_its_image(admin_client, adas_ticket):
-    by_code = admin_client.get("/admin/tickets/ticket/", {"q": "abcdef-12345"})
-    by_email = admin_client.get("/admin/tickets/ticket/", {"q": "ada@example"})
-    page = admin_client.get(f"/admin/tickets/ticket/{adas_ticket.pk}/change/")
+    by_code = admin_client.get("/admin/orders/ticket/", {"q": "abcdef-12345"})
+    by_email = admin_client.get("/admin/orders/ticket/", {"q": "ada@example"})
+    page = admin_client.get(f"/admin/orders/ticket/{adas_ticket.pk}/change/")
 
     assert adas_ticket.confirmation_code in by_code.content.decode()
     assert adas_ticket.confirmation_code in by_email.content.decode()

@@ -13,11 +13,12 @@ from rest_framework.test import APIClient
 
 from events.models import EventDate
 from hours.models import MuseumDay
+from orders import tokens
+from orders.models import Ticket, TicketImage
 from tests.conftest import basic_auth, client_for, run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.qr import qr_text
-from tickets import selectors, tokens
-from tickets.models import Ticket, TicketImage
+from tickets import selectors
 
 URL = "/v1.1/tickets"
 CHECK_IN = "/v1.1/tickets/check-in"

@@ -7,8 +7,10 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from museum.accounts import create_account
-from orders import services as sale
-from orders.services import cancel_event
+from orders import tokens
+from orders.models import Ticket
+from orders.services.cancellation import cancel_event
+from orders.services.sale import buy_ticket
 from tests.conftest import client_for
 from tests.factories import (
     PASSWORD,
@@ -17,8 +19,6 @@ from tests.factories import (
     TicketFactory,
     partner_member,
 )
-from tickets import tokens
-from tickets.models import Ticket
 
 DOOR = "/door/"
 
@@ -29,7 +29,7 @@ def open_today(db):
 
 
 def buy(*, day=None, event=None) -> Ticket:
-    return sale.buy_ticket(
+    return buy_ticket(
         buyer=partner_member(),
         ticket_type="event" if event else "general",
         ticket_date=day or timezone.localdate(),

@@ -10,7 +10,7 @@ import time_machine
 from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket
 from tests.factories import (
     MuseumDayFactory,
     OrderFactory,
@@ -19,7 +19,6 @@ from tests.factories import (
     staff_member,
 )
 from tickets import exceptions, services
-from tickets.models import Ticket
 from tickets.selectors import scan_key
 
 TODAY = dt.date(2030, 6, 12)

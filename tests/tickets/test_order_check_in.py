@@ -9,12 +9,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from orders.models import Order
-from orders.services import place_order
+from orders import tokens
+from orders.models import Order, Ticket
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, partner_member, staff_member
-from tickets import services, tokens
+from tickets import services
 from tickets.exceptions import AlreadyCheckedIn, TicketCancelled
-from tickets.models import Ticket
 
 CHECK_IN = "/v1.1/tickets/check-in"
 TODAY = dt.date(2030, 6, 12)

@@ -5,8 +5,8 @@ import uuid
 import pytest
 
 from museum.exceptions import NotFound
+from orders.models import TicketImage
 from tests.factories import TicketFactory, UserFactory, staff_member
-from tickets.models import TicketImage
 from tickets.selectors import viewable_ticket_image
 
 

@@ -10,10 +10,12 @@ from standardwebhooks.webhooks import Webhook
 from werkzeug import Response
 
 from orders.models import Order, OrderStatus
-from orders.services import cancel_order, release_expired_holds
+from orders.services.cancellation import cancel_order
+from orders.services.holds import release_expired_holds
 from tests.conftest import EVENT, client_for, run_task_worker
-from tests.factories import MuseumDayFactory, days_from_today, partner_member
+from tests.factories import MuseumDayFactory, days_from_today, partner_member, staff_member
 from tests.orders.conftest import order_body
+from tickets.services import check_in
 from webhooks.models import Delivery, DeliveryState, EventType, Subscription
 
 pytestmark = [
@@ -248,3 +250,18 @@ def test_slot_availability_is_coalesced(httpserver, visitor_client, settings):
     messages = [body for _, body in received(httpserver, secret)]
     assert len(messages) == 1  # three sales, one message within the window
     assert messages[0]["data"]["available"] == 7  # what it is when sent
+
+
+def test_a_check_in_reaches_the_receiver_as_the_tickets_order(httpserver, visitor, visitor_client):
+    httpserver.expect_request("/hook", method="POST").respond_with_data("ok")
+    secret = subscribe(visitor_client, httpserver, "ticket.checked_in")["secret"]
+    today = dt.date(2030, 6, 12)
+    MuseumDayFactory(date=today)
+    with time_machine.travel(timezone.make_aware(dt.datetime(2030, 6, 12, 11)), tick=False):
+        order = visitor_client.post("/v1.1/orders", order_body(today), format="json").json()
+        check_in(scanned=order["confirmationCode"], by=staff_member())
+    run_task_worker()  # now: the receiver verifies the signature's time against its clock
+
+    (_, body), *more = received(httpserver, secret)
+    assert more == [] and body["type"] == "ticket.checked_in"
+    assert body["data"]["orderId"] == order["orderId"]

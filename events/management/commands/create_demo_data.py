@@ -11,9 +11,10 @@ from events.models import SpecialEvent
 from events.services import create_event
 from hours.models import EntrySlot, MuseumDay
 from hours.services import add_entry_slots
+from orders.models import TicketType
 from orders.providers import DESK
-from orders.services import buy_ticket, place_order, start_payment
-from tickets.models import TicketType
+from orders.services.payments import start_payment
+from orders.services.sale import buy_ticket, place_order
 
 DEMO_VISITOR = "visitor"  # made by create_demo_accounts
 DEMO_STAFF = "staff"

@@ -11,9 +11,9 @@ from museum.accounts import check_username_free, create_account
 
 class Command(BaseCommand):
     help = (
-        "Create a visitor account (pays online), a staff account with --staff, a door-only "
-        "account with --door, or a sales partner's (sells on account) with --partner. Asks for "
-        "the password."
+        "Create a visitor account (pays online), a staff account with --staff, a front desk "
+        "account with --desk, a door-only account with --door, or a sales partner's (sells on "
+        "account) with --partner. Asks for the password."
     )
 
     def add_arguments(self, parser):
@@ -22,6 +22,12 @@ class Command(BaseCommand):
         role = parser.add_mutually_exclusive_group()
         role.add_argument(
             "--staff", action="store_true", help="Runs events, opening hours and tickets."
+        )
+        role.add_argument(
+            "--desk",
+            action="store_true",
+            help="The Front desk group: sells, takes cash or card, finds, moves, reprints and "
+            "cancels orders at /desk/, and checks tickets in.",
         )
         role.add_argument(
             "--door", action="store_true", help="Checks tickets in at the door; nothing else."
@@ -37,7 +43,7 @@ class Command(BaseCommand):
             help="Read the password from standard input instead of asking (for scripts).",
         )
 
-    def handle(self, *args, username, email, staff, door, partner, password_stdin, **options):
+    def handle(self, *args, username, email, staff, desk, door, partner, password_stdin, **options):
         try:
             check_username_free(username)
         except ValidationError as exc:
@@ -52,18 +58,12 @@ class Command(BaseCommand):
                 staff=staff,
                 door=door,
                 partner=partner,
+                desk=desk,
             )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from None
-        role = (
-            "staff"
-            if staff
-            else "door staff"
-            if door
-            else "sales partner"
-            if partner
-            else "visitor"
-        )
+        roles = {"staff": staff, "front desk": desk, "door staff": door, "sales partner": partner}
+        role = next((name for name, chosen in roles.items() if chosen), "visitor")
         self.stdout.write(self.style.SUCCESS(f"Created {role} account {username!r}."))
 
     def _ask_password(self) -> str:

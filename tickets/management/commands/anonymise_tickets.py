@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from orders.services import anonymise_old_orders
+from orders.services.personal_data import anonymise_old_orders
 
 
 class Command(BaseCommand):

@@ -13,13 +13,12 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from orders import tasks
-from orders.models import ANONYMISED_EMAIL, Order
+from orders.models import ANONYMISED_EMAIL, Order, Ticket
 from orders.notifications import describe_mail_error
-from orders.services import anonymise_old_orders
+from orders.services.personal_data import anonymise_old_orders
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory, UserFactory
 from tests.servers import free_port
-from tickets.models import Ticket
 
 BUYER = "ada.lovelace@example.com"
 

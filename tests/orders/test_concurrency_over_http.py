@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from hours.locking import take_places
 from hours.models import MuseumDay
-from orders.services import buy_ticket
+from orders.exceptions import UnknownEvent
+from orders.models import Ticket
+from orders.services.sale import buy_ticket
 from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
@@ -20,8 +22,6 @@ from tests.factories import (
     staff_member,
 )
 from tests.live_http import in_parallel, post, sign_in
-from tickets.exceptions import UnknownEvent
-from tickets.models import Ticket
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -6,10 +6,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from orders.models import Order
+from orders.models import Order, Ticket
 from tests.conftest import client_for
 from tests.factories import MuseumDayFactory, UserFactory
-from tickets.models import Ticket
 
 TICKETS = "/v1.1/tickets"
 PROBLEM = "application/problem+json"

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from tickets import tokens
+from orders import tokens
 
 DAY = dt.date(2030, 1, 1)
 SEED = base64.urlsafe_b64encode(bytes(range(32))).decode()

@@ -7,7 +7,7 @@ import time_machine
 from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
-from orders.services import place_order
+from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, partner_member, staff_member
 from tickets import services
 

@@ -14,11 +14,10 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from orders import tasks
-from orders.models import Order
-from orders.services import buy_ticket
+from orders.models import Order, Ticket
+from orders.services.sale import buy_ticket
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, TicketFactory
-from tickets.models import Ticket
 
 # The worker checks its connection between tasks as Django does between requests, and closes one
 # found inside a transaction: the tests that run it commit, as the purchase does.

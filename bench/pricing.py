@@ -58,6 +58,7 @@ def price_middleware(args) -> None:
         "API": driver.request_line(
             "POST", "/v1.1/tickets", data.VISITORS[0], body={"ticketType": "general"}
         ),
+        "page": driver.request_line("GET", "/admin/login/"),
     }
     stubbed = _handlers(stack, StubViewHandler)
     cpu: dict[tuple[int, str], float] = {}
@@ -67,18 +68,28 @@ def price_middleware(args) -> None:
                 per_request = measure(handler, [line], count)[0]
                 if round_:
                     cpu[n, key] = min(cpu.get((n, key), per_request), per_request)
-    print("| middleware, in MIDDLEWARE's order | floor's request, µs | API request, µs |")
-    print("|---|---:|---:|")
     print(
-        f"| none: Django's handler and signals, a stub view | {cpu[0, 'floor']:.0f} "
-        f"| {cpu[0, 'API']:.0f} |"
+        f"| middleware, in MIDDLEWARE's order | GET {FLOOR_PATH}, µs "
+        "| POST /v1.1/tickets with a body, µs | GET /admin/login/ (a page), µs |"
+    )
+    print("|---|---:|---:|---:|")
+    print(
+        "| none: Django's handler and signals, a stub view | "
+        + " | ".join(f"{cpu[0, key]:.0f}" for key in lines)
+        + " |"
     )
     for n, name in enumerate(stack, start=1):
-        added = [cpu[n, key] - cpu[n - 1, key] for key in lines]
-        print(f"| + `{name}` | {added[0]:+.0f} | {added[1]:+.0f} |")
+        print(
+            f"| + `{name}` | "
+            + " | ".join(f"{cpu[n, k] - cpu[n - 1, k]:+.0f}" for k in lines)
+            + " |"
+        )
     full = len(stack)
-    total = [cpu[full, key] - cpu[0, key] for key in lines]
-    print(f"| all the middleware | {total[0]:+.0f} | {total[1]:+.0f} |\n")
+    print(
+        "| all the middleware | "
+        + " | ".join(f"{cpu[full, k] - cpu[0, k]:+.0f}" for k in lines)
+        + " |\n"
+    )
 
     served = _handlers([], WSGIHandler)[0], WSGIHandler()
     floor = lines["floor"]
@@ -146,13 +157,14 @@ def price_hooks(rounds: int) -> None:
     root = logging.getLogger()
     with open(os.devnull, "w") as devnull:
         kept = [(h, h.level, h.setStream(devnull)) for h in root.handlers]  # type: ignore[attr-defined]
-        level, root.level = root.level, logging.INFO
+        level = root.level
+        root.setLevel(logging.INFO)  # setLevel, not the attribute: loggers cache their levels
         for handler, _, _ in kept:
             handler.setLevel(logging.INFO)
         try:
             written = _least(lambda: middleware._record(request, response, 0.004), rounds, 5000)
         finally:
-            root.level = level
+            root.setLevel(level)
             for handler, old_level, old_stream in kept:
                 handler.setLevel(old_level)
                 handler.setStream(old_stream)  # type: ignore[attr-defined]

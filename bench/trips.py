@@ -62,22 +62,28 @@ def requests() -> dict[str, list[str]]:
     (an account's permissions are loaded and kept with its credential at its first write)."""
     today, rng = timezone.localdate(), random.Random(3)
     buys = driver._buy_lines(today, rng)
-    held = driver._placed_orders(today, rng, hold=True, count=2)
-    sold = driver._placed_orders(today, rng, hold=False, count=2)
+    held = driver._placed_orders(today, rng, hold=True, count=len(data.VISITORS) + 1)
+    sold = driver._placed_orders(today, rng, hold=False, count=len(data.VISITORS) + 1)
     general = [line for line in buys if '"general"' in line]
     event = [line for line in buys if '"event"' in line]
     return {
-        "a purchase, general entry (POST /v1.1/tickets)": general[:2],
-        "a purchase, an event (POST /v1.1/tickets)": event[:2],
-        "an order of 4 (POST /v1.1/orders)": driver._order_lines(today, rng)[:2],
-        "a confirmation (POST /v1.1/orders/{id}/confirm)": [
-            driver.request_line("POST", f"/v1.1/orders/{pk}/confirm", user) for pk, user in held
-        ],
-        "a cancellation (POST /v1.1/orders/{id}/cancel)": [
-            driver.request_line("POST", f"/v1.1/orders/{pk}/cancel", user) for pk, user in sold
-        ],
-        "a check-in (POST /v1.1/tickets/check-in)": driver._check_in_lines()[:2],
+        "a purchase, general entry (POST /v1.1/tickets)": _same_account(general),
+        "a purchase, an event (POST /v1.1/tickets)": _same_account(event),
+        "an order of 4 (POST /v1.1/orders)": _same_account(driver._order_lines(today, rng)),
+        "a confirmation (POST /v1.1/orders/{id}/confirm)": _same_account(
+            [driver.request_line("POST", f"/v1.1/orders/{pk}/confirm", user) for pk, user in held]
+        ),
+        "a cancellation (POST /v1.1/orders/{id}/cancel)": _same_account(
+            [driver.request_line("POST", f"/v1.1/orders/{pk}/cancel", user) for pk, user in sold]
+        ),
+        "a check-in (POST /v1.1/tickets/check-in)": _same_account(driver._check_in_lines()),
     }
+
+
+def _same_account(lines: list[str]) -> list[str]:
+    """The first line, and the next one sent by the same account (its Authorization)."""
+    account = lines[0].split("\t")[2]
+    return [lines[0], next(line for line in lines[1:] if line.split("\t")[2] == account)]
 
 
 def list_trips() -> None:

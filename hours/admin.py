@@ -23,8 +23,7 @@ from hours.services import (
     set_slot_capacity,
 )
 from museum.admin_pages import admin_page
-
-DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
+from museum.forms import DATE_INPUT
 
 
 class CloseDaysForm(forms.Form):

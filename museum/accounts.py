@@ -47,6 +47,12 @@ STAFF_PERMISSIONS = [
     "webhooks.change_delivery",
     # The background tasks (confirmation emails, periodic jobs) and how they ended.
     "django_tasks_database.view_dbtaskresult",
+    # OCTO (docs/octo.md): partners' API keys (issued and revoked, never deleted), their
+    # commission, how categories show as OCTO units, and the bookings, only read.
+    *(f"octo.{action}_apikey" for action in ("view", "add", "change")),
+    *(f"octo.{action}_partnerterms" for action in ("view", "add", "change")),
+    *(f"octo.{action}_categoryunit" for action in ("view", "add", "change")),
+    "octo.view_booking",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]

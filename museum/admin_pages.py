@@ -1,7 +1,16 @@
-"""Admin pages of our own, in the admin's look: an action's confirmation, a form of its own."""
+"""Admin pages of our own, in the admin's look: an action's confirmation, a form of its own; and
+what the admin's lists and reports share: the visit-date filter and the CSV file."""
 
+import csv
+from collections.abc import Iterable, Sequence
+from datetime import date
+from decimal import Decimal
+
+from django.contrib import admin
 from django.contrib.admin import helpers
+from django.http import HttpResponse
 from django.template.response import TemplateResponse
+from django.utils import timezone
 
 
 def admin_page(model_admin, request, template: str, *, title: str, **context) -> TemplateResponse:
@@ -20,3 +29,39 @@ def admin_page(model_admin, request, template: str, *, title: str, **context) ->
             **context,
         },
     )
+
+
+class VisitDateFilter(admin.SimpleListFilter):
+    """The visit dates the desk asks about (a model's `date`), counted from the museum's today."""
+
+    title = "visit date"
+    parameter_name = "when"
+    LOOKUPS = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}
+
+    def lookups(self, request, model_admin):
+        return [("today", "Today"), ("upcoming", "From tomorrow"), ("past", "Before today")]
+
+    def queryset(self, request, queryset):
+        lookup = self.LOOKUPS.get(self.value() or "")
+        return queryset.filter(**{lookup: timezone.localdate()}) if lookup else queryset
+
+
+def csv_response(filename: str, header: Sequence[str], rows: Iterable[Sequence]) -> HttpResponse:
+    """A CSV file to download: `header`, then `rows`, each amount of money (a Decimal) with two
+    decimal places and each date as ISO 8601, whatever report it comes from."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows([report_cell(value) for value in row] for row in rows)
+    return response
+
+
+def report_cell(value):
+    """A report's value as its CSV and its page write it: money with two decimal places, a date
+    as ISO 8601."""
+    if isinstance(value, Decimal):
+        return f"{value:.2f}"
+    if isinstance(value, date):
+        return value.isoformat()
+    return value

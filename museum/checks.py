@@ -17,7 +17,12 @@ LONGEST_SESSION_SECONDS = 24 * 60 * 60
 
 
 def register() -> None:
-    for check in (check_ticket_signing_keys, check_email_backend, check_session_age):
+    for check in (
+        check_ticket_signing_keys,
+        check_email_backend,
+        check_session_age,
+        check_public_url,
+    ):
         checks.register(check, checks.Tags.security, deploy=True)
 
 
@@ -65,5 +70,26 @@ def check_session_age(app_configs, **kwargs):
             "session left open on a shared device stays signed in for more than a day.",
             hint=f"Keep SESSION_COOKIE_AGE at {LONGEST_SESSION_SECONDS} seconds or less.",
             id="museum.E003",
+        )
+    ]
+
+
+LOCAL_PUBLIC_URLS = ("http://127.0.0.1", "http://localhost")
+
+
+def check_public_url(app_configs, **kwargs):
+    local = settings.MUSEUM_PUBLIC_URL.startswith(LOCAL_PUBLIC_URLS)
+    if settings.DEBUG or settings.MUSEUM_CANCEL_INSTRUCTIONS or not local:
+        return []
+    return [
+        checks.Warning(
+            f"MUSEUM_PUBLIC_URL is {settings.MUSEUM_PUBLIC_URL}: the cancel link in every email "
+            "and PDF leads visitors to their own computer.",
+            hint=(
+                "Set MUSEUM_PUBLIC_URL to the address visitors reach the service at, e.g. "
+                "https://tickets.museum.example, or MUSEUM_CANCEL_INSTRUCTIONS to the museum's "
+                "own words on cancelling (docs/configuration.md)."
+            ),
+            id="museum.W001",
         )
     ]

@@ -32,17 +32,16 @@ from museum.models import PeriodicTask
 
 # Module paths, so that the apps' task modules may import this one.
 PERIODIC_TASKS = {
-    # A confirmation whose attempt was lost with its worker is tried again.
-    # Every 2 minutes: with orders.tasks.LOST_AFTER, within ten minutes of the lost attempt.
+    # Work claimed by an attempt lost with its worker is attempted again (museum/lost_work.py):
+    # found within 2 minutes of LOST_AFTER, the webhooks' by their sweep below.
     "orders.tasks.resend_lost_order_confirmations": timedelta(minutes=2),
+    "orders.refunds.pay_back_lost_refunds": timedelta(minutes=2),
     # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed.
     "orders.jobs.anonymise_orders": timedelta(hours=1),
     "museum.tasks.purge_idempotency_keys": timedelta(hours=1),
     "museum.tasks.prune_task_results": timedelta(days=1),
     # Holds that ran out give their places back (a buyer who finds a row full does it too).
     "orders.jobs.release_expired_holds": timedelta(minutes=1),
-    # A refund whose task was lost with its worker is paid back.
-    "orders.refunds.pay_back_lost_refunds": timedelta(minutes=10),
     # Audit records older than MUSEUM_AUDIT_RETENTION_DAYS go.
     "audit.tasks.purge_audit_records": timedelta(days=1),
     # Audit records not yet offered to the webhooks, and deliveries lost with their worker.

@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "orders",
     "webhooks",
+    "octo",
     "axes",
     "csp",
 ]
@@ -344,6 +345,15 @@ MUSEUM_ADDRESS = os.environ.get("MUSEUM_ADDRESS", "").strip()
 MUSEUM_PAPER_SIZE = os.environ.get("MUSEUM_PAPER_SIZE", "a4").strip().lower()
 if MUSEUM_PAPER_SIZE not in ("a4", "letter"):
     raise ImproperlyConfigured("MUSEUM_PAPER_SIZE must be a4 or letter")
+# Where visitors and resellers reach this service, for the links no request names: the order's
+# cancel page in its email and PDF (a task worker has no request to read the host from), the
+# PDF_URL of OCTO's webhooks.
+MUSEUM_PUBLIC_URL = os.environ.get("MUSEUM_PUBLIC_URL", "http://127.0.0.1:8000").strip().rstrip("/")
+if not MUSEUM_PUBLIC_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured("MUSEUM_PUBLIC_URL must start with https:// or http://")
+# How visitors cancel, in the museum's own words ("Call us at ..."), printed instead of the link
+# to the order's cancel page; empty: the link.
+MUSEUM_CANCEL_INSTRUCTIONS = os.environ.get("MUSEUM_CANCEL_INSTRUCTIONS", "").strip()
 
 # Authentication cost and brute-force limits (docs/security.md).
 MUSEUM_AUTH_CACHE_SECONDS = envint("MUSEUM_AUTH_CACHE_SECONDS", 300)
@@ -531,6 +541,8 @@ MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)
 MUSEUM_CANCEL_HOURS_BEFORE = envint("MUSEUM_CANCEL_HOURS_BEFORE", 24)
+# The longest hold an OCTO reseller may ask for (expirationMinutes), in minutes.
+MUSEUM_OCTO_MAX_HOLD_MINUTES = envint("MUSEUM_OCTO_MAX_HOLD_MINUTES", 60)
 MUSEUM_ENTRY_ALLOWANCE_MINUTES = envint("MUSEUM_ENTRY_ALLOWANCE_MINUTES", 15)
 if min(MUSEUM_MAX_TICKETS_PER_ORDER, MUSEUM_DESK_MAX_TICKETS_PER_ORDER, MUSEUM_HOLD_MINUTES) < 1:
     raise ImproperlyConfigured(
@@ -560,13 +572,18 @@ if MUSEUM_DEMO_PAYMENTS and not DEBUG:
 # account and per buyer email within it. Staff set an account's own values (a shop, a kiosk).
 MUSEUM_MAX_HELD_PLACES = envint("MUSEUM_MAX_HELD_PLACES", 20)
 MUSEUM_MAX_PLACES_PER_DAY = envint("MUSEUM_MAX_PLACES_PER_DAY", 40)
-# Confirmation emails to one address from online accounts, per day.
+# Places of free orders (confirmed and mailed without a payment) per online account, and per
+# mailbox within it, in 24 hours.
+MUSEUM_MAX_FREE_PLACES_PER_DAY = envint("MUSEUM_MAX_FREE_PLACES_PER_DAY", 10)
+# Emails of every kind to one mailbox for online accounts' orders, in 24 hours.
 MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = envint("MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY", 10)
 if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PER_DAY) < 1:
     raise ImproperlyConfigured(
         "MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES and MUSEUM_MAX_PLACES_PER_DAY "
         "must be 1+"
     )
+if MUSEUM_MAX_FREE_PLACES_PER_DAY < 0:
+    raise ImproperlyConfigured("MUSEUM_MAX_FREE_PLACES_PER_DAY must be 0 or more")
 
 # The audit log (docs/webhooks.md): records older than this go.
 MUSEUM_AUDIT_RETENTION_DAYS = envint("MUSEUM_AUDIT_RETENTION_DAYS", 400)

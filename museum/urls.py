@@ -10,7 +10,9 @@ from drf_spectacular.views import (
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders import desk
-from orders.payment_views import demo_payment, stripe_webhook
+from orders.cancel_page import cancel_page
+from orders.providers import STRIPE
+from orders.providers.views import demo_payment, notification
 from tickets.door import door
 
 api_patterns: list[URLPattern | URLResolver] = [
@@ -28,21 +30,36 @@ api_patterns: list[URLPattern | URLResolver] = [
 
 urlpatterns = [
     path("v1.1/", include(api_patterns)),
+    # OCTO, for resellers (docs/octo.md): its own paths, errors and schema.
+    path("octo/", include("octo.urls")),
     path("admin/", admin.site.urls),
     # Django's set_language: the admin's language switch (templates/admin/base_site.html).
     path("i18n/", include("django.conf.urls.i18n")),
     path("door/", door, name="door"),
     path("desk/", desk.today, name="desk"),
     path("desk/sell/", desk.sell, name="desk-sell"),
+    path("desk/slots/", desk.slots, name="desk-slots"),
     path("desk/orders/<uuid:order_id>/", desk.order_page, name="desk-order"),
     path("desk/orders/<uuid:order_id>/tickets.pdf", desk.order_pdf, name="desk-order-pdf"),
+    path(
+        "desk/orders/<uuid:order_id>/cancel/confirm",
+        desk.confirm_cancel,
+        name="desk-order-confirm-cancel",
+    ),
     path(
         "desk/orders/<uuid:order_id>/<str:what>",
         desk.change_order,
         name="desk-order-change",
     ),
+    # The visitor's own page of an order, opened by the signed link in its email and PDF.
+    path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
     # What payment providers call (docs/payments.md): outside the API and its schema.
-    path("payments/stripe/webhook", stripe_webhook, name="stripe-webhook"),
+    path(
+        "payments/stripe/webhook",
+        notification,
+        {"provider_name": STRIPE},
+        name="stripe-webhook",
+    ),
     path("payments/demo/<uuid:payment_id>", demo_payment, name="demo-payment"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

@@ -5,7 +5,7 @@ Orders are made through the API and never edited or deleted here: cancelling goe
 same service as the API (orders.services.cancel_order), under the same locks.
 """
 
-import csv
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django import forms
@@ -19,8 +19,9 @@ from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
 from audit.services import history
-from museum.admin_pages import admin_page
+from museum.admin_pages import VisitDateFilter, admin_page, csv_response, report_cell
 from museum.exceptions import MuseumProblem
+from museum.forms import DATE_INPUT
 from orders import selectors
 from orders.models import (
     Order,
@@ -35,8 +36,6 @@ from orders.models import (
 from orders.services.cancellation import cancel_order
 from orders.services.payments import retry_refund
 
-DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
-
 
 @admin.register(VisitorCategory)
 class VisitorCategoryAdmin(AuditedAdmin, TranslationAdmin):
@@ -45,6 +44,7 @@ class VisitorCategoryAdmin(AuditedAdmin, TranslationAdmin):
     list_display = [
         "category",
         "name",
+        "plural_name",
         "general_price",
         "event_price_percent",
         "check_at_door",
@@ -107,20 +107,6 @@ class RefundInline(RecordInline):
     )
 
 
-class OrderDateFilter(admin.SimpleListFilter):
-    title = "visit date"
-    parameter_name = "when"
-
-    def lookups(self, request, model_admin):
-        return [("today", "Today"), ("upcoming", "From tomorrow"), ("past", "Before today")]
-
-    def queryset(self, request, queryset):
-        today = timezone.localdate()
-        lookups = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}
-        lookup = lookups.get(self.value() or "")
-        return queryset.filter(**{lookup: today}) if lookup else queryset
-
-
 @admin.register(Order)
 class OrderAdmin(AuditedAdmin):
     list_display = [
@@ -139,7 +125,7 @@ class OrderAdmin(AuditedAdmin):
     list_filter = [
         "status",
         "channel",
-        OrderDateFilter,
+        VisitDateFilter,
         "ticket_type",
         ("confirmation_sent_at", admin.EmptyFieldListFilter),
     ]
@@ -205,20 +191,21 @@ class OrderAdmin(AuditedAdmin):
         return [path("sales/", sales, name="orders_order_sales"), *super().get_urls()]
 
     def sales_view(self, request):
-        """Tickets sold and cancelled, takings and refunds per day, kind of visit and category,
-        with totals and takings per payment method; with ?format=csv, the same table as a
-        file."""
+        """Sales per day, kind of visit and category, and takings per payment method, each
+        gross, refunds and net with totals; with ?format=csv, the same two tables as a file."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        form = SalesRangeForm(request.GET or None)
         today = timezone.localdate()
         first, last = today - timedelta(days=7), today + timedelta(days=30)
+        form = SalesRangeForm(request.GET or None)
         if form.is_valid():
             first = form.cleaned_data["first"] or first
             last = form.cleaned_data["last"] or last
-        report = selectors.sales_report(first=first, last=last)
+        # The form shows the range the tables are for, asked for or not.
+        form = SalesRangeForm({"first": first, "last": last})
+        tables = sales_tables(selectors.sales_report(first=first, last=last))
         if request.GET.get("format") == "csv":
-            return sales_csv(report, first=first, last=last)
+            return sales_csv(tables, first=first, last=last)
         return admin_page(
             self,
             request,
@@ -227,8 +214,7 @@ class OrderAdmin(AuditedAdmin):
             form=form,
             first=first,
             last=last,
-            report=report,
-            currency=settings.MUSEUM_CURRENCY,
+            tables=tables,
         )
 
 
@@ -237,39 +223,73 @@ class SalesRangeForm(forms.Form):
     last = forms.DateField(label="To", required=False, widget=DATE_INPUT)
 
 
-SALES_COLUMNS = ["date", "what", "category", "sold", "cancelled", "takings", "refunded"]
+@dataclass(frozen=True)
+class Table:
+    """A report's table as its page and its CSV both show it: every cell already a string."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    total: list[str]
 
 
-def sales_csv(report: selectors.SalesReport, *, first: date, last: date) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="sales-{first}-{last}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(SALES_COLUMNS)
-    for row in report.rows:
-        writer.writerow(
-            [
-                row["date"].isoformat(),
+def sales_tables(report: selectors.SalesReport) -> list[Table]:
+    """The report's two tables, each cell as the page and the CSV write it (report_cell: money
+    with two decimal places, in MUSEUM_CURRENCY, which the headers name)."""
+    money = f"({settings.MUSEUM_CURRENCY})"
+    sales = Table(
+        title="Sales per day, visit and category",
+        header=[
+            "Date",
+            "Visit",
+            "Visitor category",
+            "Sold",
+            f"Gross {money}",
+            "Cancelled",
+            f"Refunds {money}",
+            f"Net {money}",
+        ],
+        rows=[
+            _cells(
+                row["date"],
                 row["what"],
                 row["category__name"] or "",
                 row["sold"],
+                row["gross"],
                 row["cancelled"],
-                f"{row['takings']:.2f}",
-                f"{row['refunded']:.2f}",
-            ]
-        )
-    totals = report.totals
-    writer.writerow(
-        [
-            "total",
-            "",
-            "",
-            totals["sold"],
-            totals["cancelled"],
-            f"{totals['takings']:.2f}",
-            f"{totals['refunded']:.2f}",
-        ]
+                row["refunds"],
+                row["net"],
+            )
+            for row in report.rows
+        ],
+        total=_cells("Total", "", "", *(report.totals[name] for name in SALES_TOTALS)),
     )
-    return response
+    amounts = selectors.AMOUNTS
+    takings = Table(
+        title="Takings per payment method",
+        header=["Paid by", "Payments", *(f"{name.capitalize()} {money}" for name in amounts)],
+        rows=[
+            _cells(row["method"], row["payments"], *(row[name] for name in amounts))
+            for row in report.takings
+        ],
+        total=_cells("Total", *(report.takings_totals[name] for name in ("payments", *amounts))),
+    )
+    return [sales, takings]
+
+
+SALES_TOTALS = ("sold", "gross", "cancelled", "refunds", "net")
+
+
+def _cells(*values) -> list[str]:
+    return [str(report_cell(value)) for value in values]
+
+
+def sales_csv(tables: list[Table], *, first: date, last: date) -> HttpResponse:
+    """Both tables as the page shows them, one under the other, each under its title."""
+    rows: list[list[str]] = []
+    for table in tables:
+        rows += [[], [table.title], table.header, *table.rows, table.total]
+    return csv_response(f"sales-{first}-{last}.csv", [f"Visits from {first} to {last}"], rows)
 
 
 @admin.register(Refund)
@@ -357,30 +377,29 @@ class MonthForm(forms.Form):
     )
 
 
+ON_ACCOUNT_COLUMNS = ["partner", "month", "orders", "sold", "credited", "due", "currency"]
+
+
 def on_account_csv(lines: list[selectors.OnAccountLine], *, month: date) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="on-account-{month:%Y-%m}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["partner", "month", "orders", "sold", "credited", "due", "currency"])
-    for line in lines:
-        writer.writerow(
-            [
-                line.partner,
-                f"{month:%Y-%m}",
-                line.orders,
-                line.sold,
-                line.credited,
-                line.due,
-                settings.MUSEUM_CURRENCY,
-            ]
-        )
-    return response
+    rows = [
+        [
+            line.partner,
+            f"{month:%Y-%m}",
+            line.orders,
+            line.sold,
+            line.credited,
+            line.due,
+            settings.MUSEUM_CURRENCY,
+        ]
+        for line in lines
+    ]
+    return csv_response(f"on-account-{month:%Y-%m}.csv", ON_ACCOUNT_COLUMNS, rows)
 
 
 @admin.register(SaleLimits)
 class SaleLimitsAdmin(AuditedAdmin):
     """An account's own limits on places: a shop or kiosk selling for many, or a partner."""
 
-    list_display = ["account", "max_held_places", "max_places_per_day"]
+    list_display = ["account", "max_held_places", "max_places_per_day", "max_free_places_per_day"]
     search_fields = ["account__username"]
     autocomplete_fields = ["account"]

@@ -6,6 +6,7 @@ move_order...): the desk cannot sell what the API would refuse. Staff sign in th
 login; every form carries Django's CSRF token.
 """
 
+import json
 import uuid
 
 from django import forms
@@ -19,22 +20,29 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.dateparse import parse_date
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from events.models import SpecialEvent
 from museum.exceptions import MuseumProblem
+from museum.forms import DATE_INPUT
+from museum.i18n import money
 from orders import documents, selectors
-from orders.models import Order, TicketType
+from orders.exceptions import NotPaid
+from orders.models import Channel, Order, OrderStatus, PaymentState, TicketType
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
 from orders.services.cancellation import cancel_order
 from orders.services.changes import move_order, pay_out_at_desk, resend_confirmation
-from orders.services.payments import needs_payment, start_payment
-from orders.services.pricing import active_categories
+from orders.services.payments import needs_payment, refund_due, start_payment
+from orders.services.pricing import active_categories, category_price
 from orders.services.sale import place_order, quote_order
 
-DATE_INPUT = forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
 TIME_INPUT = forms.TimeInput(format="%H:%M", attrs={"type": "time"})
-PAYMENTS = [("cash", "Cash"), ("card", "Card terminal"), ("partner", "On a partner's account")]
+# What the desk takes itself (its provider, orders.providers.DESK), and a partner's account.
+DESK_PAYMENTS = [("cash", gettext_lazy("Cash")), ("card", gettext_lazy("Card terminal"))]
+PAYMENTS = [*DESK_PAYMENTS, ("partner", gettext_lazy("On a partner's account"))]
 
 
 def desk_only(view):
@@ -83,7 +91,11 @@ class SaleForm(forms.Form):
     )
     payment = forms.ChoiceField(choices=PAYMENTS, widget=forms.RadioSelect, initial="cash")
     tendered = forms.DecimalField(
-        label="Cash handed over", required=False, min_value=0, max_digits=10, decimal_places=2
+        label=gettext_lazy("Amount handed over"),
+        required=False,
+        min_value=0,
+        max_digits=10,
+        decimal_places=2,
     )
     partner = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False)
 
@@ -94,14 +106,29 @@ class SaleForm(forms.Form):
         language.choices = visitor_languages()  # type: ignore[attr-defined]
         language.initial = settings.MUSEUM_LANGUAGE
         self.categories = list(active_categories())
+        events = list(self.fields["event"].queryset)  # type: ignore[attr-defined]
         for category in self.categories:
+            # Each visitor's price, general ("") and per event: the page's script adds the
+            # total up as quantities are typed (the sale itself prices on the server).
+            prices = {"": category_price(category=category, event=None)} | {
+                str(event.pk): category_price(category=category, event=event) for event in events
+            }
             self.fields[f"qty_{category.category}"] = forms.IntegerField(
                 label=category.name,
                 min_value=0,
                 max_value=settings.MUSEUM_DESK_MAX_TICKETS_PER_ORDER,
                 initial=0,
                 required=False,
+                widget=forms.NumberInput(
+                    attrs={
+                        "class": "quantity",
+                        "data-prices": json.dumps({k: str(v) for k, v in prices.items()}),
+                    }
+                ),
             )
+        if self.categories:  # the desk starts on the first visitor's quantity
+            first = self.fields[f"qty_{self.categories[0].category}"]
+            first.widget.attrs["autofocus"] = True
 
     def quantity_fields(self):
         return [self[f"qty_{category.category}"] for category in self.categories]
@@ -114,9 +141,9 @@ class SaleForm(forms.Form):
             if data.get(f"qty_{category.category}")
         ]
         if not data["lines"]:
-            raise forms.ValidationError("Choose at least one visitor.")
+            raise forms.ValidationError(_("Choose at least one visitor."))
         if data.get("payment") == "partner" and not data.get("partner"):
-            self.add_error("partner", "Choose the partner whose account pays.")
+            self.add_error("partner", _("Choose the partner whose account pays."))
         return data
 
     def sale(self) -> dict:
@@ -135,17 +162,48 @@ def _page(request, template: str, context: dict):
     return render(request, template, {"museum_name": settings.MUSEUM_NAME, **context})
 
 
+def words(problem: MuseumProblem) -> str:
+    """A refusal in a clerk's words: an invalid value's message without the API's field name
+    (`entryTime: ...`)."""
+    errors = getattr(problem, "errors", None)
+    if errors:
+        return " ".join(str(message) for messages in errors.values() for message in messages)
+    return str(problem.detail)
+
+
+def picker(*, day, event_id=None, chosen: str | None = None) -> dict:
+    """The slot picker's context (orders/desk/slots.html): the day's entry slots as buttons
+    with their places left, or why there are none; the chosen one, else the next with room."""
+    choices = selectors.entry_choices(day=day, event_id=event_id) if day else None
+    if choices is not None and chosen not in {c.value for c in choices.choices if c.open}:
+        chosen = choices.first_open
+    return {"choices": choices, "chosen": chosen, "name": "entry_time", "day": day}
+
+
+@desk_only
+@require_http_methods(["GET"])
+def slots(request):
+    """The slot picker for another day or event, which the page's script swaps in."""
+    event_id = _uuid(request.GET.get("event"))
+    day = parse_date(request.GET.get("ticket_date") or "") or None
+    context = picker(day=day, event_id=event_id, chosen=request.GET.get("chosen"))
+    return render(request, "orders/desk/slots.html", context)
+
+
 @desk_only
 @require_http_methods(["GET"])
 def today(request):
-    day = timezone.localdate()
+    day, query = timezone.localdate(), request.GET.get("q", "")
+    found = selectors.find_orders(query=query)
+    if len(found) == 1:  # the visitor's code: straight to their order
+        return redirect("desk-order", order_id=found[0].pk)
     context = {
         "day": day,
         "arrivals": selectors.arrivals_on(day),
         "takings": selectors.takings_on(day),
         "currency": settings.MUSEUM_CURRENCY,
-        "query": request.GET.get("q", ""),
-        "found": selectors.find_orders(query=request.GET.get("q", "")),
+        "query": query,
+        "found": found,
     }
     return _page(request, "orders/desk/today.html", context)
 
@@ -163,9 +221,27 @@ def sell(request):
                 order = _sell(request, form)
                 return redirect("desk-order", order_id=order.pk)
         except MuseumProblem as problem:
-            form.add_error(None, problem.detail)
-    context = {"form": form, "quote": quote, "currency": settings.MUSEUM_CURRENCY}
+            form.add_error(None, words(problem))
+    day = form["ticket_date"].value()
+    event = form["event"].value() or None
+    context = {
+        "form": form,
+        "quote": quote,
+        "currency": settings.MUSEUM_CURRENCY,
+        **picker(
+            day=parse_date(str(day)) if day else None,
+            event_id=_uuid(event),
+            chosen=request.POST.get("entry_time"),
+        ),
+    }
     return _page(request, "orders/desk/sell.html", context)
+
+
+def _uuid(text) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(text)) if text else None
+    except ValueError:
+        return None
 
 
 def _sell(request, form: SaleForm) -> Order:
@@ -183,40 +259,104 @@ def _sell(request, form: SaleForm) -> Order:
             **form.sale(),
         )
         if needs_payment(order):
-            payment = start_payment(
-                order_id=order.pk,
-                by=request.user,
-                provider_name=DESK,
-                method=data["payment"],
-                tendered=data.get("tendered") if data["payment"] == "cash" else None,
-            )
-            if payment.tendered is not None:
-                change = payment.tendered - payment.amount
-                messages.info(request, f"Change: {change} {settings.MUSEUM_CURRENCY}")
-    messages.success(request, f"Sold: order {order.confirmation_code}, {order.total}.")
+            _take_payment(request, order_id=order.pk, data=data)
+    messages.success(
+        request,
+        _("Sold: order %(code)s, %(total)s.")
+        % {"code": order.confirmation_code, "total": money(order.total)},
+        extra_tags="sold",  # desk.js: focus on Print
+    )
     return order
+
+
+def _take_payment(request, *, order_id: uuid.UUID, data: dict) -> None:
+    """The desk's payment of a held order (cash, with the change to give, or card): taken at
+    once, it confirms the order."""
+    cash = data["payment"] == "cash"
+    payment = start_payment(
+        order_id=order_id,
+        by=request.user,
+        provider_name=DESK,
+        method=data["payment"],
+        tendered=data.get("tendered") if cash else None,
+    )
+    if payment.tendered is not None:
+        change = money(payment.tendered - payment.amount)
+        messages.info(request, _("Change to give: %(change)s") % {"change": change})
+
+
+PAID_AT_DESK = {
+    "cash": gettext_lazy("Paid at the desk (cash)"),
+    "card": gettext_lazy("Paid at the desk (card terminal)"),
+}
+
+
+def paid_how(order: Order, payments) -> str:
+    """How the order was paid, in a clerk's words."""
+    confirmed = [payment for payment in payments if payment.state == PaymentState.CONFIRMED]
+    if order.channel == Channel.ON_ACCOUNT:
+        return _("On a partner's account")
+    if not confirmed:
+        return _("Not paid") if order.total else _("Free")
+    payment = confirmed[0]
+    if payment.provider == DESK:
+        return str(PAID_AT_DESK.get(payment.info, PAID_AT_DESK["card"]))
+    return _("Paid online")
 
 
 @desk_only
 @require_http_methods(["GET"])
 def order_page(request, order_id: uuid.UUID):
     order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    try:
+        selectors.refuse_unless_printable(order)
+        not_paid = None
+    except NotPaid as problem:
+        not_paid = problem  # said where "Print" would be, beside the payment it waits for
+    payments = list(order.payments.order_by("created_at"))
     context = {
         "order": order,
+        "not_paid": not_paid,
+        "payment_form": PaymentForm() if _payable(order) else None,
         "tickets": sorted(order.sold_tickets, key=lambda t: t.confirmation_code),
-        "payments": order.payments.order_by("created_at"),
+        "payments": payments,
+        "paid_how": paid_how(order, payments),
         "refunds": order.refunds.order_by("created_at"),
         "currency": settings.MUSEUM_CURRENCY,
         "move_form": MoveForm(initial={"ticket_date": order.date}),
+        **picker(
+            day=order.date,
+            event_id=order.event_id,
+            chosen=f"{order.slot.entry_time:%H:%M}" if order.slot else None,
+        ),
     }
     return _page(request, "orders/desk/order.html", context)
+
+
+def _payable(order: Order) -> bool:
+    """A held order the desk's payment confirms: an online one with a price, its hold running
+    (start_payment refuses the others)."""
+    running = order.hold_expires_at is not None and order.hold_expires_at > timezone.now()
+    return order.status == OrderStatus.HELD and needs_payment(order) and running
+
+
+class PaymentForm(forms.Form):
+    payment = forms.ChoiceField(choices=DESK_PAYMENTS, widget=forms.RadioSelect, initial="cash")
+    tendered = forms.DecimalField(
+        label="Cash handed over", required=False, min_value=0, max_digits=10, decimal_places=2
+    )
 
 
 @desk_only
 @require_http_methods(["GET"])
 def order_pdf(request, order_id: uuid.UUID):
-    """The order's tickets to print at once."""
-    order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    """The order's tickets to print at once; an order not paid has none (NotPaid), as at the
+    API."""
+    try:
+        order = selectors.printable_order(order_id=order_id, viewer=request.user)
+    except NotPaid as problem:
+        messages.error(request, problem.detail, extra_tags=problem.code)
+        return redirect("desk-order", order_id=order_id)
     kept = documents.order_pdf(order=order)
     response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
@@ -224,30 +364,71 @@ def order_pdf(request, order_id: uuid.UUID):
 
 
 class MoveForm(forms.Form):
-    ticket_date = forms.DateField(label="New day", widget=DATE_INPUT)
-    entry_time = forms.TimeField(label="New entry slot", required=False, widget=TIME_INPUT)
+    ticket_date = forms.DateField(label=gettext_lazy("New day"), widget=DATE_INPUT)
+    entry_time = forms.TimeField(
+        label=gettext_lazy("New entry slot"), required=False, widget=TIME_INPUT
+    )
+
+
+@desk_only
+@require_http_methods(["GET"])
+def confirm_cancel(request, order_id: uuid.UUID):
+    """What a cancellation would void and pay back, asked before it is done."""
+    order = selectors.viewable_order(order_id=order_id, viewer=request.user)
+    valid = [ticket for ticket in order.sold_tickets if not ticket.cancelled_at]
+    ticket_id = _uuid(request.GET.get("ticket"))
+    tickets = [t for t in valid if t.pk == ticket_id] if ticket_id else valid
+    if not tickets:
+        raise Http404()
+    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
+    context = {
+        "order": order,
+        "tickets": sorted(tickets, key=lambda t: t.confirmation_code),
+        "one_ticket": ticket_id is not None,
+        "amount": money(refund_due(order=order, tickets=tickets)),
+        "back_how": _back_how(payment),
+        "checked_in": [ticket for ticket in tickets if ticket.checked_in_at],
+    }
+    return _page(request, "orders/desk/cancel.html", context)
+
+
+def _back_how(payment) -> str:
+    if payment is None:
+        return _("by hand")
+    if payment.provider == DESK:
+        return _("in cash") if payment.info == "cash" else _("on the card terminal")
+    if payment.provider == "on_account":
+        return _("as a credit on the partner's account")
+    return _("to the card or account the visitor paid with")
 
 
 @desk_only
 @require_POST
 def change_order(request, order_id: uuid.UUID, what: str):
-    """Resend, move, or cancel (the whole order or one ticket) from the order's page."""
+    """Take the payment of a held order, resend, move, or cancel (the whole order or one ticket)
+    from the order's page."""
     try:
-        if what == "resend":
+        if what == "pay":
+            payment = PaymentForm(request.POST)
+            if not payment.is_valid():
+                raise _form_problem(payment)
+            _take_payment(request, order_id=order_id, data=payment.cleaned_data)
+            messages.success(request, _("Paid: print the tickets."))
+        elif what == "resend":
             resend_confirmation(order_id=order_id, by=request.user)
-            messages.success(request, "The confirmation email is on its way again.")
+            messages.success(request, _("The confirmation email is on its way again."))
         elif what == "move":
             form = MoveForm(request.POST)
             if not form.is_valid():
                 raise _form_problem(form)
             move_order(order_id=order_id, by=request.user, **form.cleaned_data)
-            messages.success(request, "Moved: print the tickets again.")
+            messages.success(request, _("Moved: print the tickets again."))
         elif what == "cancel":
             _cancel(request, order_id=order_id)
         else:
             raise Http404()
     except MuseumProblem as problem:
-        messages.error(request, problem.detail)
+        messages.error(request, words(problem), extra_tags=problem.code)
     return redirect(reverse("desk-order", kwargs={"order_id": order_id}))
 
 
@@ -258,14 +439,27 @@ def _cancel(request, *, order_id: uuid.UUID) -> None:
             order_id=order_id,
             by=request.user,
             ticket_id=uuid.UUID(ticket) if ticket else None,
+            even_if_checked_in=request.POST.get("even_if_checked_in") == "yes",
         )
         paid_out = pay_out_at_desk(order=order, by=request.user)
-    words = f": pay out {paid_out:.2f} {settings.MUSEUM_CURRENCY}" if paid_out else ""
-    messages.success(request, f"Cancelled{words}.")
+    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
+    if paid_out:
+        # Large on the page: the clerk hands this back now.
+        payout = _("Pay out %(amount)s %(how)s") % {
+            "amount": money(paid_out),
+            "how": _back_how(payment),
+        }
+        messages.success(request, payout, extra_tags="payout")
+    else:
+        messages.success(request, _("Cancelled."))
 
 
 def _form_problem(form: forms.Form) -> MuseumProblem:
+    # Each field by its label ("New entry slot: ..."), as the clerk reads it on the page.
     errors = "; ".join(
-        f"{field}: {' '.join(str(word) for word in words)}" for field, words in form.errors.items()
+        f"{form.fields[field].label}: {' '.join(str(word) for word in words)}"
+        if field in form.fields
+        else " ".join(str(word) for word in words)
+        for field, words in form.errors.items()
     )
     return MuseumProblem(errors)

@@ -5,13 +5,16 @@ and the confirmation email share. Both speak the order's language (`i18n.speakin
 import dataclasses
 import hashlib
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 
 import qrcode
 from django.conf import settings
-from django.db.models import QuerySet
-from django.utils import translation
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
@@ -21,17 +24,18 @@ from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import tokens
-from orders.models import Order, Ticket, TicketsPdf
-from orders.selectors import cancel_deadline
+from orders.models import Order, OrderStatus, Ticket, TicketsPdf
+from orders.selectors import cancel_deadline, line_order
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
 # again on its next request.
-LAYOUT = "1"
+LAYOUT = "2"
 FONTS = Path(__file__).resolve().parent / "fonts"
 # fpdf2's names for the paper sizes MUSEUM_PAPER_SIZE takes.
 PAPER = {"a4": "A4", "letter": "Letter"}
 MARGIN = 20  # mm
 QR_SIZE = 70  # mm: modules of about 1.3 mm, crisp on paper and read from a phone's screen
+ORDER_QR_SIZE = 45  # mm: the order's code is short, so its modules are as large in less room
 INK, GREY, RED, PAPER_WHITE = (20, 20, 20), (90, 90, 90), (200, 30, 30), (255, 255, 255)
 
 
@@ -62,6 +66,35 @@ def museum_day(order: Order) -> MuseumDay | None:
     return MuseumDay.objects.filter(date=order.date).first()
 
 
+@dataclasses.dataclass(frozen=True)
+class Cancelling:
+    """How the order's visitor may cancel its tickets now, as its email and PDF say it: until
+    `deadline` (in words), at `link` (its cancel page) or as the museum's `instructions` say;
+    `open` False once the deadline has passed (nothing is promised then)."""
+
+    open: bool
+    deadline: str
+    link: str
+    instructions: str
+
+
+def cancelling(order: Order) -> Cancelling:
+    deadline = cancel_deadline(order=order)
+    instructions = one_line(settings.MUSEUM_CANCEL_INSTRUCTIONS)
+    return Cancelling(
+        open=order.status == OrderStatus.CONFIRMED and timezone.now() <= deadline,
+        deadline=moment_in_words(deadline),
+        link="" if instructions else cancel_link(order),
+        instructions=instructions,
+    )
+
+
+def cancel_link(order: Order) -> str:
+    """The order's cancel page (orders/cancel_page.py), signed for that order alone."""
+    token = tokens.sign_cancel_link(order_id=order.pk)
+    return settings.MUSEUM_PUBLIC_URL + reverse("cancel-page", kwargs={"token": token})
+
+
 # The PDF: what each page prints, then the pages drawn from it.
 
 
@@ -85,20 +118,29 @@ class Sheet:
     token: str
     cancelled: bool
     conditions: tuple[str, ...]
+    # How to cancel it (a link, if any, makes the sentence a link).
+    cancellation: str
+    cancel_link: str
+    # The first page's second QR code: the order's code, which admits every valid ticket of the
+    # order at once at the door (a family in one scan); empty on the other pages.
+    order_qr: str
+    order_qr_caption: str
 
 
-def printed_tickets(order: Order, *, valid_only: bool = False) -> QuerySet[Ticket]:
+def printed_tickets(order: Order, *, valid_only: bool = False) -> list[Ticket]:
+    """The order's tickets as its PDF prints them: the valid ones first, each kind as the order's
+    lines list them (the visitor categories' order: adults first), the cancelled ones last."""
     tickets = order.tickets.select_related("event", "category", "slot")
     if valid_only:
         tickets = tickets.filter(cancelled_at__isnull=True)
-    return tickets.order_by("confirmation_code")
+    return sorted(tickets, key=lambda ticket: (ticket.cancelled_at is not None, line_order(ticket)))
 
 
 def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
     day = museum_day(order)
     hours = opening_hours(day)
     address = tuple(part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip())
-    deadline = moment_in_words(cancel_deadline(order=order))
+    terms = cancelling(order)
     opening = (
         _("Open on %(day)s: %(hours)s") % {"day": day_in_words(order.date), "hours": hours}
         if hours
@@ -106,6 +148,9 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
     )
     if times := event_times(order.event):
         opening = _("On %(day)s: %(times)s") % {"day": day_in_words(order.date), "times": times}
+    valid = sum(1 for ticket in tickets if ticket.cancelled_at is None)
+    # One code for the family: worth its room only where it admits more than one ticket.
+    family = valid > 1
     return [
         Sheet(
             language=translation.get_language() or settings.LANGUAGE_CODE,
@@ -123,7 +168,20 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
             of=len(tickets),
             token=tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date),
             cancelled=ticket.cancelled_at is not None,
-            conditions=_conditions(ticket, deadline=deadline),
+            conditions=_conditions(ticket),
+            cancellation=_cancellation(ticket, terms),
+            cancel_link=terms.link if terms.open and not ticket.cancelled_at else "",
+            order_qr=order.confirmation_code if family and number == 1 else "",
+            order_qr_caption=(
+                ngettext(
+                    "The whole order: %(count)s ticket",
+                    "The whole order: %(count)s tickets",
+                    valid,
+                )
+                % {"count": valid}
+                if family and number == 1
+                else ""
+            ),
         )
         for number, ticket in enumerate(tickets, start=1)
     ]
@@ -137,7 +195,7 @@ def _entry(ticket: Ticket, hours: str) -> str:
     return _("Entry at any time during opening hours") if hours else ""
 
 
-def _conditions(ticket: Ticket, *, deadline: str) -> tuple[str, ...]:
+def _conditions(ticket: Ticket) -> tuple[str, ...]:
     day = day_in_words(ticket.date)
     if ticket.slot is None:
         valid = _("Valid for one visitor, once, on %(day)s.") % {"day": day}
@@ -165,14 +223,34 @@ def _conditions(ticket: Ticket, *, deadline: str) -> tuple[str, ...]:
             _("%(category)s tickets: bring proof (age or status); the door asks for it.")
             % {"category": one_line(ticket.category.name)}
         )
-    conditions.append(
-        _(
-            "Cancellation: until %(deadline)s you can cancel the ticket from your order and get "
-            "its price back; after that only the museum can cancel it."
-        )
-        % {"deadline": deadline}
-    )
     return tuple(conditions)
+
+
+def _cancellation(ticket: Ticket, terms: Cancelling) -> str:
+    """What the ticket's page says of cancelling it: nothing for a cancelled one, no promise
+    once the deadline has passed, and money back only for a ticket that cost some."""
+    if ticket.cancelled_at is not None:
+        return ""
+    if not terms.open:
+        return _("Cancellation: this ticket can no longer be cancelled online.")
+    words = {"deadline": terms.deadline, "link": terms.link, "how": terms.instructions}
+    if terms.instructions:
+        return _("Cancellation, until %(deadline)s: %(how)s") % words
+    if ticket.price > Decimal("0"):
+        return (
+            _(
+                "Cancellation: until %(deadline)s you can cancel this ticket at %(link)s and get "
+                "its price back; after that only the museum can cancel it."
+            )
+            % words
+        )
+    return (
+        _(
+            "Cancellation: until %(deadline)s you can cancel this ticket at %(link)s; after that "
+            "only the museum can cancel it."
+        )
+        % words
+    )
 
 
 def etag_of(pages: Sequence[Sheet]) -> str:
@@ -198,13 +276,23 @@ def make_pdf(pages: Sequence[Sheet], *, title: str) -> bytes:
     return bytes(pdf.output())
 
 
-def _line(pdf: FPDF, text: str, *, size: float, bold: bool = False, colour=INK) -> None:
+def _line(
+    pdf: FPDF, text: str, *, size: float, bold: bool = False, colour=INK, link: str = ""
+) -> None:
     if not text:
         return
     pdf.set_font("DejaVu", "B" if bold else "", size)
     pdf.set_text_color(*colour)
     # Wrapped, never cut: an event's name may be long.
-    pdf.multi_cell(pdf.epw, size * 0.5, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.multi_cell(
+        pdf.epw,
+        size * 0.5,
+        text,
+        align="L",
+        new_x=XPos.LMARGIN,
+        new_y=YPos.NEXT,
+        link=link or None,
+    )
 
 
 def _draw(pdf: FPDF, page: Sheet) -> None:
@@ -226,6 +314,15 @@ def _draw(pdf: FPDF, page: Sheet) -> None:
         _line(pdf, _("CANCELLED: this ticket is void and admits nobody."), size=12, colour=RED)
     pdf.ln(6)
     top, left = pdf.get_y(), (pdf.w - QR_SIZE) / 2
+    if page.order_qr:
+        # The ticket's code on the left, the order's beside it on the right.
+        left = MARGIN + 5
+        right = pdf.w - MARGIN - 5 - ORDER_QR_SIZE
+        _draw_qr(pdf, page.order_qr, x=right, y=top, size=ORDER_QR_SIZE)
+        pdf.set_xy(right - 10, top + ORDER_QR_SIZE + 1)
+        pdf.set_font("DejaVu", "", 9)
+        pdf.set_text_color(*INK)
+        pdf.multi_cell(ORDER_QR_SIZE + 20, 4.5, page.order_qr_caption, align="C")
     _draw_qr(pdf, page.token, x=left, y=top)
     if page.cancelled:
         _stamp_cancelled(pdf, x=left, y=top)
@@ -241,6 +338,7 @@ def _draw(pdf: FPDF, page: Sheet) -> None:
     for condition in page.conditions:
         _line(pdf, condition, size=9, colour=GREY)
         pdf.ln(1)
+    _line(pdf, page.cancellation, size=9, colour=GREY, link=page.cancel_link)
 
 
 def _centred(pdf: FPDF, text: str, *, size: float) -> None:
@@ -249,14 +347,14 @@ def _centred(pdf: FPDF, text: str, *, size: float) -> None:
     pdf.cell(pdf.epw, size * 0.5, text, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
 
-def _draw_qr(pdf: FPDF, token: str, *, x: float, y: float) -> None:
+def _draw_qr(pdf: FPDF, token: str, *, x: float, y: float, size: float = QR_SIZE) -> None:
     """The token's QR code as filled rectangles, one per run of dark modules in a row: vector,
     so it prints sharp at any size and costs a few kilobytes."""
     code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4)
     code.add_data(token)
     code.make(fit=True)
     matrix = code.get_matrix()  # quiet zone included
-    module = QR_SIZE / len(matrix)
+    module = size / len(matrix)
     pdf.set_fill_color(0, 0, 0)
     for row, modules in enumerate(matrix):
         column = 0
@@ -312,8 +410,14 @@ def _kept(order: Order, tickets: list[Ticket]) -> TicketsPdf:
     if kept is not None:
         return kept
     made = make_pdf(pages, title=_title(order))
-    # Two first requests at once both make it; the row keeps one.
-    kept, _ = TicketsPdf.objects.update_or_create(order=order, defaults={"pdf": made, "etag": etag})
+    with transaction.atomic():
+        # The order's row, then its kept PDF: the order in which every writer takes them
+        # (hours/locking.py), so keeping a PDF never waits in a circle with a change of the order.
+        _lock_order(order)
+        # Two first requests at once both make it; the row keeps one.
+        kept, _ = TicketsPdf.objects.update_or_create(
+            order=order, defaults={"pdf": made, "etag": etag}
+        )
     return kept
 
 
@@ -329,7 +433,15 @@ def valid_tickets_pdf(*, order: Order) -> bytes:
         return make_pdf(sheets(order=order, tickets=valid), title=_title(order))
 
 
+def _lock_order(order: Order) -> None:
+    # FOR NO KEY UPDATE: waits for a change of the order (a cancellation, an attempt's claim),
+    # never for a ticket or payment being added to it.
+    list(Order.objects.select_for_update(no_key=True).filter(pk=order.pk).values_list("pk"))
+
+
 def forget_order_pdf(order: Order) -> None:
     """Drop the order's kept PDF: its next request makes it again. For a change the PDF would
     otherwise find only on its next request (its version follows what it prints anyway)."""
-    TicketsPdf.objects.filter(order=order).delete()
+    with transaction.atomic():
+        _lock_order(order)
+        TicketsPdf.objects.filter(order=order).delete()

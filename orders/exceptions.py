@@ -91,6 +91,16 @@ class PaymentRequired(MuseumProblem):
     default_detail = _("The order is confirmed once paid: start a payment with POST .../payments.")
 
 
+class NotPaid(MuseumProblem):
+    """An order never paid (held, or its hold ran out) has no tickets to print, draw or send: one
+    would pass for a paid ticket (orders.selectors.refuse_unless_printable). The door refuses its
+    tickets with the same code (tickets.exceptions.NotPaid)."""
+
+    default_code = "not_paid"
+    title = _("Order not paid")
+    default_detail = _("The order is not paid yet: its tickets come once it is.")
+
+
 class NothingToPay(MuseumProblem):
     default_code = "nothing_to_pay"
     title = _("Nothing to pay")
@@ -113,6 +123,38 @@ class ProviderFailed(MuseumProblem):
     default_code = "provider_failed"
     title = _("Payment provider failed")
     default_detail = _("The payment provider did not answer as expected; try again shortly.")
+
+
+class PaymentInProgress(MuseumProblem):
+    """Another payment of the order started meanwhile: one is in progress at a time."""
+
+    default_code = "payment_in_progress"
+    title = _("Payment in progress")
+    default_detail = _("Another payment of this order is in progress; try again shortly.")
+
+
+class BadNotification(MuseumProblem):
+    """A payment provider's call that does not verify, or is not the provider's shape: nothing is
+    read from it, and the provider does not send it again."""
+
+    kind = "invalid"
+    default_code = "bad_notification"
+    title = _("Bad notification")
+    default_detail = _("The notification is not an event of the payment provider.")
+
+
+class BadSignature(BadNotification):
+    default_code = "bad_signature"
+    default_detail = _("The notification's signature does not verify.")
+
+
+class NotTakenAsAsked(MuseumProblem):
+    """The provider, asked itself, does not say that the payment took what was asked (its amount,
+    its currency, this payment): the order does not move, and the provider tries again later."""
+
+    default_code = "not_succeeded"
+    title = _("Payment not taken")
+    default_detail = _("The payment provider does not report this payment taken as asked.")
 
 
 class OverLimit(MuseumProblem):
@@ -167,3 +209,13 @@ class TooManyPaymentAttempts(MuseumProblem):
             _("At most %(limit)s payments may be started for one order.") % {"limit": limit},
             limit=limit,
         )
+
+
+class TooManyFreePlaces(OverLimit):
+    default_code = "too_many_free_places"
+    title = _("Too many free places")
+    limit_name = "maxFreePlacesPerDay"
+    messages = {
+        "account": _("At most %(limit)s free places a day for one account."),
+        "email address": _("At most %(limit)s free places a day for one email address."),
+    }

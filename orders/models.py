@@ -28,7 +28,15 @@ class VisitorCategory(models.Model):
     category = models.SlugField(
         "code", max_length=40, unique=True, help_text="What the API calls it, e.g. 'child'."
     )
+    # The name of one visitor ("Adult", "Erwachsener") and of several ("Adults", "Erwachsene"):
+    # "1 Erwachsener", "2 Erwachsene" in the email and on the cancel page (counted).
     name = models.CharField(max_length=100)
+    plural_name = models.CharField(
+        "name for several",
+        max_length=100,
+        blank=True,
+        help_text="E.g. 'Adults'; empty: the name serves for any number.",
+    )
     general_price = models.DecimalField(
         "general-admission price",
         max_digits=8,
@@ -71,6 +79,12 @@ class VisitorCategory(models.Model):
     def __str__(self):
         return self.name
 
+    def counted(self, count: int) -> str:
+        """Its name for `count` visitors: the name for one, the plural name for more. Every
+        shipped language says one thing with its singular, and more (the only counts a line
+        has) with its plural."""
+        return self.name if count == 1 else self.plural_name or self.name
+
 
 class OrderStatus(models.TextChoices):
     CONFIRMED = "confirmed", "Confirmed"
@@ -94,6 +108,9 @@ class Order(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="orders"
     )
     email = models.EmailField()
+    # The mailbox `email` reaches (orders.services.limits.mailbox_of): what the limits on places
+    # and emails count by, so that an address's spellings share them.
+    mailbox = models.CharField(max_length=254, blank=True, db_index=True, editable=False)
     phone = models.CharField(max_length=32, blank=True)
     # The buyer's name, if given: what the desk finds an order by besides its codes and email.
     name = models.CharField(max_length=100, blank=True)
@@ -117,8 +134,12 @@ class Order(models.Model):
     cancelled_at = models.DateTimeField(null=True, blank=True)
     confirmation_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
     # The attempt at its confirmation email waiting in the task queue, or running; empty once
-    # sent or given up. orders.tasks finds an attempt lost with its worker by it.
+    # sent or given up.
     confirmation_task_id = models.CharField(max_length=64, blank=True, editable=False)
+    # The email's claim (orders.tasks): the number of the last attempt that claimed it, and when
+    # the attempt sending it now did (empty while none is).
+    confirmation_attempt = models.PositiveSmallIntegerField(default=0, db_default=0, editable=False)
+    confirmation_claimed_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     # The order's tickets as its answer shows them, kept on it by the service or selector that
     # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.
@@ -293,7 +314,7 @@ class Payment(models.Model):
         help_text="Who started it: the buyer, or staff at the desk.",
     )
 
-    # What starting it gave the client (orders.providers.Started), on the answer only.
+    # What starting it gave the client (orders.providers.base.Started), on the answer only.
     client_secret: str | None = None
     pay_url: str | None = None
 
@@ -304,6 +325,12 @@ class Payment(models.Model):
                 fields=["order"],
                 condition=Q(state="confirmed"),
                 name="one_confirmed_payment_per_order",
+            ),
+            # A new start answers the payment in progress, or cancels it at its provider first.
+            models.UniqueConstraint(
+                fields=["order"],
+                condition=Q(state__in=["created", "pending"]),
+                name="one_payment_in_progress_per_order",
             ),
             models.CheckConstraint(name="payment_amount_positive", condition=Q(amount__gt=0)),
         ]
@@ -323,7 +350,10 @@ class RefundSource(models.TextChoices):
     BUYER = "buyer", "Cancelled by the buyer"
     STAFF = "staff", "Cancelled by staff"
     EVENT_CANCELLED = "event_cancelled", "Event called off"
+    # A payment that came when the order could not take it, paid back whole at once.
     NOT_PLACED = "not_placed", "Paid after the hold ran out, places gone"
+    PAID_AFTER_CANCEL = "paid_after_cancel", "Paid after the order was cancelled"
+    ALREADY_PAID = "already_paid", "Paid for an order already paid"
 
 
 class Refund(models.Model):
@@ -347,6 +377,10 @@ class Refund(models.Model):
     error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     done_at = models.DateTimeField(null=True, blank=True)
+    # Its claim by the task paying it back (orders.refunds): the number of the last attempt that
+    # claimed it, and when the attempt calling the provider now did (empty while none is).
+    attempt = models.PositiveSmallIntegerField(default=0, db_default=0, editable=False)
+    claimed_at = models.DateTimeField(null=True, blank=True, editable=False)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -395,6 +429,12 @@ class SaleLimits(models.Model):
     max_places_per_day = models.PositiveIntegerField(
         "places per visit date", null=True, blank=True, help_text="Empty: the museum's default."
     )
+    max_free_places_per_day = models.PositiveIntegerField(
+        "free places a day",
+        null=True,
+        blank=True,
+        help_text="Places of free orders in 24 hours. Empty: the museum's default.",
+    )
 
     class Meta:
         verbose_name = "sale limits"
@@ -402,6 +442,27 @@ class SaleLimits(models.Model):
 
     def __str__(self):
         return f"Limits of {self.account}"
+
+
+class BuyerEmail(models.Model):
+    """An email the museum sent a buyer (enqueued): what the daily limit of emails to one mailbox
+    counts, every kind alike."""
+
+    class Kind(models.TextChoices):
+        CONFIRMATION = "confirmation", "Order confirmation"
+        PAID_BACK = "paid_back", "Payment paid back whole"
+        CHANGE = "change", "Order changed (moved, tickets cancelled)"
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="emails")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    sent_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = "email to a buyer"
+        verbose_name_plural = "emails to buyers"
+
+    def __str__(self):
+        return f"{self.kind} of {self.order_id}"
 
 
 class TicketsPdf(models.Model):

@@ -1,60 +1,97 @@
-"""What an order sends, in its language: one confirmation email, in plain text and HTML, with every
-valid ticket in one print-at-home PDF and the visit as a calendar entry; and how a mail error is
-told without secrets."""
+"""What an order sends, in its language: one email, in plain text and HTML, saying what the order
+holds when it is sent (confirmed; changed since, with what was paid, what goes back and what
+stays valid; or cancelled), with every valid ticket in one print-at-home PDF and the visit as a
+calendar entry; and how a mail error is told without secrets."""
 
 import re
 from collections import Counter
 from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.core.mail import EmailMessage, EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from icalendar import Calendar, Event
 
+from audit.models import Action
+from audit.services import history
 from museum import i18n
-from museum.i18n import day_in_words, moment_in_words, money, time_in_words
+from museum.i18n import day_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
-from orders.models import Order, Ticket
-from orders.selectors import cancel_deadline
+from orders.models import Order, OrderStatus, RefundSource, Ticket, VisitorCategory
+from orders.selectors import OrderAccount, order_account
 
 CALENDAR_NAME = "visit.ics"
 
 
 def send_order_confirmation(*, order: Order) -> None:
-    """Mail the order's confirmation with its tickets' PDF (orders.tasks retries a failure)."""
+    """Mail the order's email, as the order is now (orders.tasks retries a failure): its
+    confirmation, or after a change what it holds now, or that it is cancelled."""
     with i18n.speaking(order.language):
         _send_confirmation(order)
 
 
 def _send_confirmation(order: Order) -> None:
-    # What the order holds: a ticket cancelled while it was held is not confirmed to the buyer.
-    valid = list(documents.printed_tickets(order, valid_only=True))
-    context = confirmation_context(order=order, tickets=valid)
+    account = order_account(order=order)
+    context = confirmation_context(order=order, account=account)
     message = EmailMultiAlternatives(
-        subject=subject(order=order, count=len(valid), day=context["day"]),
+        subject=subject(order=order, account=account, day=context["day"], news=context["news"]),
         body=render_to_string("orders/email/confirmation.txt", context),
         to=[order.email],
     )
     message.attach_alternative(
         render_to_string("orders/email/confirmation.html", context), "text/html"
     )
-    message.attach(
-        f"{order.confirmation_code}.pdf",
-        documents.valid_tickets_pdf(order=order),
-        "application/pdf",
-    )
-    message.attach(CALENDAR_NAME, visit_calendar(order=order), "text/calendar")
+    if account.valid:
+        # What the order holds: a ticket cancelled is not sent again.
+        message.attach(
+            f"{order.confirmation_code}.pdf",
+            documents.valid_tickets_pdf(order=order),
+            "application/pdf",
+        )
+        message.attach(CALENDAR_NAME, visit_calendar(order=order), "text/calendar")
     message.send()
 
 
-def subject(*, order: Order, count: int, day: str) -> str:
+# What an email tells: the order confirmed, changed since, or cancelled.
+CONFIRMED, CHANGED, CANCELLED = "confirmed", "changed", "cancelled"
+
+
+def news_of(*, order: Order, account: OrderAccount) -> str:
+    if order.status == OrderStatus.CANCELLED:
+        return CANCELLED
+    if account.cancelled or moved_since_confirmed(order):
+        return CHANGED
+    return CONFIRMED
+
+
+def moved_since_confirmed(order: Order) -> bool:
+    """Whether the order was moved (to another day or slot) after it was confirmed: the audit
+    log's record of the move says it."""
+    if order.confirmed_at is None:
+        return False
+    return history(order).filter(action=Action.CHANGED, at__gt=order.confirmed_at).exists()
+
+
+def subject(*, order: Order, account: OrderAccount, day: str, news: str) -> str:
     # One line: a line break stored in a name (before names refused them) would make the
     # subject a header injection, which Django refuses on every attempt.
+    count = len(account.valid)
+    if news == CANCELLED:
+        return _("Your order %(code)s is cancelled") % {"code": order.confirmation_code}
+    if news == CHANGED:
+        return ngettext(
+            "Your order %(code)s has changed: %(count)s ticket on %(day)s",
+            "Your order %(code)s has changed: %(count)s tickets on %(day)s",
+            count,
+        ) % {"code": order.confirmation_code, "count": count, "day": day}
     if order.event is None:
         return ngettext(
             "Your %(count)s ticket for general entry on %(day)s",
@@ -68,9 +105,9 @@ def subject(*, order: Order, count: int, day: str) -> str:
     ) % {"count": count, "what": one_line(order.event.name), "day": day}
 
 
-def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
+def confirmation_context(*, order: Order, account: OrderAccount) -> dict:
     """What the email says, worded in the active language (the order's); the same for both its
-    parts."""
+    parts. Its sums add up: the tickets' total, less what goes back, is what stays valid."""
     hours = documents.opening_hours(documents.museum_day(order))
     times = documents.event_times(order.event)
     day = day_in_words(order.date)
@@ -85,7 +122,7 @@ def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
         when = _("%(day)s, open %(hours)s") % {"day": day, "hours": hours}
     else:
         when = day
-    per_category = Counter((_category(ticket), ticket.price) for ticket in tickets)
+    cancelling = how_to_cancel(order=order, account=account)
     return {
         "museum": one_line(settings.MUSEUM_NAME),
         "address": [part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip()],
@@ -93,25 +130,86 @@ def confirmation_context(*, order: Order, tickets: list[Ticket]) -> dict:
         "what": documents.what_of(order),
         "day": day,
         "when": when,
-        "lines": [
-            {
-                "count": count,
-                "category": name,
-                "price": money(price),
-                "amount": money(price * count),
-            }
-            for (name, price), count in per_category.items()
-        ],
-        "total": money(order.total),
-        "codes": [ticket.confirmation_code for ticket in tickets],
-        "deadline": moment_in_words(cancel_deadline(order=order)),
+        "news": news_of(order=order, account=account),
+        "lines": priced_lines(account.valid + account.cancelled),
+        "total": money(account.paid),
+        "cancelled": cancelled_lines(account.cancelled),
+        "back": money(account.back) if account.back else "",
+        "still_valid": money(account.still_valid),
+        "codes": [ticket.confirmation_code for ticket in account.valid],
+        "cancelling": cancelling,
+        "cancelling_html": _linked(cancelling, documents.cancel_link(order)),
         "calendar": CALENDAR_NAME,
         "language": translation.get_language() or settings.LANGUAGE_CODE,
     }
 
 
-def _category(ticket: Ticket) -> str:
-    return one_line(ticket.category.name) if ticket.category else _("Visitor")
+def priced_lines(tickets: list[Ticket]) -> list[dict]:
+    """The tickets per category and price, as the order's lines list them: "2 Adults at
+    €15.00: €30.00"."""
+    lines = Counter((ticket.category, ticket.price) for ticket in tickets)
+    return [
+        {
+            "count": count,
+            "category": counted(category, count),
+            "price": money(price),
+            "amount": money(price * count),
+        }
+        for (category, price), count in lines.items()
+    ]
+
+
+def cancelled_lines(tickets: list[Ticket]) -> list[dict]:
+    """The cancelled tickets per category, with what goes back for them: nothing is said of money
+    for tickets that cost nothing."""
+    lines: dict = {}
+    for ticket in tickets:
+        count, back = lines.get(ticket.category, (0, Decimal("0")))
+        lines[ticket.category] = (count + 1, back + ticket.refund.amount)
+    return [
+        {"count": count, "category": counted(category, count), "back": money(back) if back else ""}
+        for category, (count, back) in lines.items()
+    ]
+
+
+def counted(category: VisitorCategory | None, count: int) -> str:
+    """The category's name for `count` visitors, on one line."""
+    if category is None:
+        return ngettext("visitor", "visitors", count)
+    return one_line(category.counted(count))
+
+
+def how_to_cancel(*, order: Order, account: OrderAccount) -> str:
+    """What the email says of cancelling its valid tickets: until when and how, or that it is too
+    late; money back promised only for tickets that cost some."""
+    if not account.valid:
+        return ""
+    terms = documents.cancelling(order)
+    if not terms.open:
+        return _("The tickets of this order can no longer be cancelled online.")
+    words = {"deadline": terms.deadline, "link": terms.link, "how": terms.instructions}
+    if terms.instructions:
+        return _("To cancel tickets of this order until %(deadline)s: %(how)s") % words
+    if account.still_valid:
+        return (
+            _(
+                "Until %(deadline)s you can cancel tickets of this order on its page, and get "
+                "their price back: %(link)s. After that only the museum can cancel them."
+            )
+            % words
+        )
+    return (
+        _(
+            "Until %(deadline)s you can cancel tickets of this order on its page: %(link)s. "
+            "After that only the museum can cancel them."
+        )
+        % words
+    )
+
+
+def _linked(text: str, link: str) -> str:
+    """The text for HTML, the link in it made a link."""
+    return mark_safe(escape(text).replace(escape(link), format_html('<a href="{0}">{0}</a>', link)))
 
 
 def visit_calendar(*, order: Order) -> bytes:
@@ -166,26 +264,39 @@ def visit_times(*, order: Order) -> tuple[datetime, datetime] | tuple[date, date
     )
 
 
-def send_not_placed(*, order: Order, amount) -> None:
-    """Tell the buyer, in the order's language, that their payment came after the order's places
-    went, and is paid back."""
+def send_not_placed(*, order: Order, amount, reason: str = RefundSource.NOT_PLACED) -> None:
+    """Tell the buyer, in the order's language, that their payment is paid back whole, and why
+    (`reason`, the refund's source): it came after the order's places went, after the order was
+    cancelled, or when the order was already paid."""
     with i18n.speaking(order.language):
         words = {
             "code": order.confirmation_code,
             "day": day_in_words(order.date),
             "amount": money(amount),
         }
-        EmailMessage(
-            subject=_("Your order %(code)s could not be kept") % words,
-            body=_(
+        if reason == RefundSource.PAID_AFTER_CANCEL:
+            subject = _("Your payment for order %(code)s is paid back") % words
+            body = _(
+                "Your payment for order %(code)s (%(day)s) reached us after the order was "
+                "cancelled.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show it."
+            )
+        elif reason == RefundSource.ALREADY_PAID:
+            subject = _("Your payment for order %(code)s is paid back") % words
+            body = _(
+                "Your payment for order %(code)s (%(day)s) reached us when the order was already "
+                "paid.\n\n"
+                "We are paying %(amount)s back the way you paid; banks take a few days to show it."
+            )
+        else:
+            subject = _("Your order %(code)s could not be kept") % words
+            body = _(
                 "Your payment for order %(code)s (%(day)s) reached us after the order's hold had "
                 "run out, and its places were sold meanwhile.\n\n"
                 "We are paying %(amount)s back the way you paid; banks take a few days to show "
                 "it. We are sorry."
             )
-            % words,
-            to=[order.email],
-        ).send()
+        EmailMessage(subject=subject, body=body % words, to=[order.email]).send()
 
 
 # An address in a mail error's text: a mail server's refusal quotes the recipient (and the SMTP

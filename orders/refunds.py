@@ -1,53 +1,96 @@
-"""Paying refunds back: through the provider that took the money, by the task worker after the
-cancellation commits (a provider's answer never holds a cancellation's locks, and a provider
-that is down fails the refund, not the cancellation).
+"""Paying refunds back, one way: `settle` asks the refund's payment's provider and puts the
+answer on the refund, whoever calls it.
 
-Each refund is its own task; one still `created` long after (its task lost with a worker) is
-enqueued again by the periodic `pay_back_lost_refunds`. The provider is asked with the refund's
-own idempotency key, so a refund asked twice is paid once.
+A provider that calls nobody (the desk, a partner's account, the demo) is settled in the
+cancellation's own transaction, as its refunds are written (`record_refunds`). One that calls out
+(Stripe) is settled by a task after the cancellation commits, so a provider's answer never holds
+a cancellation's locks, and a provider that is down fails the refund, not the cancellation: the
+task claims the refund with one conditional UPDATE (still being paid back, the previous
+attempt's number: it writes its own and the time), commits, calls the provider outside any
+transaction, then writes the outcome. A failure stays on the refund, with the provider's message,
+for staff to see and try again. An attempt lost with its worker leaves its claim, which the
+periodic `pay_back_lost_refunds` takes back (museum.lost_work). The provider is asked with the
+refund's own idempotency key, so a refund asked twice is paid once.
 """
 
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import datetime
 
-from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django_tasks import task
 
+from museum.lost_work import requeue_lost
 from museum.periodic import schedule_periodic_tasks
 from orders.models import Refund, RefundState
-from orders.providers import ProviderError, provider
+from orders.providers import provider
+from orders.providers.base import Provider, ProviderError
 
-# Far longer than a refund's call to its provider can take.
-LOST_AFTER = timedelta(minutes=10)
+
+def settle(refund: Refund, *, through: Provider) -> None:
+    """Pay the refund back through `through`, its payment's provider: the answer (state, the
+    provider's reference or its error, when it was done) on the refund, for the caller to
+    write."""
+    try:
+        refund.state, refund.reference = through.refund(refund)
+        refund.error = ""
+    except ProviderError as exc:
+        refund.state, refund.reference, refund.error = RefundState.FAILED, "", str(exc)[:500]
+    refund.done_at = timezone.now() if refund.state == RefundState.DONE else None
+
+
+def record_refunds(refunds: Sequence[Refund], *, through: Provider | None) -> list[Refund]:
+    """Write the refunds of one payment (its provider, `through`, looked up once), in the
+    caller's transaction: settled now by a provider that calls nobody; else their task enqueued,
+    to run after the commit."""
+    if through is not None and through.settles_locally:
+        for refund in refunds:
+            if refund.state == RefundState.CREATED:
+                settle(refund, through=through)
+    written = Refund.objects.bulk_create(refunds)
+    for refund in written:
+        if refund.state == RefundState.CREATED:
+            pay_back_later(refund=refund)
+    return written
 
 
 def pay_back_later(*, refund: Refund) -> None:
-    """Enqueue paying the refund back, in the caller's transaction."""
+    """Enqueue paying the refund back (its first attempt), in the caller's transaction."""
     pay_back_refund.enqueue(refund_id=refund.pk)
 
 
 @task()
-def pay_back_refund(*, refund_id: int) -> str:
-    refund = pay_back(refund_id=refund_id)
+def pay_back_refund(*, refund_id: int, attempt: int = 1) -> str:
+    refund = pay_back(refund_id=refund_id, attempt=attempt)
     return refund.state if refund else "no such refund"
 
 
-def pay_back(*, refund_id: int) -> Refund | None:
-    """Pay the refund back through its payment's provider; a failure stays on the refund, with
-    the provider's message, for staff to see and try again."""
-    refund = Refund.objects.select_related("payment").filter(pk=refund_id).first()
-    if refund is None or refund.state != RefundState.CREATED or refund.payment is None:
-        return refund
-    try:
-        state, reference = provider(refund.payment.provider).refund(refund)
-    except ProviderError as exc:
-        state, reference, error = RefundState.FAILED, "", str(exc)[:500]
-    else:
-        error = ""
-    done_at = timezone.now() if state == RefundState.DONE else None
-    # Only a refund still being paid back changes: a second worker's attempt finds it done.
+def being_paid_back() -> QuerySet[Refund]:
+    return Refund.objects.filter(state=RefundState.CREATED, payment__isnull=False)
+
+
+def claim_refund(*, refund_id: int, attempt: int) -> bool:
+    """Claim the refund for attempt number `attempt`, committed at once; False if it is not this
+    attempt's to make (paid back, failed, or another attempt has it)."""
+    claimed = being_paid_back().filter(pk=refund_id, attempt=attempt - 1)
+    return bool(claimed.update(attempt=attempt, claimed_at=timezone.now()))
+
+
+def pay_back(*, refund_id: int, attempt: int = 1) -> Refund | None:
+    """Attempt number `attempt` at paying the refund back, if it is this attempt's to make."""
+    if not claim_refund(refund_id=refund_id, attempt=attempt):
+        return Refund.objects.filter(pk=refund_id).first()
+    refund = Refund.objects.select_related("payment").get(pk=refund_id)
+    assert refund.payment is not None
+    settle(refund, through=provider(refund.payment.provider))
+    # Written while it is still being paid back, even if its claim was taken back meanwhile:
+    # the provider answered. A second attempt's answer, written first, stays.
     Refund.objects.filter(pk=refund_id, state=RefundState.CREATED).update(
-        state=state, reference=reference, error=error, done_at=done_at
+        state=refund.state,
+        reference=refund.reference,
+        error=refund.error,
+        done_at=refund.done_at,
+        claimed_at=None,
     )
     refund.refresh_from_db()
     return refund
@@ -55,15 +98,22 @@ def pay_back(*, refund_id: int) -> Refund | None:
 
 @task()
 def pay_back_lost_refunds() -> int:
-    """Enqueue again the refunds whose task was lost with its worker; how many."""
+    """Enqueue again the refunds whose attempt was lost with its worker; how many."""
     schedule_periodic_tasks()
-    lost = Refund.objects.filter(
-        state=RefundState.CREATED,
-        payment__isnull=False,
-        created_at__lte=timezone.now() - LOST_AFTER,
-    ).values_list("pk", flat=True)
-    with transaction.atomic():
-        ids = list(lost[:1000])
-        for refund_id in ids:
-            pay_back_refund.enqueue(refund_id=refund_id)
-    return len(ids)
+    return requeue_lost(
+        being_paid_back().filter(claimed_at__isnull=False),
+        attempt_field="attempt",
+        claimed_at_field="claimed_at",
+        enqueue=_enqueue_again,
+        give_up=_give_up,
+    )
+
+
+def _enqueue_again(refund: Refund, attempt: int, run_after: datetime) -> None:
+    pay_back_refund.using(run_after=run_after).enqueue(refund_id=refund.pk, attempt=attempt)
+
+
+def _give_up(refund: Refund) -> None:
+    Refund.objects.filter(pk=refund.pk).update(
+        state=RefundState.FAILED, error="Every attempt was lost with its worker."
+    )

@@ -8,9 +8,15 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from prometheus_client.core import GaugeMetricFamily
 
+from events.models import EventDate
+from hours.models import EntrySlot, MuseumDay
+from hours.services import slots_on_sale
 from museum.exceptions import NotAllowed, NotFound
+from orders.codes import read_code
+from orders.exceptions import NotPaid
 from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund, Ticket
 
 VIEW_ANY_ORDER = "orders.view_order"
@@ -26,6 +32,56 @@ def visit_starts_at(*, order: Order) -> datetime:
 def cancel_deadline(*, order: Order) -> datetime:
     """Until when its buyer may cancel the order (cancel_order; its PDF and email say it)."""
     return visit_starts_at(order=order) - timedelta(hours=settings.MUSEUM_CANCEL_HOURS_BEFORE)
+
+
+@dataclass(frozen=True)
+class OrderAccount:
+    """What an order's visitor paid for, got back and still holds, ticket by ticket: the tickets
+    sold (those still valid and those cancelled since the order was confirmed, each with its
+    refund), in the order of its lines (the visitor categories' order). A ticket cancelled while
+    the order was held was never paid for, and is not in it."""
+
+    valid: list[Ticket]
+    cancelled: list[Ticket]
+
+    @property
+    def paid(self) -> Decimal:
+        return sum((ticket.price for ticket in self.valid + self.cancelled), Decimal("0"))
+
+    @property
+    def back(self) -> Decimal:
+        return sum((ticket.refund.amount for ticket in self.cancelled), Decimal("0"))
+
+    @property
+    def still_valid(self) -> Decimal:
+        return sum((ticket.price for ticket in self.valid), Decimal("0"))
+
+
+def order_account(*, order: Order) -> OrderAccount:
+    tickets = sorted(
+        order.tickets.select_related("category", "refund", "event", "slot"), key=line_order
+    )
+    return OrderAccount(
+        valid=[ticket for ticket in tickets if ticket.cancelled_at is None],
+        # Cancelled since it was confirmed: cancelling a confirmed order's ticket records its
+        # refund (orders.services.payments.refund_tickets), a free one's too.
+        cancelled=[t for t in tickets if t.cancelled_at is not None and _has_refund(t)],
+    )
+
+
+def line_order(ticket: Ticket) -> tuple:
+    """Where a ticket comes among its order's: as the visitor categories are listed (adults
+    first), then by its code."""
+    category = ticket.category
+    kind = (category.ordering, category.category) if category else (float("inf"), "")
+    return (kind, ticket.confirmation_code)
+
+
+def _has_refund(ticket: Ticket) -> bool:
+    try:
+        return ticket.refund is not None
+    except Refund.DoesNotExist:
+        return False
 
 
 def may_view_order(*, viewer, order: Order) -> bool:
@@ -84,6 +140,27 @@ def viewable_order(*, order_id: uuid.UUID, viewer) -> Order:
     if order is None or not may_view_order(viewer=viewer, order=order):
         raise NotFound()
     order.sold_tickets = list(tickets_of(order))
+    return order
+
+
+def refuse_unless_printable(order: Order) -> None:
+    """Whether the order's tickets may be printed, drawn or sent, for every face that does (the
+    API's PDF and image, the desk's print and resend, the ticket's page in the admin): not those
+    of an order never paid, held or with its hold run out (released yet or not), which would pass
+    for paid tickets (NotPaid). A paid order's cancelled tickets are printed stamped CANCELLED."""
+    if order.status == OrderStatus.HELD:
+        raise NotPaid()
+    if order.status == OrderStatus.EXPIRED:
+        raise NotPaid(_("The order's hold ran out before it was paid: it has no tickets."))
+    if order.confirmed_at is None:
+        raise NotPaid(_("The order was cancelled before it was paid: it has no tickets."))
+
+
+def printable_order(*, order_id: uuid.UUID, viewer) -> Order:
+    """The order whose tickets `viewer` asks to print: NotFound as viewable_order, NotPaid as
+    refuse_unless_printable."""
+    order = viewable_order(order_id=order_id, viewer=viewer)
+    refuse_unless_printable(order)
     return order
 
 
@@ -151,18 +228,22 @@ def on_account_statement(*, month: date) -> list[OnAccountLine]:
 
 
 def find_orders(*, query: str, limit: int = 30) -> list[Order]:
-    """Orders whose code or a ticket's code is `query` (any case), or whose buyer's email is, or
-    whose buyer's name contains it; newest first, with their tickets."""
+    """Orders whose code or a ticket's code is `query` (read as the door reads it:
+    codes.read_code), or whose buyer's email is, or whose buyer's name contains it; newest
+    first, with their tickets."""
     text = query.strip()
     if not text:
         return []
-    ticket_code = Ticket.objects.filter(order=OuterRef("pk"), confirmation_code__iexact=text)
-    matches = (
-        Q(confirmation_code__iexact=text)
-        | Exists(ticket_code)
-        | Q(email__iexact=text)
-        | Q(name__icontains=text)
-    )
+    matches = Q(email__iexact=text) | Q(name__icontains=text)
+    code = read_code(text)
+    if code is not None:
+        if code.order_code is not None:
+            matches |= Q(confirmation_code=code.order_code)
+        if code.ticket_codes:
+            ticket = Ticket.objects.filter(
+                order=OuterRef("pk"), confirmation_code__in=code.ticket_codes
+            )
+            matches |= Q(Exists(ticket))
     tickets = Prefetch("tickets", queryset=tickets_of_orders(), to_attr="sold_tickets")
     orders = (
         Order.objects.filter(matches)
@@ -171,6 +252,62 @@ def find_orders(*, query: str, limit: int = 30) -> list[Order]:
         .order_by("-created_at", "-pk")
     )
     return list(orders[:limit])
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An entry slot (its time) or an event's date (the day) to sell, and its places left."""
+
+    value: str
+    left: int | None  # None: unlimited
+    over: bool = False  # its sale has ended
+
+    @property
+    def open(self) -> bool:
+        return not self.over and self.left != 0
+
+
+@dataclass(frozen=True)
+class EntryChoices:
+    """What a sale or a move on `day` chooses from: `kind` is "slots" (the day's entry slots),
+    "untimed" (an open day without slots: `left` places), "closed" or "event" (the event's
+    dates from today on)."""
+
+    kind: str
+    choices: list[Choice]
+    left: int | None = None
+
+    @property
+    def first_open(self) -> str | None:
+        return next((choice.value for choice in self.choices if choice.open), None)
+
+
+def entry_choices(*, day: date, event_id: uuid.UUID | None = None) -> EntryChoices:
+    """The slots of `day` with their places left (sold out or past closed), or an event's dates."""
+    if event_id is not None:
+        dates = EventDate.objects.filter(
+            event_id=event_id, date__gte=timezone.localdate()
+        ).order_by("date")
+        return EntryChoices(
+            "event",
+            [
+                Choice(
+                    d.date.isoformat(), None if d.capacity is None else max(d.capacity - d.sold, 0)
+                )
+                for d in dates
+            ],
+        )
+    museum_day = MuseumDay.objects.filter(date=day, is_closed=False).first()
+    if museum_day is None:
+        return EntryChoices("closed", [])
+    slots = [
+        Choice(f"{slot.entry_time:%H:%M}", slot.available, slot.over)
+        for slot in slots_on_sale(day=museum_day)
+    ]
+    if slots:
+        return EntryChoices("slots", slots)
+    left = None if museum_day.capacity is None else max(museum_day.capacity - museum_day.sold, 0)
+    return EntryChoices("untimed", [], left=left)
 
 
 @dataclass(frozen=True)
@@ -189,28 +326,33 @@ class Arrivals:
 
 
 def arrivals_on(day: date) -> list[Arrivals]:
-    """Per entry slot (or untimed general entry) and event on `day`: places sold, held, checked
-    in and still to come, against capacity; one query for the tickets."""
+    """Per event, entry slot (every one of the day's, sold or not) and untimed general entry on
+    `day`: places sold, held, checked in and still to come, against capacity; one query for the
+    tickets and one for the slots."""
     counts = (
         Ticket.objects.filter(date=day, cancelled_at__isnull=True)
-        .values("slot__entry_time", "slot__capacity", "event__name", "event_date__capacity")
+        .values("slot__entry_time", "event__name", "event_date__capacity")
         .annotate(
             sold=Count("pk", filter=Q(held=False)),
             held=Count("pk", filter=Q(held=True)),
             checked_in=Count("pk", filter=Q(checked_in_at__isnull=False)),
         )
-        .order_by("event__name", "slot__entry_time")
+        .order_by()
     )
-    rows = []
+    events, slots, untimed = [], {}, []
     for row in counts:
+        figures = (row["sold"], row["held"], row["checked_in"])
         if row["event__name"]:
-            what, capacity = row["event__name"], row["event_date__capacity"]
+            events.append(Arrivals(row["event__name"], row["event_date__capacity"], *figures))
         elif row["slot__entry_time"] is not None:
-            what, capacity = f"{row['slot__entry_time']:%H:%M}", row["slot__capacity"]
+            slots[row["slot__entry_time"]] = figures
         else:
-            what, capacity = "General entry", None
-        rows.append(Arrivals(what, capacity, row["sold"], row["held"], row["checked_in"]))
-    return rows
+            untimed.append(Arrivals("General entry", None, *figures))
+    timed = [
+        Arrivals(f"{slot.entry_time:%H:%M}", slot.capacity, *slots.get(slot.entry_time, (0, 0, 0)))
+        for slot in EntrySlot.objects.filter(day_id=day).order_by("entry_time")
+    ]
+    return sorted(events, key=lambda row: row.what) + timed + untimed
 
 
 def takings_on(day: date) -> list[dict]:
@@ -236,29 +378,42 @@ def takings_on(day: date) -> list[dict]:
 
 @dataclass(frozen=True)
 class SalesReport:
-    """Tickets per visit date, kind of visit and category; totals; takings per payment method."""
+    """Sales per visit date, kind of visit and category, and the takings per payment method, for
+    an accountant: each amount gross, less refunds, net; each table with its totals."""
 
     rows: list[dict]
     totals: dict
     takings: list[dict]
+    takings_totals: dict
+
+
+# Each row's and total's amounts (the counts are `sold` and `cancelled`).
+AMOUNTS = ("gross", "refunds", "net")
 
 
 def sales_report(*, first: date, last: date) -> SalesReport:
-    """For visits from `first` to `last`, tickets of orders that were confirmed (paid, sold on
-    account or free): sold (still valid), cancelled, what the valid ones took and what went
-    back; a hold never paid is no sale and no cancellation. Takings per payment method are the
-    payments confirmed for those visits."""
-    tickets = Ticket.objects.filter(
-        date__gte=first, date__lte=last, order__confirmed_at__isnull=False
+    """For visits from `first` to `last`, the tickets sold: those of orders that were confirmed
+    (paid, sold on account or free), still valid or cancelled since (a ticket cancelled while
+    its order was held was never sold; a hold never paid is no sale). Per day, visit and
+    category: tickets sold, their price (gross), those cancelled, what went back for them
+    (refunds, recorded whether paid out yet or not) and net.
+
+    The takings are the payments that confirmed those orders, per method, with the refunds made
+    through each: their net totals equal the sales' (a payment for tickets cancelled while its
+    order was held shows that much more in gross and in refunds)."""
+    sold = Ticket.objects.filter(
+        Q(cancelled_at__isnull=True) | Q(refund__isnull=False),
+        date__gte=first,
+        date__lte=last,
+        order__confirmed_at__isnull=False,
     )
-    valid, void = Q(cancelled_at__isnull=True), Q(cancelled_at__isnull=False)
     rows = list(
-        tickets.values("date", "event__name", "category__name")
+        sold.values("date", "event__name", "category__name")
         .annotate(
-            sold=Count("pk", filter=valid),
-            cancelled=Count("pk", filter=void),
-            takings=Sum("price", filter=valid, default=Decimal("0")),
-            refunded=Sum("refund__amount", filter=void, default=Decimal("0")),
+            sold=Count("pk"),
+            cancelled=Count("pk", filter=Q(cancelled_at__isnull=False)),
+            gross=Sum("price", default=Decimal("0")),
+            refunds=Sum("refund__amount", default=Decimal("0")),
         )
         # General entry (no event) first, on every database.
         .order_by(
@@ -267,22 +422,59 @@ def sales_report(*, first: date, last: date) -> SalesReport:
     )
     for row in rows:
         row["what"] = row["event__name"] or "General entry"
-    totals = {
-        name: sum((row[name] for row in rows), start)
-        for name, start in (
-            ("sold", 0),
-            ("cancelled", 0),
-            ("takings", Decimal("0")),
-            ("refunded", Decimal("0")),
-        )
-    }
-    takings = list(
-        Payment.objects.filter(state="confirmed", order__date__gte=first, order__date__lte=last)
-        .values("provider", "info")
-        .annotate(count=Count("pk"), amount=Sum("amount"))
-        .order_by("provider", "info")
+        row["net"] = row["gross"] - row["refunds"]
+    return SalesReport(
+        rows=rows,
+        totals=_totals(rows, counts=("sold", "cancelled")),
+        takings=(takings := _takings(first=first, last=last)),
+        takings_totals=_totals(takings, counts=("payments",)),
     )
-    return SalesReport(rows=rows, totals=totals, takings=takings)
+
+
+def _takings(*, first: date, last: date) -> list[dict]:
+    """Per payment method, the payments that confirmed the orders of visits from `first` to
+    `last`, and the refunds made through them; refunds of tickets paid through no payment (sold
+    before payments were taken) on a line of their own."""
+    paid = Payment.objects.filter(state="confirmed", order__date__gte=first, order__date__lte=last)
+    method = ("provider", "info", "taken_by__username")
+    rows = {
+        tuple(row[name] for name in method): {**row, "refunds": Decimal("0")}
+        for row in paid.values(*method).annotate(payments=Count("pk"), gross=Sum("amount"))
+    }
+    back = Refund.objects.filter(payment__in=paid).values(*(f"payment__{name}" for name in method))
+    for row in back.annotate(amount=Sum("amount")):
+        key = tuple(row[f"payment__{name}"] for name in method)
+        rows[key]["refunds"] = row["amount"]
+    unpaid = Refund.objects.filter(
+        payment__isnull=True,
+        ticket__date__gte=first,
+        ticket__date__lte=last,
+        order__confirmed_at__isnull=False,
+    ).aggregate(amount=Sum("amount", default=Decimal("0")))["amount"]
+    if unpaid:
+        rows[("", "", None)] = {"payments": 0, "gross": Decimal("0"), "refunds": unpaid}
+    takings = []
+    for (provider, info, partner), row in rows.items():
+        row["method"] = _method_name(provider, info, partner)
+        row["net"] = row["gross"] - row["refunds"]
+        takings.append(row)
+    return sorted(takings, key=lambda row: row["method"])
+
+
+def _method_name(provider: str, info: str, partner: str | None) -> str:
+    """A payment method as staff and the accountant name it."""
+    if provider == "desk":
+        return {"cash": "Cash at the desk", "card": "Card at the desk"}.get(info, "The desk")
+    if provider == "on_account":
+        return f"On account: {partner}"
+    names = {"stripe": "Stripe", "demo": "Demo payments (no money)", "": "No payment (by hand)"}
+    return names.get(provider, provider)
+
+
+def _totals(rows: list[dict], *, counts: tuple[str, ...]) -> dict:
+    totals: dict = {name: sum(row[name] for row in rows) for name in counts}
+    totals.update({name: sum((row[name] for row in rows), Decimal("0")) for name in AMOUNTS})
+    return totals
 
 
 def emails_waiting() -> int:

@@ -3,52 +3,58 @@
 The email's task is enqueued in the order's (or the confirmation's) transaction, on django-tasks'
 database backend, so a rolled-back order sends nothing and a committed one is never lost; the
 sale does not wait for it (making the tickets' PDF costs more than the rest of a sale).
-django-tasks has no retries, so a failed attempt enqueues the next itself, `retry_wait` later,
-for MAX_ATTEMPTS attempts (about a day); the order records when its email went
-(`confirmation_sent_at`) and which attempt is waiting or running (`confirmation_task_id`).
 
-Never sent twice: an attempt holds the order's row lock from reading it until its outcome is
-written, so a second task for the same order waits and then finds it sent. Delivery is at least
-once: an attempt that died with its worker (django-tasks leaves its result running forever) is
-enqueued again by the periodic task `resend_lost_order_confirmations`, once it is LOST_AFTER
-late.
+An attempt claims the email with one conditional UPDATE of the order (confirmed, not sent, its
+address kept, the previous attempt's number: it writes its own and the time), commits, and only
+then makes the PDF and talks to the mail server, holding no row lock: a buyer cancelling while a
+slow mail server takes the message is answered at once. It writes the outcome after: when the
+email went (`confirmation_sent_at`), or, for a failure, the next attempt, enqueued
+museum.lost_work.RETRY's wait later, until its last (`confirmation_task_id` names the attempt
+waiting or running). A second task for the same attempt finds the claim taken and sends nothing.
+Delivery is at least once: an attempt that died with its worker leaves its claim, which the
+periodic `resend_lost_order_confirmations` takes back after museum.lost_work.LOST_AFTER and
+enqueues the next attempt, by the same policy.
+
+The email says what the order holds when it is made: enqueued again after a change (a move, a
+cancellation: orders.services.payments.mail_change), it tells the change, and an attempt that was
+making the email of the order as it was does not count it as sent. A confirmed order cancelled
+whole is told that, and what goes back; a hold let go was never confirmed, and gets nothing.
 """
 
 import logging
 import uuid
-from datetime import timedelta
+from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
-from django_tasks import TaskResultStatus, task
-from django_tasks.exceptions import TaskResultDoesNotExist
+from django_tasks import task
 
 from museum import metrics
 from museum.context import bound, current_request_id
+from museum.lost_work import RETRY, requeue_lost
 from museum.periodic import schedule_periodic_tasks
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment
+from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, RefundSource
 from orders.notifications import describe_mail_error, send_not_placed, send_order_confirmation
 
 logger = logging.getLogger(__name__)
 
-FIRST_RETRY = timedelta(minutes=1)
-LONGEST_WAIT = timedelta(hours=1)
-MAX_ATTEMPTS = 30  # about a day of tries
-# An attempt is due within seconds of its time; one this late with none waiting in the queue was
-# lost with its worker. Far longer than an attempt can take (EMAIL_TIMEOUT).
-# With the check every 2 minutes (museum/periodic.py), a lost attempt is made again within ten
-# minutes of its start, as docs/api.md says.
-LOST_AFTER = timedelta(minutes=8)
 
-
-def retry_wait(attempts: int) -> timedelta:
-    """How long the next attempt waits after `attempts` failed ones: doubling from a minute."""
-    return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
+# What mail_confirmation changes on the order, for the caller's save.
+EMAIL_FIELDS = [
+    "confirmation_sent_at",
+    "confirmation_attempt",
+    "confirmation_claimed_at",
+    "confirmation_task_id",
+]
 
 
 def mail_confirmation(*, order: Order) -> None:
-    """Enqueue the order's confirmation email, in the caller's transaction; the order keeps the
-    attempt's id, for the caller to save. The task carries the request's id, for its logs."""
+    """Enqueue the order's confirmation email (a first attempt, or again: staff resend it), in
+    the caller's transaction, for the caller to save (EMAIL_FIELDS). An attempt sending it now
+    loses its claim: the new one sends it."""
+    order.confirmation_sent_at, order.confirmation_claimed_at = None, None
+    order.confirmation_attempt = 0
     order.confirmation_task_id = send_order_confirmation_email.enqueue(
         order_id=str(order.pk), request_id=current_request_id()
     ).id
@@ -63,50 +69,88 @@ def send_order_confirmation_email(*, order_id: str, attempt: int = 1, request_id
     """One attempt at the order's confirmation email, logging under the id of the request that
     sold it."""
     with bound(request_id):
-        return _send_order_confirmation(order_id=order_id, attempt=attempt, request_id=request_id)
-
-
-def _send_order_confirmation(*, order_id: str, attempt: int, request_id: str) -> str:
-    with transaction.atomic():
-        # The order's row lock: a second task for the same order waits, then finds it sent.
-        order = (
-            Order.objects.select_for_update()
-            .filter(pk=uuid.UUID(order_id), confirmation_sent_at__isnull=True)
-            # An order cancelled before its email went is not confirmed to its buyer.
-            .filter(status=OrderStatus.CONFIRMED)
-            .exclude(email=ANONYMISED_EMAIL)
-            .first()
+        return _send_order_confirmation(
+            order_id=uuid.UUID(order_id), attempt=attempt, request_id=request_id
         )
-        if order is None:
-            return "nothing to do: already sent, cancelled, or the address was removed"
-        try:
-            send_order_confirmation(order=order)
-        except Exception as exc:  # whatever the mail backend raises means "later"
-            error = describe_mail_error(exc)
-        else:
-            _record_attempt(order, confirmation_sent_at=timezone.now(), confirmation_task_id="")
-            metrics.EMAILS_SENT.inc()
-            return "sent"
-        next_attempt = ""  # none: given up
-        if attempt < MAX_ATTEMPTS:
-            run_after = timezone.now() + retry_wait(attempt)
-            retry = send_order_confirmation_email.using(run_after=run_after)
-            next_attempt = retry.enqueue(
-                order_id=order_id, attempt=attempt + 1, request_id=request_id
-            ).id
-        _record_attempt(order, confirmation_task_id=next_attempt)
-    metrics.EMAILS_FAILED.labels(final=str(not next_attempt).lower()).inc()
-    if next_attempt:
+
+
+# The orders whose visitor is told: confirmed ones, and those cancelled after they were.
+TOLD = Q(status=OrderStatus.CONFIRMED) | Q(status=OrderStatus.CANCELLED, confirmed_at__isnull=False)
+
+
+def unsent_emails() -> QuerySet[Order]:
+    """The orders whose email is still due: confirmed (or cancelled since), not sent, address
+    kept."""
+    return Order.objects.filter(TOLD, confirmation_sent_at__isnull=True).exclude(
+        email=ANONYMISED_EMAIL
+    )
+
+
+def claim_confirmation(*, order_id: uuid.UUID, attempt: int) -> datetime | None:
+    """Claim the order's email for attempt number `attempt`, committed at once; when, or None if
+    it is not this attempt's to make (sent, cancelled, the address removed, or another attempt
+    has it)."""
+    now = timezone.now()
+    claimed = unsent_emails().filter(pk=order_id, confirmation_attempt=attempt - 1)
+    if claimed.update(confirmation_attempt=attempt, confirmation_claimed_at=now):
+        return now
+    return None
+
+
+def _send_order_confirmation(*, order_id: uuid.UUID, attempt: int, request_id: str) -> str:
+    claimed_at = claim_confirmation(order_id=order_id, attempt=attempt)
+    if claimed_at is None:
+        return "nothing to do: sent, being sent, cancelled, or the address was removed"
+    order = Order.objects.select_related("event", "slot").get(pk=order_id)
+    try:
+        send_order_confirmation(order=order)
+    except Exception as exc:  # whatever the mail backend raises means "later"
+        error = describe_mail_error(exc)
+    else:
+        record_sent(order_id=order_id, attempt=attempt, claimed_at=claimed_at)
+        metrics.EMAILS_SENT.inc()
+        return "sent"
+    _failed(order_id=order_id, attempt=attempt, claimed_at=claimed_at, request_id=request_id)
+    given_up = RETRY.next_run(attempt, now=claimed_at) is None
+    metrics.EMAILS_FAILED.labels(final=str(given_up).lower()).inc()
+    if given_up:
+        logger.error("Confirmation of order %s given up: %s", order_id, error)
+    else:
         logger.warning(
             "Confirmation of order %s not sent (attempt %d): %s", order_id, attempt, error
         )
-    else:
-        logger.error("Confirmation of order %s given up: %s", order_id, error)
     raise OrderConfirmationNotSent(f"attempt {attempt}: {error}")
 
 
-def _record_attempt(order: Order, **outcome) -> None:
-    Order.objects.filter(pk=order.pk).update(**outcome)
+def record_sent(*, order_id: uuid.UUID, attempt: int, claimed_at: datetime) -> None:
+    """The attempt's email went. Recorded even if its claim was taken back as lost meanwhile (its
+    next attempt then finds it sent), but not after a change of the order started a new series
+    (mail_confirmation): this attempt mailed the order as it was, the new one mails it as it is."""
+    ours = Q(confirmation_claimed_at=claimed_at) | Q(confirmation_claimed_at__isnull=True)
+    Order.objects.filter(ours, pk=order_id, confirmation_attempt=attempt).update(
+        confirmation_sent_at=timezone.now(),
+        confirmation_claimed_at=None,
+        confirmation_task_id="",
+    )
+
+
+def _failed(*, order_id: uuid.UUID, attempt: int, claimed_at: datetime, request_id: str) -> None:
+    """The attempt's claim is released and the next attempt enqueued; nothing if the claim was
+    taken back meanwhile (its next attempt is already enqueued)."""
+    with transaction.atomic():
+        ours = Order.objects.filter(
+            pk=order_id, confirmation_attempt=attempt, confirmation_claimed_at=claimed_at
+        )
+        if not ours.select_for_update().exists():
+            return
+        next_attempt = ""  # none: given up
+        run_after = RETRY.next_run(attempt, now=timezone.now())
+        if run_after is not None:
+            retry = send_order_confirmation_email.using(run_after=run_after)
+            next_attempt = retry.enqueue(
+                order_id=str(order_id), attempt=attempt + 1, request_id=request_id
+            ).id
+        ours.update(confirmation_claimed_at=None, confirmation_task_id=next_attempt)
 
 
 @task()
@@ -116,52 +160,36 @@ def resend_lost_order_confirmations() -> int:
     return requeue_lost_order_confirmations()
 
 
-def requeue_lost_order_confirmations(*, limit: int = 1000) -> int:
-    """An order's email attempt that died with its worker (django-tasks leaves its result
-    running forever), or ended without writing its outcome, is made again, once."""
-    requeued = 0
-    with transaction.atomic():
-        # A row locked is being sent right now: not lost.
-        unsent = (
-            Order.objects.select_for_update(skip_locked=True)
-            .filter(status=OrderStatus.CONFIRMED, confirmation_sent_at__isnull=True)
-            .exclude(confirmation_task_id="")
-            .exclude(email=ANONYMISED_EMAIL)
-        )
-        for order in unsent.order_by("confirmed_at")[:limit]:
-            lost = _lost_attempt(order.confirmation_task_id)
-            if lost is None:
-                continue
-            retry = send_order_confirmation_email.enqueue(order_id=str(order.pk), **lost)
-            _record_attempt(order, confirmation_task_id=retry.id)
-            requeued += 1
+def requeue_lost_order_confirmations() -> int:
+    """An order's email attempt that died with its worker while it held the claim is followed by
+    the next, as a failed one is."""
+    requeued = requeue_lost(
+        unsent_emails().filter(confirmation_claimed_at__isnull=False),
+        attempt_field="confirmation_attempt",
+        claimed_at_field="confirmation_claimed_at",
+        enqueue=_enqueue_again,
+        give_up=_give_up,
+    )
     if requeued:
         logger.warning("%d lost order confirmation emails enqueued again", requeued)
     return requeued
 
 
-def _lost_attempt(result_id: str) -> dict | None:
-    """The attempt `result_id`'s number and request id if it was lost; None while it waits or
-    runs."""
-    try:
-        result = send_order_confirmation_email.get_result(result_id)
-    except TaskResultDoesNotExist:  # pruned: it ended long ago without writing its outcome
-        return {"attempt": 1}
-    if result.status == TaskResultStatus.READY:
-        return None
-    if result.status == TaskResultStatus.RUNNING:
-        started = result.started_at or timezone.now()
-        if started > timezone.now() - LOST_AFTER:
-            return None  # perhaps still sending
-    return {
-        "attempt": int(result.kwargs.get("attempt", 1)),
-        "request_id": result.kwargs.get("request_id", ""),
-    }
+def _enqueue_again(order: Order, attempt: int, run_after: datetime) -> None:
+    retry = send_order_confirmation_email.using(run_after=run_after)
+    result = retry.enqueue(order_id=str(order.pk), attempt=attempt)
+    Order.objects.filter(pk=order.pk).update(confirmation_task_id=result.id)
+
+
+def _give_up(order: Order) -> None:
+    Order.objects.filter(pk=order.pk).update(confirmation_task_id="")
+    metrics.EMAILS_FAILED.labels(final="true").inc()
+    logger.error("Confirmation of order %s given up: its last attempt was lost", order.pk)
 
 
 def mail_not_placed(*, payment: Payment) -> None:
-    """Enqueue, in the caller's transaction, the email telling a buyer their late payment goes
-    back."""
+    """Enqueue, in the caller's transaction, the email telling a buyer their payment goes back,
+    and why."""
     send_not_placed_email.enqueue(payment_id=str(payment.pk))
 
 
@@ -171,5 +199,7 @@ def send_not_placed_email(*, payment_id: str) -> str:
     payment = Payment.objects.select_related("order").get(pk=uuid.UUID(payment_id))
     if payment.order.email == ANONYMISED_EMAIL:
         return "nothing to do: the address was removed"
-    send_not_placed(order=payment.order, amount=payment.amount)
+    # Why it is paid back: its refund's source says.
+    reason = payment.refunds.values_list("source", flat=True).first() or RefundSource.NOT_PLACED
+    send_not_placed(order=payment.order, amount=payment.amount, reason=reason)
     return "sent"

@@ -1,9 +1,9 @@
-"""Signed ticket tokens: the text a ticket's QR code carries.
+"""Signed tokens: the text a ticket's QR code carries, and the link to an order's cancel page.
 
-A token is `MT1.` followed by unpadded base64url of 88 bytes: a 24-byte payload (4-byte key id,
-16-byte ticket UUID, 4-byte big-endian proleptic ordinal of the ticket's date) and the 64-byte
-Ed25519 signature of that payload. A door scanner verifies it offline with the public keys from
-GET /v1.1/tickets/signing-key, picking the key by its id.
+A ticket's token is `MT1.` followed by unpadded base64url of 88 bytes: a 24-byte payload (4-byte
+key id, 16-byte ticket UUID, 4-byte big-endian proleptic ordinal of the ticket's date) and the
+64-byte Ed25519 signature of that payload. A door scanner verifies it offline with the public keys
+from GET /v1.1/tickets/signing-key, picking the key by its id.
 """
 
 import base64
@@ -20,6 +20,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
+from django.core import signing
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.crypto import salted_hmac
 
@@ -136,3 +137,21 @@ def public_keys() -> list[dict]:
         }
         for key in signing_keys()
     ]
+
+
+# The link of an order's cancel page (orders/cancel_page.py), in its email and PDF: the order's
+# id signed with Django's signing and a salt of its own, so a link opens that order's page and
+# no other, and a ticket's token or a session cookie is never taken for one.
+CANCEL_LINK_SALT = "museum.orders.cancel-link"
+
+
+def sign_cancel_link(*, order_id: uuid.UUID) -> str:
+    return signing.Signer(salt=CANCEL_LINK_SALT).sign(order_id.hex)
+
+
+def order_of_cancel_link(token: str) -> uuid.UUID | None:
+    """The order a cancel link's token names, or None if this museum did not sign it."""
+    try:
+        return uuid.UUID(hex=signing.Signer(salt=CANCEL_LINK_SALT).unsign(token))
+    except (signing.BadSignature, ValueError):
+        return None

@@ -1,4 +1,5 @@
-"""A visitor category's name in each shipped language (django-modeltranslation)."""
+"""A visitor category's names, for one and for several, in each shipped language
+(django-modeltranslation)."""
 
 from modeltranslation.translator import TranslationOptions, register
 
@@ -7,4 +8,4 @@ from orders.models import VisitorCategory
 
 @register(VisitorCategory)
 class VisitorCategoryTranslation(TranslationOptions):
-    fields = ("name",)
+    fields = ("name", "plural_name")

@@ -14,7 +14,7 @@ from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from orders import documents, selectors
-from orders.models import Order, OrderStatus
+from orders.models import Order
 from orders.serializers import (
     CancelRequestSerializer,
     CategoryPriceSerializer,
@@ -32,7 +32,6 @@ from orders.services.holds import confirm_order
 from orders.services.payments import payments_of, start_payment
 from orders.services.pricing import active_categories, price_list
 from orders.services.sale import place_order, quote_order
-from tickets.selectors import refuse_if_not_paid
 from tickets.views import PurchasesThrottled
 
 TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -194,12 +193,14 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         operation_id="startOrderPayment",
         summary="Pay a held order",
         description=(
-            "Starts a payment with a provider and extends the hold to "
-            "MUSEUM_PAYMENT_HOLD_MINUTES so that it can complete. `stripe` answers a "
-            "`clientSecret` for Stripe.js; Stripe's webhook then confirms the order and its email "
-            "goes. `desk` (staff who take payments) is paid at once. A provider this account may "
-            "not use is 400; an order not held or free, 409 `nothing_to_pay`; after the hold ran "
-            "out, 409 `hold_expired`; the provider failing, 502 `provider_failed`."
+            "Starts a payment with a provider; the first start extends the hold, once, to "
+            "MUSEUM_PAYMENT_HOLD_MINUTES after it so that it can complete. One payment is in "
+            "progress at a time: a start with its provider answers it again, a start with "
+            "another cancels it at its provider first. `stripe` answers a `clientSecret` for "
+            "Stripe.js; Stripe's webhook then confirms the order and its email goes. `desk` "
+            "(staff who take payments) is paid at once. A provider this account may not use is "
+            "400; an order not held, free or a sales partner's, 409 `nothing_to_pay`; after the "
+            "hold ran out, 409 `hold_expired`; the provider failing, 502 `provider_failed`."
         ),
         request=StartPaymentRequestSerializer,
         responses={201: PaymentSerializer, **problems(400, 401, 403, 404, 409, 429, 502)},
@@ -267,7 +268,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         description=(
             "One ticket a page, to print at home (A4, or US Letter by MUSEUM_PAPER_SIZE), a "
             "cancelled one stamped CANCELLED. For its buyer and staff; a held order's "
-            "tickets come once it is paid (409 `not_paid`). Made once and kept: its `ETag` "
+            "tickets come once it is paid, and an order never paid (its hold ran out) has none "
+            "(409 `not_paid`). Made once and kept: its `ETag` "
             "changes when a ticket does, and `If-None-Match` with the current one answers 304."
         ),
         responses={
@@ -282,8 +284,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         renderer_classes=[MuseumJSONRenderer, PDFRenderer],
     )
     def tickets_pdf(self, request, orderId):
-        order = selectors.viewable_order(order_id=orderId, viewer=request.user)
-        refuse_if_not_paid(held=order.status == OrderStatus.HELD)
+        order = selectors.printable_order(order_id=orderId, viewer=request.user)
         kept = documents.order_pdf(order=order)
         response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'

@@ -107,6 +107,9 @@ def run_task_worker() -> str:
 create_default_categories = importlib.import_module(
     "orders.migrations.0001_squashed_0008_order_language"
 ).create_default_categories
+name_for_one_and_several = importlib.import_module(
+    "orders.migrations.0005_visitor_category_plural_name_and_change_email"
+).name_for_one_and_several
 
 
 @functools.cache
@@ -128,6 +131,7 @@ def visitor_categories(request):
     if uses_database:
         request.getfixturevalue("db")
         create_default_categories(migrated_apps(), None)
+        name_for_one_and_several(migrated_apps(), None)
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,7 @@ from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import door_group, partner_group, staff_group
 from orders.models import Order, OrderStatus, Ticket
+from orders.services.limits import mailbox_of
 
 PASSWORD = "correct horse battery staple"
 
@@ -85,6 +86,7 @@ class OrderFactory(factory.django.DjangoModelFactory):
 
     buyer = factory.SubFactory(UserFactory)
     email = "ada@example.com"
+    mailbox = factory.LazyAttribute(lambda order: mailbox_of(order.email))
     status = OrderStatus.CONFIRMED
     confirmation_code = factory.Sequence(lambda n: f"order-{n:06d}-00000")
     ticket_type = "general"

@@ -1,18 +1,22 @@
-"""Real servers for the tests that need them: gunicorn nodes, and a PostgreSQL cluster of our own.
+"""Real servers for the tests that need them: gunicorn nodes, a slow mail server, and a PostgreSQL
+cluster of our own.
 
 Each is started in a context manager that always stops it, and waited for with a bounded
 readiness poll (a probe, not a sleep standing in for one).
 """
 
+import asyncio
 import datetime as dt
 import os
 import pwd
+import queue
 import secrets
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from aiosmtpd.controller import Controller
 from django.conf import settings
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -99,7 +104,13 @@ def gunicorn_node(
 
 
 @contextmanager
-def task_worker(database_url: str, log: Path, *, interval: float = 1) -> Iterator[subprocess.Popen]:
+def task_worker(
+    database_url: str,
+    log: Path,
+    *,
+    interval: float = 1,
+    environment: dict[str, str] | None = None,
+) -> Iterator[subprocess.Popen]:
     """`manage.py db_worker`, as production runs it beside the web server, polling the queue
     every `interval` seconds when it is empty."""
     env = {
@@ -109,6 +120,7 @@ def task_worker(database_url: str, log: Path, *, interval: float = 1) -> Iterato
         "DATABASE_URL": database_url,
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "LOG_LEVEL": "WARNING",
+        **(environment or {}),
     }
     command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
     command += ["--interval", str(interval)]
@@ -121,6 +133,56 @@ def task_worker(database_url: str, log: Path, *, interval: float = 1) -> Iterato
     finally:
         worker.terminate()
         worker.wait(timeout=10)
+
+
+class StallingMailServer:
+    """An SMTP server that holds each message it receives, unanswered, until the test lets it
+    go (or STALL_SECONDS pass, under the client's EMAIL_TIMEOUT), then accepts it: a slow mail
+    server, for the sender's behaviour meanwhile.
+
+    aiosmtpd (already the tests' SMTP server) speaks the protocol and runs in a thread of its
+    own; only the stall is ours, waited out in a thread so the server's loop stays free.
+    """
+
+    STALL_SECONDS = 8
+
+    def __init__(self):
+        self.held: queue.Queue[threading.Event] = queue.Queue()
+        self.accepted: list[bytes] = []
+
+    async def handle_DATA(self, server, session, envelope):
+        release = threading.Event()
+        self.held.put(release)
+        await asyncio.to_thread(release.wait, self.STALL_SECONDS)
+        self.accepted.append(envelope.original_content)
+        return "250 2.0.0 Message accepted for delivery"
+
+    def next_held(self, timeout: float = READY_TIMEOUT_SECONDS) -> threading.Event:
+        """The next message's release, once the server holds it."""
+        try:
+            return self.held.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no message reached the mail server in {timeout} s") from None
+
+
+@contextmanager
+def stalling_mail_server() -> Iterator[tuple[StallingMailServer, dict[str, str]]]:
+    """A StallingMailServer on loopback; yields it and the environment that mails through it."""
+    handler = StallingMailServer()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    environment = {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(controller.port),
+        "EMAIL_TIMEOUT": "10",
+    }
+    try:
+        yield handler, environment
+    finally:
+        while not handler.held.empty():  # nothing left waiting on the test
+            handler.held.get().set()
+        controller.stop()
 
 
 # The open day in a node's database (tests/conftest.py, node_database).

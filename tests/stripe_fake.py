@@ -41,6 +41,8 @@ CARD_DECLINED = "4000000000000341"
 # Asks for 3-D Secure (status requires_action), then succeeds.
 CARD_3D_SECURE = "4000002500003155"
 
+# localstripe's intents have no `amount_received`, what Stripe says it took (the amount of the
+# charge that succeeded, 0 before): the launcher adds it, as Stripe reports it.
 # localstripe's own command listens on every interface and keeps its objects in one pickle file
 # in /tmp for every run on the machine (read at start without --from-scratch, rewritten on each
 # write, a 500 for a user who does not own it). Its app, served here, listens on loopback alone
@@ -50,6 +52,10 @@ import logging, sys
 from aiohttp import web
 from localstripe import resources, server
 resources.Store.dump_to_disk = lambda store: None
+def amount_received(intent):
+    charge = intent.latest_charge
+    return charge.amount if charge is not None and charge.status == "succeeded" else 0
+resources.PaymentIntent.amount_received = property(amount_received)
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 web.run_app(server.app, host="127.0.0.1", port=int(sys.argv[1]), print=None)
 """

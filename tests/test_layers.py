@@ -12,9 +12,9 @@ from django.db.migrations.loader import MigrationLoader
 
 # Bottom first: the shared plumbing, the audit log (every app records its changes), the opening
 # days and slots, the programme of events, the sale (orders, their tickets, payments, refunds
-# and kept documents), admission (signed tokens, drawing the ticket, the door), and the
-# webhooks made from the audit log.
-LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks"]
+# and kept documents), admission (signed tokens, drawing the ticket, the door), the
+# webhooks made from the audit log, and OCTO, resellers' bookings on top of the sale.
+LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks", "octo"]
 FACES = {
     "admin",
     "admin_pages",
@@ -23,7 +23,6 @@ FACES = {
     "urls",
     "door",
     "desk",
-    "payment_views",
     "apps",
     "migrations",
     "management",

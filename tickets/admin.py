@@ -1,11 +1,13 @@
 import base64
 
 from django.contrib import admin
-from django.utils import timezone
 from django.utils.html import format_html
 
 from audit.admin import AuditedAdmin
+from museum.admin_pages import VisitDateFilter
+from orders.exceptions import NotPaid
 from orders.models import Ticket
+from orders.selectors import refuse_unless_printable
 from tickets.images import ticket_image
 
 
@@ -30,23 +32,6 @@ class TicketStatusFilter(admin.SimpleListFilter):
         return queryset
 
 
-class TicketDateFilter(admin.SimpleListFilter):
-    """The dates the desk asks about, counted from the museum's today."""
-
-    title = "ticket date"
-    parameter_name = "when"
-
-    def lookups(self, request, model_admin):
-        return [("today", "Today"), ("upcoming", "From tomorrow"), ("past", "Before today")]
-
-    def queryset(self, request, queryset):
-        today = timezone.localdate()
-        lookup = {"today": "date", "upcoming": "date__gt", "past": "date__lt"}.get(
-            self.value() or ""
-        )
-        return queryset.filter(**{lookup: today}) if lookup else queryset
-
-
 @admin.register(Ticket)
 class TicketAdmin(AuditedAdmin):
     list_display = [
@@ -59,7 +44,7 @@ class TicketAdmin(AuditedAdmin):
         "checked_in_at",
         "checked_in_by",
     ]
-    list_filter = [TicketStatusFilter, TicketDateFilter, "ticket_type"]
+    list_filter = [TicketStatusFilter, VisitDateFilter, "ticket_type"]
     list_select_related = ["event", "order", "checked_in_by"]
     search_fields = ["confirmation_code", "order__email", "event__name"]
     search_help_text = "Search by confirmation code, email address or event name."
@@ -99,6 +84,15 @@ class TicketAdmin(AuditedAdmin):
 
     @admin.display(description="ticket")
     def ticket_image_preview(self, ticket):
+        # As the API draws it: not for an order that is not paid.
+        try:
+            refuse_unless_printable(ticket.order)
+        except NotPaid as problem:
+            return format_html(
+                '<p class="museum-ticket-refused" data-code="{}">{}</p>',
+                problem.code,
+                problem.detail,
+            )
         png = bytes(ticket_image(ticket=ticket).png)
         return format_html(
             '<img src="data:image/png;base64,{}" alt="Ticket {}" class="museum-ticket-image">',

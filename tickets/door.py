@@ -1,6 +1,7 @@
 """The door page: staff scan tickets in a browser, through the same check-in as the API. It speaks
 the staff member's language (LocaleMiddleware: the admin's language switch)."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
@@ -19,7 +20,7 @@ from museum.exceptions import MuseumProblem
 from museum.permissions import MayCheckIn
 from orders.models import Ticket
 from tickets import services
-from tickets.exceptions import AlreadyCheckedIn, TooEarly, WrongDay
+from tickets.exceptions import AlreadyCheckedIn, TicketRefused, TooEarly, WrongDay
 
 # What the desk reads for each refusal reason of services.check_in.
 REFUSALS = {
@@ -30,7 +31,7 @@ REFUSALS = {
     "cancelled": gettext_lazy("Cancelled ticket"),
     "wrong_day": gettext_lazy("Ticket for another day"),
     "already_checked_in": gettext_lazy("Already checked in"),
-    "not_paid": gettext_lazy("Not paid: the order is only held"),
+    "not_paid": gettext_lazy("Not paid: send the visitor to the desk"),
     "closed": gettext_lazy("The museum has closed for today"),
     "too_early": gettext_lazy("Too early"),
 }
@@ -98,10 +99,24 @@ def order_verdict(admission: services.Admission) -> Verdict:
             len(lines),
         ) % {"count": count, "total": len(lines)}
     else:
-        words = _("No ticket of the order admitted: %(refusal)s") % {"refusal": lines[0].words}
+        words = nothing_admitted(admission.refused, lines)
     return Verdict(
         admitted=count > 0, words=words, order_code=admission.order_code, lines=tuple(lines)
     )
+
+
+def nothing_admitted(refused: Sequence[TicketRefused], lines: Sequence[Line]) -> str:
+    """Why none of an order's tickets was admitted: an order scanned again after its visitors
+    went in is told as that, not as the first of its tickets' refusals."""
+    inside = [problem.ticket for problem in refused if isinstance(problem, AlreadyCheckedIn)]
+    if inside:
+        last = max(ticket.checked_in_at for ticket in inside)
+        return _("Already checked in: %(count)s of %(total)s, at %(time)s") % {
+            "count": len(inside),
+            "total": len(lines),
+            "time": time_format(timezone.localtime(last), "H:i"),
+        }
+    return _("No ticket of the order admitted: %(refusal)s") % {"refusal": lines[0].words}
 
 
 def refusal(problem: MuseumProblem) -> Verdict:

@@ -5,6 +5,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from museum.exceptions import MuseumProblem, NotFound
+from orders import exceptions as orders_exceptions
 
 
 class ForgedTicket(MuseumProblem):
@@ -51,8 +52,9 @@ class WrongDay(TicketRefused):
     default_detail = _("The ticket is for another day.")
 
 
-class NotPaid(TicketRefused):
-    default_code = "not_paid"
+class NotPaid(TicketRefused, orders_exceptions.NotPaid):
+    """The sale's refusal, at the door: its code, the ticket riding along."""
+
     title = _("Ticket not paid")
     default_detail = _("The ticket's order is held, not confirmed: it is not paid yet.")
 

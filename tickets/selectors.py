@@ -1,22 +1,24 @@
 """Reads of tickets: each returns what was asked for or raises a problem (NotFound, a bad scan)."""
 
 import datetime as dt
-import re
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import BooleanField, Q
-from django.db.models.expressions import RawSQL
-from django.utils.translation import gettext as _
+from django.db.models import BooleanField, Expression, ExpressionWrapper, Field, Q
+from modeltranslation.fields import TranslationFieldDescriptor
+from modeltranslation.utils import build_localized_fieldname, get_language, resolution_order
 
 from museum.exceptions import MuseumProblem, NotFound
 from museum.response_cache import now_and_on_commit
 from orders import tokens
-from orders.models import Ticket, TicketImage
-from tickets.exceptions import ForgedTicket, NotPaid, UnknownCode, UnknownTicket
+from orders.codes import read_code
+from orders.models import Order, Ticket, TicketImage
+from orders.selectors import refuse_unless_printable
+from tickets.exceptions import ForgedTicket, UnknownCode, UnknownTicket
 from tickets.images import ticket_image
 
 
@@ -32,7 +34,9 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
 
     A drawn image only changes by being deleted (a cancellation redraws it stamped CANCELLED),
     so it is kept in the shared cache with its buyer, the one thing the access rule needs, and
-    dropped there when its row is deleted (`forget_drawn_image`).
+    dropped there when its row is deleted (`forget_drawn_image`). Only a paid order's ticket is
+    drawn (refuse_unless_printable), and an order once paid stays printable, so a drawn image
+    needs no second look at its order.
     """
     drawn = _drawn_image(ticket_id)
     if drawn is not None:
@@ -48,18 +52,11 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if ticket is None:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
-    refuse_if_not_paid(held=ticket.held)
+    refuse_unless_printable(ticket.order)
     image = ticket_image(ticket=ticket)
     drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
     _keep(ticket_id, drawn)
     return drawn
-
-
-def refuse_if_not_paid(*, held: bool) -> None:
-    """A held order's tickets have no image, QR code or PDF until it is paid: one would pass for
-    a ticket. (A drawn image is only ever a paid ticket's: a ticket is never held again.)"""
-    if held:
-        raise NotPaid(_("The order is not paid yet: its tickets come once it is."))
 
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
@@ -135,11 +132,25 @@ DOOR_FIELDS = (
 )
 
 
-# The prefixes of confirmation codes (tickets.services.new_confirmation_code): a ticket's, by its
-# type, and an order's. The code after its prefix: 6 and 5 characters of Crockford's base32.
-TICKET_CODE_PREFIXES = ("ticket-general-", "ticket-event-")
-ORDER_CODE_PREFIX = "order-"
-_CODE_BODY = re.compile(r"[0-9a-z]{6}-[0-9a-z]{5}")
+def door_fields() -> list[str]:
+    """DOOR_FIELDS, each translated name as the active language reads it: its columns in that
+    language and those it falls back to (django-modeltranslation's descriptor reads them, not the
+    name's own column), loaded with the ticket rather than by one query each when shown."""
+    fields = []
+    for lookup in DOOR_FIELDS:
+        relation, _, column = lookup.rpartition("__")
+        model = Ticket._meta.get_field(relation).related_model if relation else Ticket
+        fields += [f"{relation}__{name}" if relation else name for name in _read(model, column)]
+    return fields
+
+
+def _read(model, column: str) -> list[str]:
+    """The columns that reading `column` of a `model` instance reads."""
+    descriptor = vars(model).get(column)
+    if not isinstance(descriptor, TranslationFieldDescriptor):
+        return [column]
+    order = resolution_order(get_language(), descriptor.fallback_languages)
+    return [build_localized_fieldname(column, each) for each in order]
 
 
 @dataclass(frozen=True)
@@ -157,13 +168,39 @@ class Scan:
     @property
     def tickets(self) -> Q:
         """The scan's tickets, as a filter on Ticket."""
+        return self.filter(self.values())
+
+    def values(self) -> dict[str, Any]:
+        """What the scan compares tickets with, by name: `ticket_id`; or `code_0`, `code_1`... and
+        `order_code`."""
         if self.ticket_id is not None:
-            return Q(pk=self.ticket_id)
-        found = Q(confirmation_code__in=self.ticket_codes) if self.ticket_codes else Q()
+            return {"ticket_id": self.ticket_id}
+        values: dict[str, Any] = {f"code_{n}": code for n, code in enumerate(self.ticket_codes)}
         if self.order_code is not None:
-            # Through the ticket's own foreign key: the order is the layer above.
-            found |= Q(order__confirmation_code=self.order_code)
+            values["order_code"] = self.order_code
+        return values
+
+    @staticmethod
+    def filter(values: dict[str, Any]) -> Q:
+        """The tickets a scan with these `values` names (its values(), or stand-ins for them by
+        the same names), as a filter on Ticket."""
+        if "ticket_id" in values:
+            return Q(pk=values["ticket_id"])
+        codes = [value for name, value in values.items() if name.startswith("code_")]
+        found = Q(confirmation_code__in=codes) if codes else Q()
+        if "order_code" in values:
+            # A subquery, not a join: the admission's UPDATE takes none (tickets.services).
+            order = Order.objects.filter(confirmation_code=values["order_code"]).values("pk")
+            found |= Q(order__in=order)
         return found
+
+    @staticmethod
+    def field(name: str) -> Field:
+        """The field a value of the scan (by its name in values()) is compared with."""
+        if name == "ticket_id":
+            return Ticket._meta.get_field("id")
+        model = Order if name == "order_code" else Ticket
+        return model._meta.get_field("confirmation_code")
 
     def names_one_ticket(self, codes) -> bool:
         """Whether the scan named a single ticket, given the codes of the tickets it found."""
@@ -175,10 +212,9 @@ class Scan:
 
 
 def scan_key(scanned: str) -> Scan:
-    """What the scanned text names, read forgivingly: surrounding spaces, any case and a code
-    without its prefix are the code. A signed QR token (`MT1.`, case kept: it is base64) whose
-    signature fails is ForgedTicket; text that is neither a token nor shaped like a code is
-    UnknownCode."""
+    """What the scanned text names, a code read forgivingly (orders.codes.read_code, as the
+    desk's search reads it). A signed QR token (`MT1.`, case kept: it is base64) whose signature
+    fails is ForgedTicket; text that is neither a token nor shaped like a code is UnknownCode."""
     text = scanned.strip()
     if text[: len(tokens.PREFIX)].upper() == tokens.PREFIX:
         try:
@@ -186,37 +222,28 @@ def scan_key(scanned: str) -> Scan:
         except tokens.InvalidTicketToken:
             raise ForgedTicket() from None
         return Scan(ticket_id=claim.ticket_id, date=claim.date)
-    code = text.lower()
-    if code.startswith("ticket-"):  # any ticket's code, typed whole, as the door always took
-        return Scan(ticket_codes=(code,))
-    if code.startswith(ORDER_CODE_PREFIX):
-        return Scan(order_code=code)
-    if _CODE_BODY.fullmatch(code):
-        return Scan(
-            ticket_codes=tuple(prefix + code for prefix in TICKET_CODE_PREFIXES),
-            order_code=ORDER_CODE_PREFIX + code,
-        )
-    raise UnknownCode()
+    code = read_code(text)
+    if code is None:
+        raise UnknownCode()
+    return Scan(ticket_codes=code.ticket_codes, order_code=code.order_code)
 
 
 def tickets_for_scan(
     scan: Scan,
     *,
-    conditions: dict[str, tuple[str, list]] | None = None,
+    conditions: dict[str, Q | Expression] | None = None,
     excluding: Collection[uuid.UUID] = (),
 ) -> list[Ticket]:
     """The tickets `scan` names but those `excluding`, with what the door reads, and whether each
-    of `conditions` (a name: SQL true or false on the ticket's row of tickets_ticket, and its
-    parameters) holds, as an attribute of that name; all in one SELECT. Ordered by their codes,
-    as the door lists an order's tickets."""
+    of `conditions` (a name: a Q or a boolean expression on Ticket) holds, as an attribute of that
+    name; all in one SELECT. Ordered by their codes, as the door lists an order's tickets."""
     holds = {
-        # CASE, not the bare condition: a boolean column both SQLite and PostgreSQL can select.
-        name: RawSQL(f"CASE WHEN {sql} THEN 1 ELSE 0 END", params, output_field=BooleanField())
-        for name, (sql, params) in (conditions or {}).items()
+        name: ExpressionWrapper(condition, output_field=BooleanField())
+        for name, condition in (conditions or {}).items()
     }
     tickets = (
         Ticket.objects.select_related("event", "slot", "category")
-        .only(*DOOR_FIELDS)
+        .only(*door_fields())
         .annotate(**holds)
         .filter(scan.tickets)
         .exclude(pk__in=excluding)

@@ -1,16 +1,55 @@
-"""Letting a ticket's holder in: the door's rules and the one-statement admission."""
+"""Letting a ticket's holder in: the door's rules and the one-statement admission.
 
+Each rule of the door is an ORM expression on the ticket (`_RULES`: a Q or an Exists, true for a
+ticket the rule lets in), stated once and used twice: the admission claims the scanned tickets
+that pass them all (`Ticket.objects.filter(scan, *rules).update(checked_in_at=...)`), and a
+refused scan reads each rule as a boolean of the ticket to name the first that failed. A new
+rule (a membership's, say) is one more entry, checked by the ORM.
+
+The claim is one statement, UPDATE ... RETURNING what the door shows, because it is the door's
+every scan: through QuerySet.update(), which returns only a count, a valid scan would be an UPDATE
+and then a SELECT. Django 5.2 has no UPDATE ... RETURNING, so `_claim` has Django's own update
+compiler write the UPDATE that `filter(...).update(...)` runs (Query.chain(UpdateQuery), as
+QuerySet.update() does) and appends a RETURNING of ORM expressions compiled by the same compiler:
+no table or column is named by hand. It is the one place we drive the ORM's compiler rather than
+write the statement as SQL, because here the rules must stay ORM expressions and the scan stay one
+statement. The statement is compiled once per kind of scan, with a stand-in expression for each
+value (`_StandIn`), which each scan fills: building the expressions every time made a scan cost
+five times as much CPU.
+
+No rule may join another table (a related row is read through Exists): a join would make Django's
+UPDATE re-read the ticket table in a subquery, whose rows PostgreSQL does not re-check after
+waiting for another scanner's row lock, so two scanners could claim one ticket.
+tests/tickets/test_door_rules.py holds the statement's shape and breaks each rule in both paths.
+"""
+
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, time, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import connections, router, transaction
+from django.db.models import (
+    Exists,
+    Expression,
+    F,
+    Field,
+    ForeignKey,
+    Model,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from modeltranslation.utils import get_language
 
 from audit.models import Action
 from audit.services import record_each
-from events.models import SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum import metrics
 from museum.exceptions import MuseumProblem
@@ -25,7 +64,7 @@ from tickets.exceptions import (
     TooEarly,
     WrongDay,
 )
-from tickets.selectors import Scan, scan_key, tickets_for_scan
+from tickets.selectors import Scan, door_fields, scan_key, tickets_for_scan
 
 
 def _latest_entry_time(now: datetime) -> time:
@@ -37,16 +76,27 @@ def _latest_entry_time(now: datetime) -> time:
 
 
 @dataclass(frozen=True)
+class _Moment:
+    """What the rules compare a ticket with at a moment: the museum's today, its time of day, and
+    the latest entry time the door admits. Each a value, or the claim's stand-in for one."""
+
+    today: Any
+    time: Any
+    latest_entry: Any
+
+    @classmethod
+    def at(cls, now: datetime) -> "_Moment":
+        local = timezone.localtime(now)
+        return cls(today=local.date(), time=local.time(), latest_entry=_latest_entry_time(now))
+
+
+@dataclass(frozen=True)
 class _Rule:
-    """One rule of the door, stated once: a condition on the ticket's row (SQL on tickets_ticket,
-    true when the rule holds), its values at a moment (now, the database connection), and the
-    refusal of a ticket that fails it. The admission's WHERE is every condition; a refused scan
-    reads each as a column of the ticket, to name the first that failed. SQL, not ORM expressions,
-    because the admission is SQL (_ADMIT)."""
+    """One rule of the door: whether it lets a ticket in at a moment (an expression on Ticket, a
+    Q or an Exists, never a join), and the refusal of a ticket it does not."""
 
     name: str
-    condition: str
-    values: Callable[..., list]
+    holds: Callable[[_Moment], Q | Expression]
     refusal: Callable[[Ticket], TicketRefused]
 
 
@@ -58,6 +108,15 @@ def _too_early(ticket: Ticket) -> TicketRefused:
         f"{settings.MUSEUM_ENTRY_ALLOWANCE_MINUTES} minutes before.",
         ticket=ticket,
         entryTime=f"{entry_time:%H:%M}",
+    )
+
+
+def _not_paid(ticket: Ticket) -> TicketRefused:
+    if ticket.cancelled_at is None:
+        return NotPaid(ticket=ticket)
+    return NotPaid(
+        _("The ticket's order was not paid before its hold ran out or it was cancelled."),
+        ticket=ticket,
     )
 
 
@@ -73,55 +132,44 @@ def _already_checked_in(ticket: Ticket) -> TicketRefused:
 
 # In the order a refusal names them: a ticket failing several hears of the first.
 _RULES = (
+    # First: a ticket of an order never paid (held, or its hold ran out, which cancels it) hears
+    # so, as its PDF and image answer (orders.selectors.refuse_unless_printable). Paying an order
+    # unholds its tickets; nothing holds them again.
+    _Rule("paid", lambda at: Q(held=False), _not_paid),
     _Rule(
         "not_cancelled",
-        "tickets_ticket.cancelled_at IS NULL",
-        lambda now, connection: [],
+        lambda at: Q(cancelled_at__isnull=True),
         lambda ticket: TicketCancelled(ticket=ticket),
     ),
     _Rule(
         "today",
-        "tickets_ticket.date = %s",
-        lambda now, connection: [_db_value(Ticket, "date", timezone.localdate(now), connection)],
+        lambda at: Q(date=at.today),
         lambda ticket: WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat()),
-    ),
-    # A held order only moves on to confirmed (admit) or to expired or cancelled, which cancel
-    # its tickets: the first rule.
-    _Rule(
-        "paid",
-        "NOT tickets_ticket.held",
-        lambda now, connection: [],
-        lambda ticket: NotPaid(ticket=ticket),
     ),
     # General entry, timed or not, until the museum closes (on the ticket's day, the rule above);
     # an event ticket's day is its event date, which has no times: all day.
     _Rule(
         "before_closing",
-        "NOT EXISTS (SELECT 1 FROM hours_museumday d"
-        " WHERE d.date = tickets_ticket.museum_day_id AND d.closes_at <= %s)",
-        lambda now, connection: [
-            _db_value(MuseumDay, "closes_at", timezone.localtime(now).time(), connection)
-        ],
+        lambda at: (
+            ~Exists(
+                MuseumDay.objects.filter(date=OuterRef("museum_day_id"), closes_at__lte=at.time)
+            )
+        ),
         lambda ticket: AfterClosing(ticket=ticket),
     ),
     _Rule(
         "entry_time_come",
-        "NOT EXISTS (SELECT 1 FROM hours_entryslot s"
-        " WHERE s.id = tickets_ticket.slot_id AND s.entry_time > %s)",
-        lambda now, connection: [
-            _db_value(EntrySlot, "entry_time", _latest_entry_time(now), connection)
-        ],
+        lambda at: (
+            ~Exists(
+                EntrySlot.objects.filter(pk=OuterRef("slot_id"), entry_time__gt=at.latest_entry)
+            )
+        ),
         _too_early,
     ),
     # The claim, in the same WHERE: of two scanners reading the same ticket at once, one UPDATE
     # finds the row still unclaimed; the other (on PostgreSQL, once the first's row lock is
     # released, against the committed row) changes nothing and is refused here.
-    _Rule(
-        "unclaimed",
-        "tickets_ticket.checked_in_at IS NULL",
-        lambda now, connection: [],
-        _already_checked_in,
-    ),
+    _Rule("unclaimed", lambda at: Q(checked_in_at__isnull=True), _already_checked_in),
 )
 
 
@@ -164,7 +212,7 @@ def _check_in(*, scanned: str, by) -> Admission:
     admitted: dict = {}
     # A ticket refused by the admission that passes every rule when read changed in between (an
     # order paid, a check-in undone): the next admission sees it as it is now.
-    for _ in range(3):
+    for _attempt in range(3):
         refused: list[TicketRefused] = []
         changed: list[TicketRefused] = []
         # The admission and its audit records commit together.
@@ -200,15 +248,13 @@ def _refusals(
     *, scan: Scan, now: datetime, excluding
 ) -> tuple[list[TicketRefused], list[TicketRefused]]:
     """The tickets `scan` names but those `excluding`, in one SELECT that reads every rule as a
-    column: the refusal of the first rule each fails now, and TicketChanging for each that passes
+    boolean: the refusal of the first rule each fails now, and TicketChanging for each that passes
     them all (it changed since the admission)."""
-    connection = connections[router.db_for_read(Ticket)]
-    conditions = {
-        f"door_{rule.name}": (rule.condition, rule.values(now, connection)) for rule in _RULES
-    }
+    at = _Moment.at(now)
+    rules = {f"door_{rule.name}": rule.holds(at) for rule in _RULES}
     refused: list[TicketRefused] = []
     changed: list[TicketRefused] = []
-    for ticket in tickets_for_scan(scan, conditions=conditions, excluding=excluding):
+    for ticket in tickets_for_scan(scan, conditions=rules, excluding=excluding):
         failed = next((rule for rule in _RULES if not getattr(ticket, f"door_{rule.name}")), None)
         if failed is None:
             changed.append(TicketChanging(ticket=ticket))
@@ -217,95 +263,145 @@ def _refusals(
     return refused, changed
 
 
-# The admission of the valid tickets a scan names, in one statement: claimed if every rule of the
-# door holds (the AND of _RULES' conditions), returning what the door shows. An order's code admits
-# each valid ticket of the order at once. SQL by hand because the ORM's update() returns only a
-# count: through it, admitting a ticket takes a SELECT and an UPDATE, and this is the door's every
-# scan, the most frequent write. PostgreSQL and SQLite (3.35 and later) both run it.
-_ADMIT = """
-UPDATE tickets_ticket SET checked_in_at = %s, checked_in_by_id = %s
-WHERE ({scanned}) AND {rules}
-RETURNING id, ticket_type, confirmation_code, event_id, slot_id, category_id,
-  (SELECT e.name FROM events_specialevent e WHERE e.id = tickets_ticket.event_id),
-  (SELECT s.entry_time FROM hours_entryslot s WHERE s.id = tickets_ticket.slot_id),
-  (SELECT c.category FROM orders_visitorcategory c WHERE c.id = tickets_ticket.category_id),
-  (SELECT c.name FROM orders_visitorcategory c WHERE c.id = tickets_ticket.category_id),
-  (SELECT c.check_at_door FROM orders_visitorcategory c WHERE c.id = tickets_ticket.category_id)
-"""
-_ADMIT_WHERE = "\n  AND ".join(f"({rule.condition})" for rule in _RULES)
-_ADMITTED = ("id", "ticket_type", "confirmation_code", "event_id", "slot_id", "category_id")
-
-
-def _scanned_where(scan: Scan, connection) -> tuple[str, list]:
-    """The tickets `scan` names, as SQL on tickets_ticket and its parameters."""
-    if scan.ticket_id is not None:
-        return "tickets_ticket.id = %s", [_db_value(Ticket, "id", scan.ticket_id, connection)]
-    where: list[str] = []
-    params: list = []
-    if scan.ticket_codes:
-        where.append(
-            f"tickets_ticket.confirmation_code IN ({', '.join(['%s'] * len(scan.ticket_codes))})"
-        )
-        params += scan.ticket_codes
-    if scan.order_code is not None:
-        # The order's table through the ticket's foreign key: tickets does not import orders.
-        order_model = Ticket._meta.get_field("order").related_model
-        assert not isinstance(order_model, str)  # resolved once the apps are loaded
-        orders = order_model._meta.db_table
-        where.append(
-            "tickets_ticket.order_id IN"
-            f" (SELECT o.id FROM {orders} o WHERE o.confirmation_code = %s)"
-        )
-        params.append(scan.order_code)
-    return " OR ".join(where), params
-
-
 def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
-    """The tickets `scan` names that every rule of the door lets in now, admitted; the others
-    unchanged."""
-    today = timezone.localdate(now)
-    if scan.date not in (None, today):
+    """The tickets `scan` names that every rule of the door lets in now, admitted in one statement
+    (an order's code admits each valid ticket of the order at once), with what the door shows;
+    the others unchanged."""
+    if scan.date not in (None, timezone.localdate(now)):
         return []  # the token names another day's ticket: refused without a statement
     alias = router.db_for_write(Ticket)
+    scanned = scan.values()
+    claim = _claim(alias=alias, language=get_language(), scanned=tuple(scanned))
+    values = {**scanned, **asdict(_Moment.at(now)), "now": now, "by": by.pk}
     connection = connections[alias]
-    scanned, scanned_params = _scanned_where(scan, connection)
-    params = [_db_value(Ticket, "checked_in_at", now, connection), by.pk, *scanned_params]
-    for rule in _RULES:
-        params += rule.values(now, connection)
     with connection.cursor() as cursor:
-        cursor.execute(_ADMIT.format(scanned=scanned, rules=_ADMIT_WHERE), params)
+        cursor.execute(claim.sql, claim.bind(values, connection))
         rows = cursor.fetchall()
-    tickets = [_admitted(row, alias=alias, today=today) for row in rows]
+    compiler = claim.query.get_compiler(alias)
+    read = compiler.apply_converters(rows, compiler.get_converters(claim.returning))
+    tickets = [_door_ticket(dict(zip(claim.names, row, strict=True)), alias) for row in read]
     for ticket in tickets:
-        ticket.cancelled_at, ticket.checked_in_at, ticket.checked_in_by = None, now, by
+        ticket.checked_in_by = by
     return tickets
 
 
-def _admitted(row, *, alias: str, today: date) -> Ticket:
-    """The admitted ticket from the admission's row, with what the door shows."""
-    own, shown = row[: len(_ADMITTED)], row[len(_ADMITTED) :]
-    columns = {
-        name: _py_value(Ticket, name, value) for name, value in zip(_ADMITTED, own, strict=True)
-    }
-    ticket = _loaded(Ticket, alias, {**columns, "date": today})
-    event_name, entry_time, category, category_name, check_at_door = shown
-    if ticket.event_id is not None:
-        ticket.event = _loaded(SpecialEvent, alias, {"id": ticket.event_id, "name": event_name})
-    if ticket.slot_id is not None:
-        entry_time = _py_value(EntrySlot, "entry_time", entry_time)
-        ticket.slot = _loaded(EntrySlot, alias, {"id": ticket.slot_id, "entry_time": entry_time})
-    if ticket.category_id is not None:
-        ticket.category = _loaded(
-            Ticket._meta.get_field("category").related_model,
-            alias,
-            {
-                "id": ticket.category_id,
-                "category": category,
-                "name": category_name,
-                "check_at_door": bool(check_at_door),
-            },
-        )
+@dataclass(frozen=True)
+class _Slot:
+    """Where a value of the claim goes among its statement's parameters, and the field that says
+    how the database takes it."""
+
+    name: str
+    field: Field
+
+
+class _StandIn(Expression):
+    """A value of the claim in its statement compiled once (`_claim`): its parameter a _Slot, which
+    each scan fills with the value."""
+
+    def __init__(self, name: str, field: Field):
+        super().__init__(output_field=field)
+        self.slot = _Slot(name, field)
+
+    def as_sql(self, compiler, connection):
+        return "%s", [self.slot]
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """The claim of a scan's tickets, as one statement: its SQL, its parameters (a _Slot where a
+    scan's value goes), what it returns of each ticket claimed (the names, and the columns as the
+    ORM resolved them, which read the values back) and its query."""
+
+    sql: str
+    params: tuple
+    names: tuple[str, ...]
+    returning: tuple
+    query: UpdateQuery
+
+    def bind(self, values: dict[str, Any], connection) -> list:
+        """The parameters, each slot filled with its value as its field sends it."""
+        return [
+            p.field.get_db_prep_value(values[p.name], connection) if isinstance(p, _Slot) else p
+            for p in self.params
+        ]
+
+
+@functools.cache
+def _claim(*, alias: str, language: str, scanned: tuple[str, ...]) -> _Claim:
+    """The claim of the tickets a scan names (by its values' names, `scanned`) that every rule
+    lets in, on the database `alias`: `Ticket.objects.filter(scan, *rules).update(checked_in_at=
+    now, checked_in_by=by)` as Django's update compiler writes it, a stand-in for each value, and
+    a RETURNING of what the door shows (door_fields, in `language`) compiled by the same compiler.
+    Made once per database, kind of scan and language (door_fields reads the active one), and
+    each scan binds its values: building and compiling the rules' expressions on every scan cost
+    several times the rest of it."""
+    at = _Moment(
+        today=_StandIn("today", Ticket._meta.get_field("date")),
+        time=_StandIn("time", MuseumDay._meta.get_field("closes_at")),
+        latest_entry=_StandIn("latest_entry", EntrySlot._meta.get_field("entry_time")),
+    )
+    scan = Scan.filter({name: _StandIn(name, Scan.field(name)) for name in scanned})
+    tickets = Ticket.objects.filter(scan, *(rule.holds(at) for rule in _RULES))
+    query = cast(UpdateQuery, tickets.query.chain(UpdateQuery))
+    query.add_update_values(
+        {
+            "checked_in_at": _StandIn("now", Ticket._meta.get_field("checked_in_at")),
+            "checked_in_by": _StandIn("by", Ticket._meta.get_field("checked_in_by")),
+        }
+    )
+    compiler = query.get_compiler(alias)
+    update, params = compiler.as_sql()
+    shown = _shown()
+    # On the ticket's own table: a column that needs a join is refused (FieldError).
+    columns = tuple(each.resolve_expression(query, allow_joins=False) for each in shown.values())
+    compiled = [compiler.compile(column) for column in columns]
+    assert not any(values for _, values in compiled)  # RETURNING takes no values
+    returning = ", ".join(sql for sql, _ in compiled)
+    return _Claim(f"{update} RETURNING {returning}", params, tuple(shown), columns, query)
+
+
+def _shown() -> dict[str, F | Subquery]:
+    """What the door shows of a ticket (door_fields) as expressions on its row alone (RETURNING
+    takes no join): its own columns, and a subquery for each column of a related row."""
+    shown: dict[str, F | Subquery] = {}
+    for name in door_fields():
+        relation, _sep, column = name.rpartition("__")
+        if not relation:
+            shown[name] = F(name)
+            continue
+        key = _relation(relation).attname
+        shown.setdefault(key, F(key))
+        # A plain QuerySet: the column as named (modeltranslation's would add a name's fallbacks).
+        related: QuerySet = QuerySet(_related_model(relation))
+        shown[name] = Subquery(related.filter(pk=OuterRef(key)).values(column))
+    return shown
+
+
+def _door_ticket(row: dict, alias: str) -> Ticket:
+    """The ticket from what the door shows of it (a row of its claim), with its related rows as
+    far as the door reads them; the rest of each deferred (read if used), as only() leaves it."""
+    ticket = _loaded(Ticket, alias, {name: v for name, v in row.items() if "__" not in name})
+    for relation in dict.fromkeys(name.split("__")[0] for name in row if "__" in name):
+        key = row[_relation(relation).attname]
+        if key is None:
+            continue
+        prefix = f"{relation}__"
+        read = {name.removeprefix(prefix): v for name, v in row.items() if name.startswith(prefix)}
+        model = _related_model(relation)
+        setattr(ticket, relation, _loaded(model, alias, {model._meta.pk.attname: key, **read}))
     return ticket
+
+
+def _relation(name: str) -> ForeignKey:
+    field = Ticket._meta.get_field(name)
+    assert isinstance(field, ForeignKey)  # the door reads its tickets' foreign keys alone
+    return field
+
+
+def _related_model(name: str) -> type[Model]:
+    model = _relation(name).related_model
+    assert not isinstance(model, str)  # resolved once the apps are loaded
+    return model
 
 
 def _loaded(model, alias: str, values: dict):
@@ -313,12 +409,3 @@ def _loaded(model, alias: str, values: dict):
     QuerySet.only() makes them."""
     names = [field.attname for field in model._meta.concrete_fields if field.attname in values]
     return model.from_db(alias, names, [values[name] for name in names])
-
-
-def _db_value(model, field: str, value, connection):
-    return model._meta.get_field(field).get_db_prep_value(value, connection)
-
-
-def _py_value(model, field: str, value):
-    # SQLite answers dates, times and UUIDs as text; the field reads them as the ORM would.
-    return None if value is None else model._meta.get_field(field).to_python(value)

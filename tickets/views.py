@@ -157,7 +157,8 @@ class TicketImageView(StrictQueryParameters, APIView):
         description=(
             "The ticket as a PNG: the signed QR code with the museum's name, ticket type, date, "
             "event and confirmation code. Only its buyer and staff see it; anyone else gets 404. "
-            "A ticket of an order awaiting payment has none yet: 409 `not_paid`."
+            "A ticket of an order awaiting payment has none yet, nor has one of an order never "
+            "paid (its hold ran out): 409 `not_paid`."
         ),
         tags=["Tickets"],
         parameters=[

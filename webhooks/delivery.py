@@ -1,12 +1,14 @@
 """Delivering a message: signed per Standard Webhooks, retried on a schedule, at least once.
 
-Each attempt claims the delivery with one conditional UPDATE (its attempt number), sends outside
-any transaction (no row stays locked while a receiver answers, up to 10 s), then writes what
-happened. The `webhook-id` is the delivery's and stays the same on every attempt, so a receiver
-drops a message it already has. A 2xx is taken; a 410 disables the subscription; anything else
-(3xx included: no redirect is followed) is tried again after RETRIES, with jitter, or after the
-answer's Retry-After for 429 and 5xx. A subscription failing for FAILING_DAYS is disabled and the
-museum's staff are told.
+Each attempt claims the delivery with one conditional UPDATE (still pending, the previous attempt's
+number: it writes its own and the time), sends outside any transaction (no row stays locked while a
+receiver answers, up to 10 s), then writes what happened. An attempt lost with its worker leaves
+its claim, which the sweep (webhooks.tasks) takes back and follows with the next attempt
+(museum.lost_work). The `webhook-id` is the delivery's and stays the same on every attempt, so a
+receiver drops a message it already has. A 2xx is taken; a 410 disables the subscription; anything
+else (3xx included: no redirect is followed) is tried again after RETRIES, with jitter, or after
+the answer's Retry-After for 429 and 5xx. A subscription failing for FAILING_DAYS is disabled and
+the museum's staff are told.
 """
 
 import logging
@@ -22,10 +24,10 @@ from django.utils import timezone
 from django_tasks import task
 from standardwebhooks.webhooks import Webhook
 
-from museum import metrics
+from museum import lost_work, metrics
 from museum.accounts import STAFF_GROUP
 from webhooks.http import Answer, Refused, post
-from webhooks.messages import slot_payload
+from webhooks.messages import body_when_sent, slot_payload
 from webhooks.models import Attempt, Delivery, DeliveryState, Subscription
 from webhooks.services import disable, signing_secrets
 
@@ -66,23 +68,31 @@ def deliver_webhook(*, delivery_id: str, attempt: int) -> str:
     return attempt_delivery(delivery_id=uuid.UUID(delivery_id), attempt=attempt)
 
 
-def attempt_delivery(*, delivery_id, attempt: int) -> str:
-    """Attempt number `attempt` of the delivery, unless another already made it."""
+def claim_delivery(*, delivery_id, attempt: int) -> datetime | None:
+    """Claim the delivery for attempt number `attempt`, committed at once; when, or None if it
+    is not this attempt's to make (made, or no longer pending)."""
     now = timezone.now()
     claimed = Delivery.objects.filter(
         pk=delivery_id, state=DeliveryState.PENDING, attempts=attempt - 1
-    ).update(attempts=attempt, next_attempt_at=now)
-    if not claimed:
+    ).update(attempts=attempt, next_attempt_at=now, claimed_at=now)
+    return now if claimed else None
+
+
+def attempt_delivery(*, delivery_id, attempt: int) -> str:
+    """Attempt number `attempt` of the delivery, unless another already made it."""
+    now = claim_delivery(delivery_id=delivery_id, attempt=attempt)
+    if now is None:
         return "nothing to do: made, or no longer pending"
     delivery = Delivery.objects.select_related("subscription").get(pk=delivery_id)
     subscription = delivery.subscription
     if not subscription.active:
-        Delivery.objects.filter(pk=delivery.pk).update(state=DeliveryState.DROPPED)
+        _end(delivery, DeliveryState.DROPPED)
         return "dropped: the subscription is disabled"
-    if (
-        not delivery.payload and delivery.slot_id is not None
-    ):  # a slot's availability: what it is now, then kept for retries
-        delivery.payload = slot_payload(delivery.slot_id)
+    if not delivery.payload:  # coalesced: what it is now, then kept for retries
+        if delivery.slot_id is not None:
+            delivery.payload = slot_payload(delivery.slot_id)
+        else:
+            delivery.payload = body_when_sent(delivery.event_type, delivery.subject)
         Delivery.objects.filter(pk=delivery.pk).update(payload=delivery.payload)
     answer, error = _send(delivery, at=now)
     Attempt.objects.create(
@@ -121,13 +131,11 @@ def _outcome(delivery: Delivery, answer: Answer | None, error: str, *, attempt: 
     status = answer.status if answer else None
     if status is not None and 200 <= status < 300:
         with transaction.atomic():
-            Delivery.objects.filter(pk=delivery.pk).update(
-                state=DeliveryState.DELIVERED, next_attempt_at=None
-            )
+            _end(delivery, DeliveryState.DELIVERED)
             Subscription.objects.filter(pk=subscription.pk).update(failing_since=None)
         return "delivered"
     if status == 410:
-        Delivery.objects.filter(pk=delivery.pk).update(state=DeliveryState.FAILED)
+        _end(delivery, DeliveryState.FAILED)
         disable(subscription, reason="The receiver answered 410 Gone.")
         return "failed: 410, subscription disabled"
     Subscription.objects.filter(pk=subscription.pk, failing_since__isnull=True).update(
@@ -136,10 +144,10 @@ def _outcome(delivery: Delivery, answer: Answer | None, error: str, *, attempt: 
     subscription.refresh_from_db(fields=["failing_since", "active"])
     why = f"status {status}" if status is not None else error
     if _failing_too_long(subscription):
-        Delivery.objects.filter(pk=delivery.pk).update(state=DeliveryState.FAILED)
+        _end(delivery, DeliveryState.FAILED)
         return f"failed ({why}): subscription disabled"
     if attempt > len(RETRIES):
-        Delivery.objects.filter(pk=delivery.pk).update(state=DeliveryState.FAILED)
+        _end(delivery, DeliveryState.FAILED)
         logger.warning("Webhook %s given up after %d attempts: %s", delivery.pk, attempt, why)
         return f"failed ({why}): given up"
     wait = _retry_after(answer) or _jittered(RETRIES[attempt - 1])
@@ -147,9 +155,15 @@ def _outcome(delivery: Delivery, answer: Answer | None, error: str, *, attempt: 
     return f"failed ({why}): next attempt in {int(wait.total_seconds())} s"
 
 
+def _end(delivery: Delivery, state: DeliveryState) -> None:
+    Delivery.objects.filter(pk=delivery.pk).update(
+        state=state, next_attempt_at=None, claimed_at=None
+    )
+
+
 def _schedule(delivery: Delivery, *, attempt: int, at: datetime) -> None:
     with transaction.atomic():
-        Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=at)
+        Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=at, claimed_at=None)
         deliver_webhook.using(run_after=at).enqueue(delivery_id=str(delivery.pk), attempt=attempt)
 
 
@@ -202,20 +216,29 @@ def send_again(*, delivery_id) -> None:
     with transaction.atomic():
         delivery = Delivery.objects.select_for_update().get(pk=delivery_id)
         Delivery.objects.filter(pk=delivery.pk).update(
-            state=DeliveryState.PENDING, next_attempt_at=timezone.now()
+            state=DeliveryState.PENDING, next_attempt_at=timezone.now(), claimed_at=None
         )
         deliver_webhook.enqueue(delivery_id=str(delivery.pk), attempt=delivery.attempts + 1)
 
 
-def requeue_lost(*, lost_after: timedelta = timedelta(minutes=10), limit: int = 500) -> int:
-    """Deliveries whose attempt is long overdue (lost with a worker) are attempted again."""
-    overdue = Delivery.objects.filter(
-        state=DeliveryState.PENDING, next_attempt_at__lt=timezone.now() - lost_after
+def requeue_lost() -> int:
+    """Deliveries whose attempt was lost with its worker are attempted again; how many."""
+    return lost_work.requeue_lost(
+        Delivery.objects.filter(state=DeliveryState.PENDING, claimed_at__isnull=False),
+        attempt_field="attempts",
+        claimed_at_field="claimed_at",
+        enqueue=_enqueue_again,
+        give_up=_give_up,
     )
-    requeued = 0
-    for delivery in overdue.order_by("next_attempt_at")[:limit]:
-        with transaction.atomic():
-            Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
-            deliver_webhook.enqueue(delivery_id=str(delivery.pk), attempt=delivery.attempts + 1)
-        requeued += 1
-    return requeued
+
+
+def _enqueue_again(delivery: Delivery, attempt: int, run_after: datetime) -> None:
+    Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=run_after)
+    deliver_webhook.using(run_after=run_after).enqueue(
+        delivery_id=str(delivery.pk), attempt=attempt
+    )
+
+
+def _give_up(delivery: Delivery) -> None:
+    _end(delivery, DeliveryState.FAILED)
+    logger.warning("Webhook %s given up: its last attempt was lost", delivery.pk)

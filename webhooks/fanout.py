@@ -7,6 +7,8 @@ lost with its worker, or never enqueued, is made by the periodic sweep (webhooks
 `slot.availability_changed` is coalesced: while a slot's message waits to be sent to a
 subscription, no other is made, and one is sent at most every
 MUSEUM_AVAILABILITY_WEBHOOK_SECONDS; its body is read when it is sent, so it says the latest.
+A registered type's message with a subject (OCTO's `availability_update`: a product's day) is
+coalesced the same way, per subject.
 """
 
 import logging
@@ -73,14 +75,17 @@ def _deliver(message: Message, entry: AuditRecord, subscriptions: list[Subscript
             continue
         due = now
         if message.event_type == EventType.SLOT_AVAILABILITY_CHANGED:
-            due = _availability_due(subscription, message.slot_id, now=now)
-            if due is None:
-                continue
+            due = _coalesced_due(subscription, message.event_type, now=now, slot_id=message.slot_id)
+        elif message.subject:
+            due = _coalesced_due(subscription, message.event_type, now=now, subject=message.subject)
+        if due is None:
+            continue
         delivery = Delivery.objects.create(
             subscription=subscription,
             event_type=message.event_type,
             record_id=entry.pk,
             slot_id=message.slot_id,
+            subject=message.subject,
             payload=message.payload,
             next_attempt_at=due,
             first_due_at=due,
@@ -90,13 +95,10 @@ def _deliver(message: Message, entry: AuditRecord, subscriptions: list[Subscript
     return made
 
 
-def _availability_due(subscription: Subscription, slot_id, *, now):
-    """When the slot's next message to `subscription` may go; None if one is already waiting."""
-    earlier = Delivery.objects.filter(
-        subscription=subscription,
-        event_type=EventType.SLOT_AVAILABILITY_CHANGED,
-        slot_id=slot_id,
-    )
+def _coalesced_due(subscription: Subscription, event_type: str, *, now, **about):
+    """When the next message `about` a slot or subject may go to `subscription`; None if one
+    is already waiting."""
+    earlier = Delivery.objects.filter(subscription=subscription, event_type=event_type, **about)
     if earlier.filter(state=DeliveryState.PENDING, attempts=0).exists():
         return None
     last = earlier.order_by("-first_due_at").values_list("first_due_at", flat=True).first()

@@ -7,7 +7,7 @@ ticket checked in, an event called off, a slot's places.
 """
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, time
 from decimal import Decimal
@@ -50,20 +50,55 @@ POSSIBLE: dict[tuple[str, str], set[str]] = {
 }
 
 
-def possible_types(entry: AuditRecord) -> set[str]:
-    return POSSIBLE.get((entry.object_type, entry.action), set())
-
-
 @dataclass(frozen=True)
 class Message:
     event_type: str
-    payload: str  # "" for a slot's availability: read when it is sent
+    payload: str  # "" for a slot's availability or a coalesced message: read when it is sent
     # Only the subscriptions whose owner may see this order hear of it; None: everyone.
     order: Order | None = None
     slot_id: int | None = None
+    # A coalesced message's subject (a registered type's, e.g. "general 2026-12-07"): one waits
+    # per subject and subscription, and its body is read when it is sent.
+    subject: str = ""
 
     def visible_to(self, owner) -> bool:
         return self.order is None or may_view_order(viewer=owner, order=self.order)
+
+
+@dataclass(frozen=True)
+class Maker:
+    """A webhook type of an app above this one (OCTO's), registered from its AppConfig.ready so
+    that this app delivers it without importing it: the records that may make it, the messages
+    a record makes, and for a coalesced type the body of a subject when it is sent."""
+
+    event_type: str
+    records: frozenset[tuple[str, str]]
+    make: Callable[[AuditRecord], Iterable[Message]]
+    body_when_sent: Callable[[str], str] | None = None
+
+
+MAKERS: dict[str, Maker] = {}
+
+
+def register(maker: Maker) -> None:
+    MAKERS[maker.event_type] = maker
+
+
+def known_types() -> list[str]:
+    """Every type a subscription may want: ours, then the registered ones."""
+    return [*EventType.values, *MAKERS]
+
+
+def possible_types(entry: AuditRecord) -> set[str]:
+    key = (entry.object_type, entry.action)
+    registered = {maker.event_type for maker in MAKERS.values() if key in maker.records}
+    return POSSIBLE.get(key, set()) | registered
+
+
+def body_when_sent(event_type: str, subject: str) -> str:
+    maker = MAKERS[event_type]
+    assert maker.body_when_sent is not None
+    return maker.body_when_sent(subject)
 
 
 def dumps(data) -> str:
@@ -99,6 +134,10 @@ def messages_of(entry: AuditRecord) -> Iterator[Message]:
             )
     elif entry.object_type == SLOT:
         yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
+    key = (entry.object_type, entry.action)
+    for maker in MAKERS.values():
+        if key in maker.records:
+            yield from maker.make(entry)
 
 
 def _event_messages(entry: AuditRecord) -> Iterator[Message]:

@@ -66,6 +66,8 @@ class Delivery(models.Model):
     record_id = models.BigIntegerField(null=True, blank=True, help_text="The audit record.")
     # slot.availability_changed: the slot, whose body is read when it is first sent.
     slot_id = models.BigIntegerField(null=True, blank=True)
+    # A registered coalesced type's subject (webhooks.messages.Maker), its body read when sent.
+    subject = models.CharField(max_length=100, blank=True)
     # The body exactly as sent: the same bytes on every attempt.
     payload = models.TextField(blank=True)
     state = models.CharField(
@@ -73,6 +75,8 @@ class Delivery(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # When the attempt sending it now claimed it (webhooks.delivery); empty while none is.
+    claimed_at = models.DateTimeField(null=True, blank=True, editable=False)
     # When its first attempt was due (slot messages are spaced out by it).
     first_due_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -4,6 +4,7 @@ import base64
 import secrets
 import time
 import uuid
+from collections.abc import Collection
 from datetime import timedelta
 
 from django.core.cache import cache
@@ -14,7 +15,8 @@ from audit.models import Action
 from audit.services import changed_fields, record
 from museum.exceptions import InvalidInput, NotFound
 from webhooks.http import Refused, check_receiver
-from webhooks.models import EventType, Subscription
+from webhooks.messages import known_types
+from webhooks.models import Subscription
 
 # How long the previous secret still signs after a rotation.
 SECRET_OVERLAP = timedelta(hours=24)
@@ -69,9 +71,10 @@ def _checked(url: str, event_types: list[str]) -> None:
         check_receiver(url)
     except Refused as refusal:
         raise InvalidInput("url", str(refusal)) from None
-    unknown = set(event_types) - set(EventType.values)
+    known = known_types()
+    unknown = set(event_types) - set(known)
     if unknown or not event_types:
-        raise InvalidInput("eventTypes", f"Choose one or more of {', '.join(EventType.values)}.")
+        raise InvalidInput("eventTypes", f"Choose one or more of {', '.join(known)}.")
 
 
 @transaction.atomic
@@ -85,10 +88,22 @@ def create_subscription(*, owner, url: str, event_types: list[str]) -> Subscript
     return subscription
 
 
-def subscription_of(*, subscription_id: uuid.UUID, owner, lock: bool = False) -> Subscription:
+def speaks_only(subscription: Subscription, types: Collection[str] | None) -> bool:
+    """Whether every type the subscription hears is among `types` (None: any): the Museum API
+    shows only subscriptions to its own types, OCTO's (octo/webhooks.py) only OCTO's."""
+    return types is None or set(subscription.event_types) <= set(types)
+
+
+def subscription_of(
+    *,
+    subscription_id: uuid.UUID,
+    owner,
+    lock: bool = False,
+    types: Collection[str] | None = None,
+) -> Subscription:
     found = Subscription.objects.filter(pk=subscription_id, owner=owner)
     subscription = (found.select_for_update() if lock else found).first()
-    if subscription is None:
+    if subscription is None or not speaks_only(subscription, types):
         raise NotFound()
     return subscription
 
@@ -102,10 +117,13 @@ def update_subscription(
     event_types: list[str] | None = None,
     active: bool | None = None,
     rotate_secret: bool = False,
+    types: Collection[str] | None = None,
 ) -> Subscription:
     """Change what is given; `active` True turns a disabled subscription on again. A rotated
     secret is the new one; the old one still signs for SECRET_OVERLAP."""
-    subscription = subscription_of(subscription_id=subscription_id, owner=owner, lock=True)
+    subscription = subscription_of(
+        subscription_id=subscription_id, owner=owner, lock=True, types=types
+    )
     before = {name: getattr(subscription, name) for name in AUDITED}
     if url is not None or event_types is not None:
         _checked(url or subscription.url, event_types or subscription.event_types)
@@ -130,8 +148,12 @@ def update_subscription(
 
 
 @transaction.atomic
-def delete_subscription(*, subscription_id: uuid.UUID, owner) -> None:
-    subscription = subscription_of(subscription_id=subscription_id, owner=owner, lock=True)
+def delete_subscription(
+    *, subscription_id: uuid.UUID, owner, types: Collection[str] | None = None
+) -> None:
+    subscription = subscription_of(
+        subscription_id=subscription_id, owner=owner, lock=True, types=types
+    )
     record(action=Action.DELETED, obj=subscription)
     subscription.delete()
     _changed()

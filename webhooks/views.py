@@ -9,7 +9,7 @@ from museum.permissions import HasPermission
 from museum.query import StrictQueryParameters
 from museum.schema import problems
 from webhooks import services
-from webhooks.models import Subscription
+from webhooks.models import EventType, Subscription
 from webhooks.serializers import (
     CreateWebhookRequestSerializer,
     UpdateWebhookRequestSerializer,
@@ -20,6 +20,9 @@ from webhooks.serializers import (
 WEBHOOK_ID = OpenApiParameter(
     "webhookId", OpenApiTypes.UUID, OpenApiParameter.PATH, description="A webhook subscription."
 )
+
+# The Museum API's own event types: the subscriptions it shows (OCTO's are /octo/webhooks').
+MUSEUM_TYPES = EventType.values
 
 
 class MayManageWebhooks(HasPermission):
@@ -77,7 +80,8 @@ class WebhookViewSet(StrictQueryParameters, viewsets.GenericViewSet):
 
     def list(self, request):
         mine = Subscription.objects.filter(owner=request.user)
-        return Response(WebhookSerializer(mine, many=True).data)
+        own_types = [s for s in mine if services.speaks_only(s, MUSEUM_TYPES)]
+        return Response(WebhookSerializer(own_types, many=True).data)
 
     def create(self, request):
         data = self._validated(CreateWebhookRequestSerializer)
@@ -92,7 +96,9 @@ class WebhookViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         )
 
     def retrieve(self, request, webhookId):
-        subscription = services.subscription_of(subscription_id=webhookId, owner=request.user)
+        subscription = services.subscription_of(
+            subscription_id=webhookId, owner=request.user, types=MUSEUM_TYPES
+        )
         return Response(WebhookSerializer(subscription).data)
 
     def partial_update(self, request, webhookId):
@@ -106,13 +112,16 @@ class WebhookViewSet(StrictQueryParameters, viewsets.GenericViewSet):
             event_types=data.get("eventTypes"),
             active=data.get("active"),
             rotate_secret=data.get("rotateSecret", False),
+            types=MUSEUM_TYPES,
         )
         rotated = data.get("rotateSecret", False)
         serializer = WebhookWithSecretSerializer if rotated else WebhookSerializer
         return Response(serializer(subscription).data)
 
     def destroy(self, request, webhookId):
-        services.delete_subscription(subscription_id=webhookId, owner=request.user)
+        services.delete_subscription(
+            subscription_id=webhookId, owner=request.user, types=MUSEUM_TYPES
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _validated(self, serializer_class) -> dict:

@@ -18,7 +18,7 @@ from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
 from orders.models import Order, OrderStatus, RefundSource, Ticket, TicketImage
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
-from orders.services.payments import refund_tickets
+from orders.services.payments import mail_change, refund_tickets
 from orders.services.places import give_back
 
 
@@ -29,24 +29,27 @@ def cancel_order(
     by,
     ticket_id: uuid.UUID | None = None,
     even_if_checked_in: bool = False,
+    as_buyer: bool = False,
 ) -> Order:
-    """Cancel the order, or one of its tickets: places freed at once, refunds recorded.
+    """Cancel the order, or one of its tickets: places freed at once, refunds recorded, and a
+    confirmed order's visitor mailed what it holds now.
 
     A ticket already checked in is refused (CheckedIn), unless staff who may cancel any order
-    say `even_if_checked_in`; the ticket then records who cancelled it.
+    say `even_if_checked_in`; the ticket then records who cancelled it. `as_buyer`: `by` is the
+    order's buyer acting through its cancel link, held to the buyer's rules whatever else the
+    account may do (a desk sale's buyer is the staff member who sold it).
     """
     order = order_to_change(order_id=order_id, by=by)
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
+    any_order = by.has_perm(CANCEL_ANY_ORDER) and not as_buyer
     now, deadline = timezone.now(), cancel_deadline(order=order)
-    if now > deadline and not by.has_perm(CANCEL_ANY_ORDER):
+    if now > deadline and not any_order:
         raise TooLate(deadline=deadline.isoformat())
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
     tickets = list(tickets_of(order).select_for_update(of=("self",)))
     voided = _to_void(tickets, ticket_id=ticket_id)
-    if any(ticket.checked_in_at for ticket in voided) and not (
-        even_if_checked_in and by.has_perm(CANCEL_ANY_ORDER)
-    ):
+    if any(ticket.checked_in_at for ticket in voided) and not (even_if_checked_in and any_order):
         raise CheckedIn()
     voided_ids = [ticket.pk for ticket in voided]
     Ticket.objects.filter(pk__in=voided_ids).update(cancelled_at=now, cancelled_by=by)
@@ -64,6 +67,8 @@ def cancel_order(
     whole = order.status == OrderStatus.CANCELLED
     entries.append((Action.CANCELLED, order, {"tickets": voided_ids, "whole_order": whole}))
     record_each(entries=entries, by=by)  # the refunds' record and the cancellation's, at once
+    if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
+        mail_change(order, now=now)
     order.sold_tickets = tickets
     return order
 
@@ -124,6 +129,7 @@ def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> i
             )
             source = RefundSource.EVENT_CANCELLED
             entries.append(refund_tickets(order=order, tickets=live, source=source)[1])
+            mail_change(order, now=now)
     reason = {"whole_order": True, "event_cancelled": True}
     # The refunds' records and the cancellations', in one INSERT.
     record_each(entries=entries + [(Action.CANCELLED, order, reason) for order in orders])

@@ -14,11 +14,12 @@ from audit.models import Action
 from audit.services import record
 from museum.exceptions import InvalidInput
 from orders.exceptions import OrderCancelled
-from orders.models import Order, OrderStatus, RefundState, Ticket, TicketImage
+from orders.models import BuyerEmail, Order, OrderStatus, RefundState, Ticket, TicketImage
 from orders.providers import DESK
-from orders.selectors import order_to_change, tickets_of
+from orders.selectors import order_to_change, refuse_unless_printable, tickets_of
 from orders.services import places
-from orders.tasks import mail_confirmation
+from orders.services.payments import count_email, mail_change
+from orders.tasks import EMAIL_FIELDS, mail_confirmation
 
 # A move keeps what was paid: it changes when, never what.
 MOVABLE = (OrderStatus.CONFIRMED, OrderStatus.HELD)
@@ -29,7 +30,8 @@ def move_order(
 ) -> Order:
     """Move the order's valid tickets to another day (and slot), or an event's other date, at
     the same prices: the new places are taken and the old ones given back in one transaction,
-    under the sale's lock order (the order's row first). Sold out there: nothing moves."""
+    under the sale's lock order (the order's row first), and a confirmed order's visitor is
+    mailed its tickets for the new day. Sold out there: nothing moves."""
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
         if order.status not in MOVABLE:
@@ -68,19 +70,24 @@ def move_order(
         order.date, order.slot = ticket_date, taken.slot
         order.save(update_fields=["date", "slot"])
         record(action=Action.CHANGED, obj=order, by=by, changes=moved)
+        if order.status == OrderStatus.CONFIRMED:  # a held one's email goes when it is paid
+            mail_change(order, now=timezone.now())
     order.sold_tickets = list(tickets_of(order))
     return order
 
 
 def resend_confirmation(*, order_id: uuid.UUID, by) -> Order:
-    """Send the confirmation email of a confirmed order again (a visitor lost it)."""
+    """Send the confirmation email of a confirmed order again (a visitor lost it): its tickets
+    are printed in it, so an order not paid has none to send (NotPaid)."""
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
+        refuse_unless_printable(order)
         if order.status != OrderStatus.CONFIRMED:
             raise OrderCancelled(_("Only a confirmed order's email is sent."))
-        order.confirmation_sent_at = None
         mail_confirmation(order=order)
-        order.save(update_fields=["confirmation_sent_at", "confirmation_task_id"])
+        order.save(update_fields=EMAIL_FIELDS)
+        # Staff send it, past the mailbox's daily limit too; it counts toward it all the same.
+        count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
     return order
 
 

@@ -1,7 +1,7 @@
 """Holds: places kept for an order until it is confirmed, given back when the hold runs out."""
 
 import uuid
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -39,6 +39,32 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
     if ran_out:
         raise HoldExpired()
     order.sold_tickets = list(tickets_of(order))
+    return order
+
+
+def extend_hold(*, order_id: uuid.UUID, by, minutes: int) -> Order:
+    """Keep a held order's places `minutes` from now, while its hold lasts (HoldExpired after;
+    OrderCancelled for a cancelled order). A confirmed order is left as it is. Only orders that
+    confirm_order confirms (a partner's, a free one): a payment's hold is the payment's own
+    (PaymentRequired)."""
+    with transaction.atomic():
+        order = order_to_change(order_id=order_id, by=by)
+        now = timezone.now()
+        if order.status == OrderStatus.HELD:
+            refuse_unpaid_confirmation(order)
+        if order.status == OrderStatus.HELD and (order.hold_expires_at or now) > now:
+            order.hold_expires_at = now + timedelta(minutes=minutes)
+            order.save(update_fields=["hold_expires_at"])
+            record(
+                action=Action.CHANGED,
+                obj=order,
+                by=by,
+                changes={"hold_expires_at": order.hold_expires_at},
+            )
+        elif order.status in (OrderStatus.HELD, OrderStatus.EXPIRED):
+            raise HoldExpired()
+        elif order.status == OrderStatus.CANCELLED:
+            raise OrderCancelled()
     return order
 
 

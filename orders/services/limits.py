@@ -1,33 +1,59 @@
-"""Places that cannot be hoarded: an online account, and each buyer's address within it, holds
-at most so many places at once and takes at most so many per visit date, held or sold; and how
-many tickets one order may have (more at the front desk, which sells to groups).
+"""Places that cannot be hoarded: an online account, and each buyer's mailbox within it, holds
+at most so many places at once, takes at most so many per visit date, held or sold, and at most
+so many free places (confirmed and mailed without a payment) in 24 hours; and how many tickets
+one order may have (more at the front desk, which sells to groups).
 
 Staff at the front desk (orders.sell_at_desk) sell to the people before them: no limits. A hold
 its own buyer cancelled counts until it would have run out, so cancelling and holding
-again gains nothing. Sales partners have no limits unless staff set their own (SaleLimits); an
-online account with its own values (a shop, a kiosk) still has the museum's per-address limits.
+again gains nothing; a free place counts for 24 hours, cancelled or not. Sales partners have no
+limits unless staff set their own (SaleLimits); an online account with its own values (a shop, a
+kiosk) still has the museum's per-mailbox limits.
+
+An address counts as the mailbox it reaches (`mailbox_of`), here and for the daily limit of
+emails (orders.services.payments), so that its spellings share one limit.
 
 Checked in the sale's transaction under the account's row lock, so concurrent sales of one
 account are counted one after the other.
 """
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils import timezone
 
-from orders.exceptions import TooManyHeldPlaces, TooManyPlaces
+from orders.exceptions import TooManyFreePlaces, TooManyHeldPlaces, TooManyPlaces
 from orders.models import Channel, SaleLimits, Ticket
 from orders.providers import SELL_AT_DESK
+
+# Mail providers whose mailboxes ignore dots in the local part (and the other name of Gmail).
+DOTS_IGNORED = {"gmail.com", "googlemail.com"}
+SAME_MAILBOX_DOMAIN = {"googlemail.com": "gmail.com"}
+
+
+def mailbox_of(email: str) -> str:
+    """The mailbox `email` reaches, as every limit counts it: lower case, without the local
+    part's quotes or `+tag`, and without its dots where the provider ignores them
+    ("V.Ictim+1"@Gmail.com is victim@gmail.com)."""
+    if "@" not in email:
+        return email.strip().lower()  # none (a desk sale without email)
+    local, _, domain = email.strip().lower().rpartition("@")
+    local = local.replace('"', "").replace("\\", "").split("+", 1)[0]
+    if domain in DOTS_IGNORED:
+        local = local.replace(".", "")
+    return f"{local}@{SAME_MAILBOX_DOMAIN.get(domain, domain)}"
 
 
 @dataclass(frozen=True)
 class Limits:
     held: int | None
     per_day: int | None
+    free_per_day: int | None = None
+
+
+NO_LIMITS = Limits(None, None, None)
 
 
 def max_tickets_per_order(*, seller=None) -> int:
@@ -40,29 +66,39 @@ def max_tickets_per_order(*, seller=None) -> int:
 
 
 def limits_of(account, *, channel: str) -> tuple[Limits, Limits]:
-    """The account's limits, and those of each address within it (None: no limit)."""
+    """The account's limits, and those of each mailbox within it (None: no limit)."""
     if account.has_perm(SELL_AT_DESK):
         # Staff at the desk sell to the people in front of them, for many a day.
-        return Limits(None, None), Limits(None, None)
+        return NO_LIMITS, NO_LIMITS
     own = SaleLimits.objects.filter(account=account).first()
     online = channel == Channel.ONLINE
-    museum = Limits(settings.MUSEUM_MAX_HELD_PLACES, settings.MUSEUM_MAX_PLACES_PER_DAY)
-    default = museum if online else Limits(None, None)
+    museum = Limits(
+        settings.MUSEUM_MAX_HELD_PLACES,
+        settings.MUSEUM_MAX_PLACES_PER_DAY,
+        settings.MUSEUM_MAX_FREE_PLACES_PER_DAY,
+    )
+    default = museum if online else NO_LIMITS
+
+    mine = own or SaleLimits()
     account_limits = Limits(
-        held=own.max_held_places if own and own.max_held_places is not None else default.held,
-        per_day=(
-            own.max_places_per_day
-            if own and own.max_places_per_day is not None
-            else default.per_day
-        ),
+        held=_either(mine.max_held_places, default.held),
+        per_day=_either(mine.max_places_per_day, default.per_day),
+        free_per_day=_either(mine.max_free_places_per_day, default.free_per_day),
     )
     return account_limits, museum if online else account_limits
 
 
-def check_places(*, buyer, email: str, ticket_date: date, n: int, held: bool, channel: str) -> None:
-    """Refuse a sale of n places that would take the account, or the address, over a limit."""
+def _either(own: int | None, default: int | None) -> int | None:
+    return default if own is None else own
+
+
+def check_places(
+    *, buyer, mailbox: str, ticket_date: date, n: int, held: bool, free: bool, channel: str
+) -> None:
+    """Refuse a sale of n places that would take the account, or the mailbox, over a limit;
+    `free`: the order costs nothing."""
     account_limits, address_limits = limits_of(buyer, channel=channel)
-    if account_limits == address_limits == Limits(None, None):
+    if account_limits == address_limits == NO_LIMITS:
         return
     # One sale of the account at a time from here to the commit.
     get_user_model().objects.select_for_update().filter(pk=buyer.pk).first()
@@ -70,7 +106,7 @@ def check_places(*, buyer, email: str, ticket_date: date, n: int, held: bool, ch
     tickets = Ticket.objects.filter(order__buyer=buyer)
     for who, limits, mine in (
         ("account", account_limits, tickets),
-        ("email address", address_limits, tickets.filter(order__email__iexact=email)),
+        ("email address", address_limits, tickets.filter(order__mailbox=mailbox)),
     ):
         if held and limits.held is not None:
             if _held(mine, now=now).count() + n > limits.held:
@@ -81,6 +117,10 @@ def check_places(*, buyer, email: str, ticket_date: date, n: int, held: bool, ch
             )
             if taken.count() + n > limits.per_day:
                 raise TooManyPlaces(limit=limits.per_day, who=who)
+        if free and limits.free_per_day is not None:
+            given = mine.filter(order__total=0, order__created_at__gt=now - timedelta(days=1))
+            if given.count() + n > limits.free_per_day:
+                raise TooManyFreePlaces(limit=limits.free_per_day, who=who)
 
 
 def _still_held(now: datetime) -> Q:

@@ -10,7 +10,7 @@ provider answers.
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from decimal import Decimal
 
@@ -27,6 +27,8 @@ from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
     HoldExpired,
     NothingToPay,
+    NotTakenAsAsked,
+    PaymentInProgress,
     PaymentRequired,
     ProviderFailed,
     ProviderUnavailable,
@@ -34,6 +36,7 @@ from orders.exceptions import (
     TooManyPaymentAttempts,
 )
 from orders.models import (
+    BuyerEmail,
     Channel,
     Order,
     OrderStatus,
@@ -50,19 +53,24 @@ from orders.providers import (
     ON_ACCOUNT,
     SELL_ON_ACCOUNT,
     TAKE_DESK_PAYMENT,
-    ProviderError,
     offered,
     provider,
 )
-from orders.refunds import pay_back_later
+from orders.providers.base import Notification, ProviderError, Received
+from orders.refunds import pay_back_later, record_refunds
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
-from orders.tasks import mail_confirmation, mail_not_placed
+from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
 logger = logging.getLogger(__name__)
 
-# Each start asks the provider for a new payment: enough for a few cards declined.
+# Each start after a failed one asks the provider for a new payment: enough for a few cards
+# declined.
 MAX_PAYMENT_ATTEMPTS = 10
+# A payment in progress: one per order (a database constraint). A failed one may still take money
+# at its provider (a Stripe intent is paid with another card): a new start cancels it first.
+IN_PROGRESS = (PaymentState.CREATED, PaymentState.PENDING)
+OPEN = (*IN_PROGRESS, PaymentState.FAILED)
 
 
 def channel_of(account) -> str:
@@ -75,18 +83,24 @@ def needs_payment(order: Order) -> bool:
     return order.channel == Channel.ONLINE and order.total > 0
 
 
-def mark_confirmed(order: Order, *, now) -> None:
-    """The order becomes confirmed (paid, on account, or free) and its email is enqueued, within
-    the address's daily limit; the caller saves it."""
+def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
+    """The order becomes confirmed (paid, on account, or free) and is saved (inserted if `new`);
+    its email is enqueued within its mailbox's daily limit."""
     order.status, order.hold_expires_at, order.confirmed_at = OrderStatus.CONFIRMED, None, now
-    if _may_mail(order, now=now):
+    mailed = _may_mail(order, now=now)
+    if mailed:
         mail_confirmation(order=order)
+    if new:
+        order.save(force_insert=True)
+    else:
+        order.save(update_fields=["status", "hold_expires_at", "confirmed_at", *EMAIL_FIELDS])
+    if mailed:
+        count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
 
 
 def confirm_held(order: Order, *, now) -> None:
     """A held order, locked, is confirmed: its tickets valid, a partner's paid on account."""
     mark_confirmed(order, now=now)
-    order.save(update_fields=["status", "hold_expires_at", "confirmed_at", "confirmation_task_id"])
     Ticket.objects.filter(order=order).update(held=False)
     record_on_account_payment(order)
     record(action=Action.CONFIRMED, obj=order, changes={"status": [OrderStatus.HELD, order.status]})
@@ -118,25 +132,38 @@ def refuse_unpaid_confirmation(order: Order) -> None:
 
 
 def _may_mail(order: Order, *, now) -> bool:
-    """Partners' orders are always mailed; online orders up to the address's daily limit, so
-    that free orders cannot flood someone's mailbox."""
+    """Whether the buyer may get one more email now: an online order's buyer gets none past their
+    mailbox's daily limit, which every email counts toward (`count_email`), so that free orders
+    or late payments cannot flood someone's mailbox. A partner's buyers get theirs."""
     if not order.email:  # sold at the desk to someone who wanted no email
         return False
     if order.channel != Channel.ONLINE:
         return True
-    sent = (
-        Order.objects.filter(
-            email__iexact=order.email,
-            channel=Channel.ONLINE,
-            confirmed_at__gte=now - timedelta(days=1),
-        )
-        .exclude(pk=order.pk)
-        .count()
-    )
+    since = now - timedelta(days=1)
+    sent = BuyerEmail.objects.filter(order__mailbox=order.mailbox, sent_at__gt=since).count()
     if sent >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY:
-        logger.warning("Order %s confirmed without its email: the address's daily limit", order.pk)
+        logger.warning("Order %s: no email to its buyer, the mailbox's daily limit", order.pk)
         return False
     return True
+
+
+def count_email(order: Order, *, kind: str) -> None:
+    """An email sent to an online order's buyer counts toward their mailbox's daily limit. A
+    partner's buyers are never refused theirs: no need to count them."""
+    if order.channel == Channel.ONLINE:
+        BuyerEmail.objects.create(order=order, kind=kind)
+
+
+def mail_change(order: Order, *, now) -> None:
+    """After a change of an order its visitor was confirmed (moved, tickets cancelled, money
+    going back): its email again, in the change's transaction, saying what it holds now; within
+    its mailbox's daily limit, which it counts toward like any email (_may_mail). An attempt
+    still waiting sends the order as it is when it runs: two changes in a row make one email,
+    or two."""
+    if _may_mail(order, now=now):
+        mail_confirmation(order=order)
+        order.save(update_fields=EMAIL_FIELDS)
+        count_email(order, kind=BuyerEmail.Kind.CHANGE)
 
 
 def start_payment(
@@ -147,46 +174,105 @@ def start_payment(
     method: str = "",
     tendered: Decimal | None = None,
 ) -> Payment:
-    """Start paying a held order with `provider_name`: the hold is extended for the payment to
-    complete. The desk's payment is taken at once and confirms the order."""
+    """Start paying a held online order with `provider_name`. One payment is in progress at a
+    time: a start with the provider of the payment in progress answers that payment again; with
+    another, the open payments are cancelled at their provider first. The first start extends
+    the hold, once, to MUSEUM_PAYMENT_HOLD_MINUTES after it. The desk's payment is taken at once
+    and confirms the order."""
     chosen = offered(by)
     if provider_name not in chosen:
         raise ProviderUnavailable(provider_name, chosen)
+    for _pass in range(2):  # a second pass once the open payments are cancelled
+        payment, to_cancel = _payment_to_start(
+            order_id=order_id, by=by, provider_name=provider_name, method=method, tendered=tendered
+        )
+        if payment is not None:
+            return _started(payment)
+        # No row stays locked while the providers answer.
+        for payment in to_cancel:
+            _cancel(payment)
+    raise PaymentInProgress()
+
+
+def _payment_to_start(
+    *, order_id: uuid.UUID, by, provider_name: str, method: str, tendered: Decimal | None
+) -> tuple[Payment | None, list[Payment]]:
+    """Under the order's lock: the payment to start (the one in progress with this provider, or
+    a new one), or else the open payments to cancel first."""
     with transaction.atomic():
         # Staff at the desk take anyone's payment; others pay their own orders.
         order = _order_to_pay(order_id=order_id, by=by, desk=provider_name == DESK)
-        if order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
-            raise TooManyPaymentAttempts(limit=MAX_PAYMENT_ATTEMPTS)
-        if tendered is not None and tendered < order.total:
-            raise InvalidInput(
-                "tendered", _("Less than the order's total, %(total)s.") % {"total": order.total}
-            )
-        now = timezone.now()
-        order.hold_expires_at = max(
-            order.hold_expires_at or now,
-            now + timedelta(minutes=settings.MUSEUM_PAYMENT_HOLD_MINUTES),
+        open_payments = list(order.payments.filter(state__in=OPEN))
+        for payment in open_payments:
+            if payment.state in IN_PROGRESS and payment.provider == provider_name:
+                return payment, []
+        if open_payments:
+            return None, open_payments
+        new = _new_payment(
+            order, by=by, provider_name=provider_name, method=method, tendered=tendered
         )
-        order.save(update_fields=["hold_expires_at"])
-        payment = Payment.objects.create(
-            order=order,
-            provider=provider_name,
-            amount=order.total,
-            currency=settings.MUSEUM_CURRENCY,
-            info=method,
-            tendered=tendered,
-            taken_by=by,
+        return new, []
+
+
+def _new_payment(
+    order: Order, *, by, provider_name: str, method: str, tendered: Decimal | None
+) -> Payment:
+    """A new payment of the locked order; the hold is extended to MUSEUM_PAYMENT_HOLD_MINUTES
+    after the order's first payment started, never further."""
+    if order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
+        raise TooManyPaymentAttempts(limit=MAX_PAYMENT_ATTEMPTS)
+    if tendered is not None and tendered < order.total:
+        raise InvalidInput(
+            "tendered", _("Less than the order's total, %(total)s.") % {"total": order.total}
         )
+    now = timezone.now()
+    first = order.payments.order_by("created_at").values_list("created_at", flat=True).first()
+    order.hold_expires_at = max(
+        order.hold_expires_at or now,
+        (first or now) + timedelta(minutes=settings.MUSEUM_PAYMENT_HOLD_MINUTES),
+    )
+    order.save(update_fields=["hold_expires_at"])
+    return Payment.objects.create(
+        order=order,
+        provider=provider_name,
+        amount=order.total,
+        currency=settings.MUSEUM_CURRENCY,
+        info=method,
+        tendered=tendered,
+        taken_by=by,
+    )
+
+
+def _started(payment: Payment) -> Payment:
+    """The payment started at its provider (or, started before, answered again), outside any
+    transaction; the desk's is paid at once."""
     try:
-        started = provider(provider_name).start(payment)
+        started = provider(payment.provider).start(payment)
     except ProviderError as exc:
-        Payment.objects.filter(pk=payment.pk).update(state=PaymentState.FAILED, info=str(exc)[:200])
+        # One never started is over; one started may still be completed by its buyer.
+        Payment.objects.filter(pk=payment.pk, state=PaymentState.CREATED).update(
+            state=PaymentState.FAILED, info=str(exc)[:200]
+        )
         raise ProviderFailed() from exc
-    payment.reference, payment.state = started.reference, PaymentState.PENDING
-    payment.save(update_fields=["reference", "state"])
+    # Only a payment still in progress: a notification may have completed it meanwhile.
+    Payment.objects.filter(pk=payment.pk, state__in=IN_PROGRESS).update(
+        reference=started.reference, state=PaymentState.PENDING
+    )
+    payment.refresh_from_db()
     if started.paid:
         payment = payment_succeeded(payment_id=payment.pk)
     payment.client_secret, payment.pay_url = started.client_secret, started.pay_url
     return payment
+
+
+def _cancel(payment: Payment) -> None:
+    """An open payment cancelled at its provider, then here: it can take no money any more."""
+    try:
+        provider(payment.provider).cancel(payment)
+    except ProviderError as exc:
+        # Most often it was paid meanwhile: its notification confirms the order.
+        raise ProviderFailed() from exc
+    Payment.objects.filter(pk=payment.pk, state=payment.state).update(state=PaymentState.CANCELLED)
 
 
 def _order_to_pay(*, order_id: uuid.UUID, by, desk: bool) -> Order:
@@ -196,7 +282,8 @@ def _order_to_pay(*, order_id: uuid.UUID, by, desk: bool) -> Order:
             raise NotFound()
     else:
         order = order_to_change(order_id=order_id, by=by)
-    if order.status == OrderStatus.HELD and order.total > 0:
+    # Only an online order takes a provider's payment: a partner's is paid on account.
+    if order.status == OrderStatus.HELD and needs_payment(order):
         if order.hold_expires_at and order.hold_expires_at <= timezone.now():
             raise HoldExpired()
         return order
@@ -226,8 +313,15 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         if payment.state in (PaymentState.CONFIRMED, PaymentState.REFUNDED):
             return payment
         now = timezone.now()
-        placed = order.status == OrderStatus.HELD or (
-            order.status == OrderStatus.EXPIRED and _placed_again(order)
+        # Only an online order not paid otherwise takes a provider's payment; a partner's is
+        # paid on account.
+        placed = (
+            needs_payment(order)
+            and not order.payments.filter(state=PaymentState.CONFIRMED).exists()
+            and (
+                order.status == OrderStatus.HELD
+                or (order.status == OrderStatus.EXPIRED and _placed_again(order))
+            )
         )
         if placed:
             record(action=Action.PAID, obj=order, changes=_audited_payment(payment))
@@ -236,9 +330,8 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
             if payment.amount > order.total:
                 _refund(payment, order=order, amount=payment.amount - order.total)
             payment.state = PaymentState.CONFIRMED
-        else:  # its places are gone, or it is cancelled, or another payment paid it
-            _refund(payment, order=order, amount=payment.amount, source=RefundSource.NOT_PLACED)
-            mail_not_placed(payment=payment)
+        else:
+            _pay_back_whole(payment, order=order, now=now)
             payment.state = PaymentState.REFUNDED
         # The payment's new state is written last, after all it caused.
         payment.confirmed_at = now
@@ -249,6 +342,73 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
 
 def _audited_payment(payment: Payment) -> dict:
     return {"payment": payment.pk, "provider": payment.provider, "amount": payment.amount}
+
+
+def _pay_back_whole(payment: Payment, *, order: Order, now) -> None:
+    """A payment the order cannot take goes back whole at once, recorded with why, and the buyer
+    is told why (an email that counts toward the mailbox's daily limit)."""
+    if order.status == OrderStatus.CANCELLED:
+        source = RefundSource.PAID_AFTER_CANCEL
+    elif order.status == OrderStatus.EXPIRED:
+        source = RefundSource.NOT_PLACED  # its places went meanwhile
+    else:  # paid by another payment, or a partner's order, paid on account
+        source = RefundSource.ALREADY_PAID
+    _refund(payment, order=order, amount=payment.amount, source=source)
+    record(
+        action=Action.REFUNDED, obj=order, changes={**_audited_payment(payment), "source": source}
+    )
+    if _may_mail(order, now=now):
+        mail_not_placed(payment=payment)
+        count_email(order, kind=BuyerEmail.Kind.PAID_BACK)
+
+
+def notification_received(*, provider_name: str, body: bytes, headers: Mapping[str, str]) -> None:
+    """A provider's notification of a payment, acted on once per event: a failure marks the
+    payment failed; a success confirms the order only once the provider itself, asked again,
+    says it took this payment's amount, in its currency (NotTakenAsAsked otherwise,
+    ProviderFailed while it cannot be asked: the provider notifies again later)."""
+    chosen = provider(provider_name)
+    notice = chosen.handle_notification(body=body, headers=headers)
+    if notice is None:
+        return
+    payment = Payment.objects.filter(provider=provider_name, reference=notice.reference).first()
+    if payment is None:
+        # Not ours (another system on the same account), or a payment since deleted.
+        return
+    event = (provider_name, notice.event_id)
+    if ProviderEvent.objects.filter(provider=provider_name, event_id=notice.event_id).exists():
+        return  # handled before: not even read back again
+    if not notice.succeeded:
+        payment_failed(payment_id=payment.pk, message=notice.message, event=event)
+        return
+    try:
+        received = chosen.read_back(payment)
+    except ProviderError as exc:
+        logger.warning("%s event %s: reading the payment back failed: %s", *event, exc)
+        raise ProviderFailed() from exc
+    if not _taken_as_asked(payment, received, notice):
+        raise NotTakenAsAsked()
+    payment_succeeded(payment_id=payment.pk, event=event)
+
+
+def _taken_as_asked(payment: Payment, received: Received, notice: Notification) -> bool:
+    """Whether what the provider took is this payment: its amount, currency and id; the
+    provider's word that it succeeded is not enough."""
+    asked = (payment.amount, payment.currency, str(payment.pk))
+    taken = (received.amount, received.currency, received.payment_id)
+    if received.succeeded and taken == asked:
+        return True
+    logger.warning(
+        "%s event %s for payment %s: the provider reports %s (%s %s, payment %r), not as asked",
+        payment.provider,
+        notice.event_id,
+        payment.pk,
+        "succeeded" if received.succeeded else "not succeeded",
+        received.amount,
+        received.currency,
+        received.payment_id,
+    )
+    return False
 
 
 def payment_failed(
@@ -299,8 +459,8 @@ def _placed_again(order: Order) -> bool:
 def _refund(
     payment: Payment, *, order: Order, amount: Decimal, source: str = RefundSource.BUYER
 ) -> Refund:
-    refund = Refund.objects.create(order=order, payment=payment, amount=amount, source=source)
-    pay_back_later(refund=refund)
+    refund = Refund(order=order, payment=payment, amount=amount, source=source)
+    [refund] = record_refunds([refund], through=provider(payment.provider))
     return refund
 
 
@@ -309,8 +469,8 @@ def refund_tickets(
 ) -> tuple[list[Refund], AuditEntry]:
     """What was paid for `tickets` of a confirmed order goes back through the provider that
     took it, a refund per ticket, never more than the payment left; without a payment (a free
-    order, or one sold before payments), staff pay back by hand. A provider that pays back
-    without calling out (on account, the desk) settles it here; the others after the commit.
+    order, or one sold before payments), staff pay back by hand (orders.refunds settles
+    them).
 
     The refunds, and their audit entry, which the caller records with its own change's (one
     INSERT for both: audit.services.record_each)."""
@@ -322,8 +482,6 @@ def refund_tickets(
         .first()
     )
     left = payment.amount - payment.paid_back if payment else Decimal("0")
-    local = payment is not None and provider(payment.provider).settles_locally
-    now = timezone.now()
     refunds = []
     for ticket in tickets:
         amount = min(ticket.price, left) if payment else ticket.price
@@ -337,17 +495,11 @@ def refund_tickets(
             cancelled_by=by,
             state=RefundState.CREATED if payment and amount else _without_provider(amount),
         )
-        if local and refund.state == RefundState.CREATED:
-            assert payment is not None
-            refund.state, refund.reference = provider(payment.provider).refund(refund)
-            refund.done_at = now if refund.state == RefundState.DONE else None
         refunds.append(refund)
-    refunds = Refund.objects.bulk_create(refunds)
+    refunds = record_refunds(refunds, through=provider(payment.provider) if payment else None)
     metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
-        if refund.state == RefundState.CREATED:
-            pay_back_later(refund=refund)
     changes = {
         "tickets": [ticket.pk for ticket in tickets],
         "amount": sum((refund.amount for refund in refunds), Decimal("0")),
@@ -356,6 +508,23 @@ def refund_tickets(
         "provider": payment.provider if payment else "",
     }
     return refunds, (Action.REFUNDED, order, changes)
+
+
+def refund_due(*, order: Order, tickets: Sequence[Ticket]) -> Decimal:
+    """What cancelling `tickets` would pay back, as refund_tickets reckons it: their prices,
+    never more than the payment has left; nothing for an order never confirmed (a hold)."""
+    if order.status != OrderStatus.CONFIRMED:
+        return Decimal("0")
+    prices = sum((ticket.price for ticket in tickets), Decimal("0"))
+    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
+    return prices if payment is None else min(prices, _refundable(payment))
+
+
+def _refundable(payment: Payment | None) -> Decimal:
+    if payment is None:
+        return Decimal("0")
+    paid_back = sum(payment.refunds.values_list("amount", flat=True), Decimal("0"))
+    return payment.amount - paid_back
 
 
 def _without_provider(amount: Decimal) -> str:
@@ -367,6 +536,7 @@ def retry_refund(*, refund_id: int) -> None:
     with transaction.atomic():
         refund = Refund.objects.select_for_update().get(pk=refund_id)
         if refund.state == RefundState.FAILED:
-            refund.state, refund.error = RefundState.CREATED, ""
-            refund.save(update_fields=["state", "error"])
+            # A new series of attempts.
+            refund.state, refund.error, refund.attempt = RefundState.CREATED, "", 0
+            refund.save(update_fields=["state", "error", "attempt"])
             pay_back_later(refund=refund)

@@ -33,7 +33,7 @@ def anonymise_old_orders(*, batch_size: int = 1000) -> int:
         # anonymised and sends nothing.
         with transaction.atomic():
             anonymised += Order.objects.filter(pk__in=batch).update(
-                email=ANONYMISED_EMAIL, phone="", name=""
+                email=ANONYMISED_EMAIL, mailbox=ANONYMISED_EMAIL, phone="", name=""
             )
             forget_personal_data(model=Order, ids=batch)
     return anonymised

@@ -23,7 +23,7 @@ from orders.exceptions import DateInPast, SoldOut
 from orders.models import Channel, Order, OrderStatus, Ticket, TicketType, VisitorCategory
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.limits import check_places, max_tickets_per_order
+from orders.services.limits import check_places, mailbox_of, max_tickets_per_order
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -61,6 +61,7 @@ def place_order(
     entry_time: time | None = None,
     earliest_slot: bool = False,
     hold: bool = False,
+    hold_minutes: int | None = None,
     language: str = "",
     seller=None,
 ) -> Order:
@@ -72,6 +73,9 @@ def place_order(
 
     On a timed day the order names its slot (`entry_time`), or with `earliest_slot` takes the
     earliest slot with room, as the contract's purchase does.
+
+    `hold` keeps the order held even where it would be confirmed at once (a partner's, or a
+    free one) until confirm_order; `hold_minutes` (default MUSEUM_HOLD_MINUTES) is how long.
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -92,7 +96,7 @@ def place_order(
         else:
             taken = places.take(ticket_date=ticket_date, event_id=event_id, slot=slot, n=count)
         lines_priced = priced(lines=lines, categories=categories, event=taken.event)
-        return _record_order(purchase, taken, lines_priced, hold=hold)
+        return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     return _selling(sell, ticket_date=ticket_date, event_id=event_id)
@@ -195,28 +199,38 @@ def _selling(sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUI
         return sell()
 
 
-def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *, hold: bool):
+def _record_order(
+    purchase: Purchase,
+    taken: places.Taken,
+    lines: list[Line],
+    *,
+    hold: bool,
+    hold_minutes: int | None = None,
+):
     now = timezone.now()
     channel = channel_of(purchase.buyer)
     total = total_of(lines)
     # An online order with a price is held until a provider confirms its payment.
     held = hold or (channel == Channel.ONLINE and total > 0)
+    mailbox = mailbox_of(purchase.email)
     check_places(
         buyer=purchase.buyer,
-        email=purchase.email,
+        mailbox=mailbox,
         ticket_date=purchase.ticket_date,
         n=sum(line.quantity for line in lines),
         held=held,
+        free=total == 0,
         channel=channel,
     )
     order = Order(
         buyer=purchase.buyer,
         email=purchase.email,
+        mailbox=mailbox,
         phone=purchase.phone,
         name=purchase.name,
         language=purchase.language,
         status=OrderStatus.HELD,
-        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
+        hold_expires_at=now + timedelta(minutes=hold_minutes or settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),
         ticket_type=purchase.ticket_type,
         date=purchase.ticket_date,
@@ -225,9 +239,10 @@ def _record_order(purchase: Purchase, taken: places.Taken, lines: list[Line], *,
         total=total,
         channel=channel,
     )
-    if not held:
-        mark_confirmed(order, now=now)
-    order.save(force_insert=True)
+    if held:
+        order.save(force_insert=True)
+    else:
+        mark_confirmed(order, now=now, new=True)
     record_on_account_payment(order)
     tickets = [
         Ticket(

@@ -1,5 +1,7 @@
 """A real browser for the desk: Debian's Chromium driven by Playwright, against live_server."""
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,31 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHONE = {"width": 390, "height": 844}  # the door page is used on a phone
+TABLET = {"width": 820, "height": 1180}  # the desk: a tablet on the counter, or a desktop
+DESKTOP = {"width": 1280, "height": 800}
+# The pictures of docs/staff.md, taken by the tests when MUSEUM_SCREENSHOTS=1 (and only then, so
+# that a test run leaves the committed files alone).
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def screenshot(page, name: str, *, full_page: bool = False) -> None:
+    if os.environ.get("MUSEUM_SCREENSHOTS") == "1":
+        page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page)
+
+
+@contextmanager
+def csp_watched(page):
+    """Fails if the page broke its Content-Security-Policy meanwhile (Chromium reports each
+    script, style or image it blocked)."""
+    refused: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            refused.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    yield
+    assert refused == [], "the page broke its Content-Security-Policy"
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -45,20 +72,18 @@ def browser():
 
 
 @pytest.fixture
-def page(browser, live_server, request):
-    context = browser.new_context(base_url=live_server.url, viewport=PHONE)
+def viewport():
+    """The screen `page` has: a phone's, unless a module says otherwise."""
+    return PHONE
+
+
+@pytest.fixture
+def page(browser, live_server, request, viewport):
+    context = browser.new_context(base_url=live_server.url, viewport=viewport)
     context.set_default_timeout(10_000)
     page = context.new_page()
-    # Chromium reports each script, style or image a Content-Security-Policy blocked.
-    refused = []
-    page.on(
-        "console",
-        lambda message: (
-            refused.append(message.text) if "Content Security Policy" in message.text else None
-        ),
-    )
-    yield page
-    assert refused == [], "the page broke its Content-Security-Policy"
+    with csp_watched(page):
+        yield page
     report = getattr(request.node, "report_call", None)
     if report is None or report.failed:
         ARTIFACTS.mkdir(exist_ok=True)

@@ -15,7 +15,7 @@ from museum.accounts import create_account
 from orders import tokens
 from orders.models import Ticket
 from orders.services.sale import place_order
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, csp_watched, screenshot
 from tests.factories import PASSWORD, MuseumDayFactory, partner_member
 
 pytestmark = pytest.mark.needs_tool("chromium")
@@ -95,7 +95,8 @@ def test_an_orders_code_admits_its_valid_tickets_and_lists_the_refused(page, des
 
     expect(verdict.locator("> .word")).to_have_text("REFUSE")
     expect(page.locator("body")).to_have_attribute("data-signal", "refuse")
-    expect(verdict.locator("> .why")).to_contain_text("No ticket of the order admitted")
+    # Said as what it is (two visitors inside), not as the cancelled ticket's refusal.
+    expect(verdict.locator("> .why")).to_contain_text("Already checked in: 2 of 3, at ")
     expect(page.locator("#order-tickets li.refuse")).to_have_count(3)
     assert Ticket.objects.filter(order=order, checked_in_at__isnull=False).count() == 2
 
@@ -186,3 +187,50 @@ def test_the_camera_reads_a_tickets_qr_code_and_admits_it(browser, desk, live_se
         camera.close()
     ticket.refresh_from_db()
     assert ticket.checked_in_by.username == "desk"
+
+
+def test_the_camera_stays_in_view_after_a_familys_verdict_and_a_rescan_says_inside(
+    browser, desk, live_server, tmp_path
+):
+    order = family(adults=2, children=2)
+    video = tmp_path / "order.y4m"
+    video.write_bytes(y4m_of(qrcode.make(order.confirmation_code, border=4).get_image()))
+    camera = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=[
+            *CHROMIUM_ARGS,
+            "--use-fake-device-for-media-stream",
+            "--use-fake-ui-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}",
+        ],
+    )
+    try:
+        context = camera.new_context(base_url=live_server.url, viewport=PHONE)
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        with csp_watched(page):
+            open_door(page)
+            page.click("#camera-start")
+
+            verdict = page.locator("#verdict")
+            expect(verdict.locator("> .why")).to_have_text(
+                "Welcome: 4 of 4 tickets admitted", timeout=20_000
+            )
+            # The verdict lies over the camera's view, which stays on the phone's screen.
+            expect(page.locator("#camera-video")).to_be_in_viewport()
+            expect(verdict).to_be_in_viewport()
+            screenshot(page, "door-family")
+            # And clears itself: the next visitor's code is shown to a free view.
+            expect(verdict).to_have_count(0, timeout=10_000)
+
+            page.locator("#scanned").fill(order.confirmation_code.upper())
+            page.keyboard.press("Enter")
+            last = max(t.checked_in_at for t in tickets_of(order))
+            expect(verdict.locator("> .why")).to_have_text(
+                f"Already checked in: 4 of 4, at {timezone.localtime(last):%H:%M}"
+            )
+            expect(page.locator("#camera-video")).to_be_in_viewport()
+            screenshot(page, "door-rescan")
+    finally:
+        camera.close()

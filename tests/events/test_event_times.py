@@ -90,6 +90,7 @@ def test_an_event_with_a_start_alone_ends_in_the_calendar_when_the_museum_closes
     visitor_client, amsterdam
 ):
     from orders.notifications import confirmation_context, visit_times
+    from orders.selectors import order_account
 
     MuseumDayFactory(date=VISIT, opens_at=dt.time(9), closes_at=dt.time(18))
     event = SpecialEventFactory(name="Curator's talk", dates=[VISIT])
@@ -103,7 +104,7 @@ def test_an_event_with_a_start_alone_ends_in_the_calendar_when_the_museum_closes
     start, end = visit_times(order=order)
 
     assert (start.time(), end.time()) == (dt.time(14), dt.time(18))
-    assert confirmation_context(order=order, tickets=[])["when"] == (
+    assert confirmation_context(order=order, account=order_account(order=order))["when"] == (
         "Wednesday 12 Jun 2030, from 14:00"
     )
 

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ PRODUCTION = {
     "MUSEUM_TICKET_SIGNING_KEYS": SEED,
     "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
     "EMAIL_HOST": "smtp.example.org",
+    "MUSEUM_PUBLIC_URL": "https://museum.example.org",
 }
 
 
@@ -42,6 +44,7 @@ def production(settings):
     settings.MUSEUM_TICKET_SIGNING_KEYS = [SEED]
     settings.EMAIL_BACKEND = PRODUCTION["EMAIL_BACKEND"]
     settings.SESSION_COOKIE_AGE = 8 * 60 * 60
+    settings.MUSEUM_PUBLIC_URL = PRODUCTION["MUSEUM_PUBLIC_URL"]
     return settings
 
 
@@ -86,6 +89,19 @@ def test_a_session_longer_than_a_day_fails(production):
     assert "museum.E003" in deploy_check_errors()
 
 
+def test_a_local_public_url_is_warned_of_unless_the_museum_words_cancelling_itself(production):
+    production.MUSEUM_PUBLIC_URL = "http://127.0.0.1:8000"
+    warned = StringIO()
+    call_command("check", deploy=True, stderr=warned)
+
+    production.MUSEUM_CANCEL_INSTRUCTIONS = "Call us on +31 20 000 0000."
+    instructed = StringIO()
+    call_command("check", deploy=True, stderr=instructed)
+
+    assert "museum.W001" in warned.getvalue() and "MUSEUM_PUBLIC_URL" in warned.getvalue()
+    assert "museum.W001" not in instructed.getvalue()
+
+
 def test_local_work_and_the_plain_check_are_not_held_to_deployment(production):
     production.MUSEUM_TICKET_SIGNING_KEYS = []
     production.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
@@ -100,6 +116,7 @@ def test_the_documented_production_environment_passes_check_deploy():
     without_keys = manage("check", "--deploy", **{**PRODUCTION, "MUSEUM_TICKET_SIGNING_KEYS": ""})
 
     assert passed.returncode == 0, passed.stderr
+    assert "museum.W001" not in passed.stderr  # its public URL is set
     assert without_keys.returncode != 0
     assert "museum.E001" in without_keys.stderr
 

@@ -53,6 +53,7 @@ def test_order_settings_refuse_nonsense_at_start():
         ("MUSEUM_CURRENCY", "euro", "MUSEUM_CURRENCY must be an ISO 4217 code"),
         ("MUSEUM_HOLD_MINUTES", "0", "MUSEUM_HOLD_MINUTES must be 1+"),
         ("MUSEUM_CANCEL_HOURS_BEFORE", "-1", "MUSEUM_CANCEL_HOURS_BEFORE"),
+        ("MUSEUM_PUBLIC_URL", "museum.example.org", "MUSEUM_PUBLIC_URL must start with https://"),
     ]:
         result = manage("check", **{name: value})
 

@@ -9,11 +9,11 @@ from django.db import connection
 from django.utils import timezone
 
 from hours.models import EntrySlot, MuseumDay
-from orders.models import Order, OrderStatus, Ticket
+from orders.models import Order, OrderStatus, Payment, Ticket
 from orders.services.cancellation import cancel_order
 from orders.services.holds import release_expired_holds
 from orders.services.sale import place_order
-from tests.factories import MuseumDayFactory, partner_member
+from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.live_http import in_parallel, post, sign_in
 from tests.orders.conftest import order_body
 
@@ -112,3 +112,23 @@ def test_parallel_contract_purchases_on_a_timed_day_fill_its_slots_in_order(
     assert EntrySlot.objects.get(pk=early.pk).sold == EntrySlot.objects.get(pk=late.pk).sold == 10
     assert Ticket.objects.filter(slot=early).count() == Ticket.objects.filter(slot=late).count()
     assert MuseumDay.objects.get(pk=day.pk).sold == 20
+
+
+def test_parallel_payment_starts_of_one_order_start_one_payment(live_server):
+    buyer = UserFactory(username="online")
+    day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2))
+    order = place_order(
+        buyer=buyer,
+        email="a@example.com",
+        ticket_type="general",
+        ticket_date=day.date,
+        lines=[{"category": "adult", "quantity": 1}],
+    )
+    sign_in(live_server.url, username="online")
+    url = f"{live_server.url}/v1.1/orders/{order.pk}/payments"
+
+    answers = in_parallel(10, lambda: post(url, {"provider": "demo"}, "online"))
+
+    assert {status for status, _ in answers} == {201}
+    assert len({payment["paymentId"] for _, payment in answers}) == 1
+    assert Payment.objects.filter(order=order).count() == 1

@@ -1,16 +1,23 @@
-"""The confirmation email's content: plain text and HTML, the tickets per category in the order's
-language, the tickets' PDF and the visit as a calendar entry in the museum's zone."""
+"""The order's email: plain text and HTML, the tickets per category in the order's language, the
+tickets' PDF and the visit as a calendar entry in the museum's zone; sent again after a move or a
+cancellation with what was paid, what goes back and what stays valid; how to cancel, and never a
+deadline already past."""
 
 import datetime as dt
+import re
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 from icalendar import Calendar
 
+from orders import tokens
 from orders.models import Order
+from orders.services.changes import move_order
 from tests.conftest import run_task_worker
-from tests.factories import MuseumDayFactory, SpecialEventFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, staff_member
 from tests.orders.conftest import later, order_body
 from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 
@@ -54,7 +61,7 @@ def test_the_email_has_text_html_the_pdf_and_the_visit_in_the_calendar(visitor_c
     for part in (message.body, html):
         assert "Rijksmuseum Test" in part and order.confirmation_code in part
         assert "Wednesday 12 Jun 2030, entry from 10:30" in part  # 24-hour, day before month
-        assert "2 × Adult" in part and "1 × Child" in part
+        assert "2 Adults" in part and "1 Child (6-17)" in part
         assert "Total" in part and "€37.50" in part  # the CLDR's British way
         assert "Tuesday 11 Jun 2030, 10:30" in part  # the cancellation deadline, a day before
     assert "Total: €37.50\n" in message.body and "<table" in html
@@ -99,7 +106,7 @@ def test_a_german_order_is_confirmed_in_german(visitor_client, amsterdam):
     [(html, _)] = message.alternatives
     for part in (message.body, html):
         assert "Mittwoch, 12. Juni 2030, geöffnet 10:00–17:00" in part
-        assert "2 × Erwachsene" in part and "37,50\xa0€" in part  # the category's German name
+        assert "2 Erwachsene" in part and "37,50\xa0€" in part  # the category's German name
         assert "Dienstag, 11. Juni 2030, 00:00" in part  # the cancellation deadline
     assert "Vielen Dank für Ihre Bestellung bei Rijksmuseum Test." in message.body
     assert "Gesamt: 37,50\xa0€\n" in message.body and '<html lang="de">' in html
@@ -109,3 +116,125 @@ def test_a_german_order_is_confirmed_in_german(visitor_client, amsterdam):
     assert description.startswith(f"Bestellung {order.confirmation_code}: 3 Tickets.")
     [pdf] = [content for _, content, kind in message.attachments if kind == "application/pdf"]
     assert pdf_text(pdf).count(" von 3 · Bestellung ") == 3
+
+
+# After a change the visitor is mailed again: what the order holds now, adding up.
+
+
+def amounts(text: str, *labels: str) -> list[Decimal]:
+    """The euro amounts after each label ("Total: €37.50") in an English email."""
+    return [Decimal(re.search(rf"{label}: €([\d.]+)\n", text).group(1)) for label in labels]
+
+
+def pdf_of(message) -> bytes:
+    [pdf] = [content for _, content, kind in message.attachments if kind == "application/pdf"]
+    return pdf
+
+
+@NEEDS_POPPLER
+def test_a_partial_cancellation_mails_what_was_paid_goes_back_and_stays_valid(
+    visitor_client, amsterdam
+):
+    MuseumDayFactory(date=VISIT, opens_at=dt.time(10), closes_at=dt.time(17))
+    order, _ = mailed(visitor_client, order_body(VISIT, ("adult", 2), ("child", 1)))
+    child = order.tickets.get(category__category="child")
+
+    visitor_client.post(f"{ORDERS}/{order.pk}/tickets/{child.pk}/cancel")
+    run_task_worker()
+
+    [_, changed] = mail.outbox
+    assert changed.subject == (
+        f"Your order {order.confirmation_code} has changed: 2 tickets on Wednesday 12 Jun 2030"
+    )
+    body = changed.body
+    assert "has changed. This is what it holds now" in body
+    assert "  2 Adults at €15.00: €30.00\n  1 Child (6-17) at €7.50: €7.50\n" in body
+    assert "Cancelled:\n  1 Child (6-17): €7.50 back\n" in body
+    paid, back, valid = amounts(body, "Total", "Paid back", "Still valid")
+    assert (paid, back, valid) == (Decimal("37.50"), Decimal("7.50"), Decimal("30.00"))
+    assert paid - back == valid == sum(t.price for t in order.tickets.filter(cancelled_at=None))
+    assert child.confirmation_code not in body.split("Ticket codes:")[1]
+    [(html, _)] = changed.alternatives
+    assert "€7.50 back" in html and "€30.00" in html
+    pages = pdf_text(pdf_of(changed)).rstrip("\f").split("\f")
+    assert len(pages) == 2 and not any("CANCELLED" in page for page in pages)
+
+
+@NEEDS_POPPLER
+def test_a_move_mails_the_tickets_for_the_new_day_and_slot(visitor_client, amsterdam):
+    day = MuseumDayFactory(date=VISIT, opens_at=dt.time(10), closes_at=dt.time(17))
+    day.slots.create(entry_time=dt.time(10, 30), capacity=10)
+    other = MuseumDayFactory(date=VISIT + dt.timedelta(days=1), opens_at=dt.time(10))
+    other.slots.create(entry_time=dt.time(14), capacity=10)
+    order, _ = mailed(visitor_client, order_body(VISIT, ("adult", 2), entryTime="10:30"))
+
+    move_order(order_id=order.pk, by=staff_member(), ticket_date=other.date, entry_time=dt.time(14))
+    run_task_worker()
+
+    [_, moved] = mail.outbox
+    assert moved.subject == (
+        f"Your order {order.confirmation_code} has changed: 2 tickets on Thursday 13 Jun 2030"
+    )
+    assert "Date: Thursday 13 Jun 2030, entry from 14:00\n" in moved.body
+    assert "Total: €30.00\n" in moved.body and "Cancelled:" not in moved.body
+    text = pdf_text(pdf_of(moved))
+    assert text.count("Thursday 13 Jun 2030") >= 2 and "Entry from 14:00" in text
+    assert "Entry from 10:30" not in text and "until Wednesday 12 Jun 2030, 14:00" in text
+    [visit] = calendar_of(moved).walk("VEVENT")
+    assert visit.decoded("DTSTART").date() == other.date
+    assert str(visit.get("UID")) == str(order.pk)  # the calendar's entry is moved, not added
+
+
+def test_an_order_bought_after_its_deadline_promises_no_cancelling(visitor_client, amsterdam):
+    today = MuseumDayFactory(date=timezone.localdate())
+
+    _, message = mailed(visitor_client, order_body(today.date))
+
+    assert "The tickets of this order can no longer be cancelled online." in message.body
+    assert "Until" not in message.body and "/orders/cancel/" not in message.body
+
+
+def test_the_email_links_the_orders_cancel_page(visitor_client, amsterdam):
+    MuseumDayFactory(date=VISIT)
+
+    order, message = mailed(visitor_client, order_body(VISIT, ("adult", 1)))
+
+    link = f"http://127.0.0.1:8000/orders/cancel/{tokens.sign_cancel_link(order_id=order.pk)}"
+    assert (
+        f"Until Tuesday 11 Jun 2030, 00:00 you can cancel tickets of this order on its page, and "
+        f"get their price back: {link}." in message.body
+    )
+    [(html, _)] = message.alternatives
+    assert f'<a href="{link}">{link}</a>' in html
+
+
+def test_a_free_ticket_cancelled_is_told_without_money(visitor_client, amsterdam):
+    MuseumDayFactory(date=VISIT)
+    order, _ = mailed(visitor_client, order_body(VISIT, ("adult", 1), ("infant", 1)))
+    infant = order.tickets.get(category__category="infant")
+
+    visitor_client.post(f"{ORDERS}/{order.pk}/tickets/{infant.pk}/cancel")
+    run_task_worker()
+
+    body = mail.outbox[-1].body
+    assert "Cancelled:\n  1 Infant (under 6)\n" in body
+    assert "Paid back" not in body and "Still valid: €15.00\n" in body
+
+
+def test_a_german_order_is_told_its_change_in_german_counting_right(visitor_client, amsterdam):
+    MuseumDayFactory(date=VISIT)
+    body = order_body(VISIT, ("adult", 2), ("child", 1), language="de")
+    order, _ = mailed(visitor_client, body)
+    adult = order.tickets.filter(category__category="adult").first()
+
+    visitor_client.post(f"{ORDERS}/{order.pk}/tickets/{adult.pk}/cancel")
+    run_task_worker()
+
+    changed = mail.outbox[-1]
+    assert changed.subject == (
+        f"Ihre Bestellung {order.confirmation_code} wurde geändert: 2 Tickets am "
+        "Mittwoch, 12. Juni 2030"
+    )
+    assert "  2 Erwachsene zu 15,00\xa0€: 30,00\xa0€\n" in changed.body
+    assert "Storniert:\n  1 Erwachsener: 15,00\xa0€ zurück\n" in changed.body
+    assert "Erstattet: 15,00\xa0€\nWeiterhin gültig: 22,50\xa0€\n" in changed.body

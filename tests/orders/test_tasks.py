@@ -2,17 +2,19 @@
 
 import datetime as dt
 import re
+import uuid
 
 import pytest
 import time_machine
 from django.core import mail
+from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from hours.models import MuseumDay
+from museum.lost_work import LOST_AFTER, RETRY
 from orders import tasks
-from orders.models import Order
-from orders.tasks import LOST_AFTER
+from orders.models import BuyerEmail, Order
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tests.orders.conftest import later, order_body
@@ -104,28 +106,53 @@ def test_each_attempt_is_recorded_on_the_order_until_one_sends(visitor_client, s
     assert order.confirmation_sent_at is not None and order.confirmation_task_id == ""
 
 
+def die_mid_attempt(order: Order) -> None:
+    """What a worker killed while sending leaves: its task result running forever, and the
+    email claimed by its attempt, unsent."""
+    [lost] = attempts_of(order)
+    lost.claim("a-worker-that-died")
+    assert tasks.claim_confirmation(order_id=order.pk, attempt=1) is not None
+
+
 def test_an_attempt_lost_with_its_worker_is_enqueued_again(visitor_client, clock):
     day = MuseumDayFactory(date=later())
     visitor_client.post(ORDERS, order_body(day.date), format="json")
     order = Order.objects.get()
-    # What a worker killed mid-attempt leaves: its task result running forever, the email unsent.
-    [lost] = attempts_of(order)
-    lost.claim("a-worker-that-died")
+    die_mid_attempt(order)
 
     run_task_worker()
     assert not mail.outbox
-    assert tasks.requeue_lost_order_confirmations() == 0  # perhaps still running
+    assert tasks.requeue_lost_order_confirmations() == 0  # perhaps still sending
 
-    clock.shift(LOST_AFTER)
+    clock.shift(LOST_AFTER + dt.timedelta(seconds=1))
     assert tasks.requeue_lost_order_confirmations() == 1
-    assert tasks.requeue_lost_order_confirmations() == 0  # its new attempt is waiting: not lost
+    assert tasks.requeue_lost_order_confirmations() == 0  # its next attempt is waiting: not lost
     run_task_worker()
+    assert not mail.outbox  # the next attempt waits as after a failure
 
+    clock.shift(RETRY.wait(1))
+    run_task_worker()
     [message] = mail.outbox
     assert order.confirmation_code in message.body
     order.refresh_from_db()
-    assert order.confirmation_sent_at is not None
+    assert order.confirmation_sent_at is not None and order.confirmation_attempt == 2
     assert tasks.requeue_lost_order_confirmations() == 0  # sent: nothing more
+
+
+def test_an_email_lost_on_its_last_attempt_is_given_up(visitor_client, clock):
+    day = MuseumDayFactory(date=later())
+    visitor_client.post(ORDERS, order_body(day.date), format="json")
+    order = Order.objects.get()
+    die_mid_attempt(order)
+    Order.objects.filter(pk=order.pk).update(confirmation_attempt=RETRY.attempts)
+
+    clock.shift(LOST_AFTER + dt.timedelta(seconds=1))
+    assert tasks.requeue_lost_order_confirmations() == 1
+    order.refresh_from_db()
+    assert order.confirmation_task_id == "" and order.confirmation_claimed_at is None
+    clock.shift(dt.timedelta(days=1))
+    run_task_worker()
+    assert not mail.outbox
 
 
 def test_a_held_order_is_mailed_when_confirmed_not_before(visitor_client):
@@ -171,15 +198,28 @@ def test_an_event_name_stored_with_a_line_break_is_mailed_on_one_line(visitor_cl
     assert Order.objects.get().confirmation_sent_at is not None
 
 
-def test_an_order_cancelled_before_its_email_went_is_not_mailed(visitor_client):
+def test_an_order_cancelled_before_its_email_went_gets_one_email_saying_so(visitor_client):
     day = MuseumDayFactory(date=later(days=5))
     placed = visitor_client.post(ORDERS, order_body(day.date), format="json").json()
     assert visitor_client.post(f"{ORDERS}/{placed['orderId']}/cancel").status_code == 200
 
     run_task_worker()
 
-    assert mail.outbox == []
+    [message] = mail.outbox
+    assert message.subject == f"Your order {placed['confirmationCode']} is cancelled"
+    assert "No ticket of this order is valid any more." in message.body
+    assert message.attachments == []  # no tickets, no visit
     assert tasks.requeue_lost_order_confirmations() == 0
+
+
+def test_a_hold_let_go_is_mailed_nothing(visitor_client):
+    day = MuseumDayFactory(date=later(days=5))
+    held = visitor_client.post(ORDERS, order_body(day.date, hold=True), format="json").json()
+    assert visitor_client.post(f"{ORDERS}/{held['orderId']}/cancel").status_code == 200
+
+    run_task_worker()
+
+    assert mail.outbox == []
 
 
 def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_client):
@@ -198,8 +238,45 @@ def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_
     [message] = mail.outbox
     assert message.subject.startswith("Your 1 ticket for general entry")
     assert child["confirmationCode"] not in message.body and "Total: €15.00" in message.body
-    assert "1 × Adult" in message.body and "Child" not in message.body
+    assert "1 Adult at €15.00" in message.body and "Child" not in message.body
     [(_, pdf, _), _] = message.attachments
     assert (
         pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page ") == 1
     )
+
+
+def test_the_email_after_a_change_counts_toward_the_mailbox_limit_and_keeps_to_it(
+    online_client, settings
+):
+    settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = 2
+    day = MuseumDayFactory(date=later())
+    held = online_client.post(ORDERS, order_body(day.date, ("adult", 3)), format="json").json()
+    payments = f"{ORDERS}/{held['orderId']}/payments"
+    payment = online_client.post(payments, {"provider": "demo"}, format="json").json()
+    Client().post(payment["payUrl"], {"outcome": "pay"})
+    first, second, _ = (ticket["ticketId"] for ticket in held["tickets"])
+
+    online_client.post(f"{ORDERS}/{held['orderId']}/tickets/{first}/cancel")
+    online_client.post(f"{ORDERS}/{held['orderId']}/tickets/{second}/cancel")  # over the limit
+
+    kinds = BuyerEmail.objects.filter(order_id=held["orderId"]).values_list("kind", flat=True)
+    assert sorted(kinds) == ["change", "confirmation"]
+
+
+def test_an_attempt_mailing_the_order_as_it_was_leaves_a_change_to_the_next(visitor_client):
+    day = MuseumDayFactory(date=later())
+    placed = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2)), format="json").json()
+    order_id = uuid.UUID(placed["orderId"])
+    # An attempt claims the email of two tickets and is making it...
+    claimed_at = tasks.claim_confirmation(order_id=order_id, attempt=1)
+    # ...while the buyer cancels one (answered at once: the attempt holds no lock)...
+    first = placed["tickets"][0]["ticketId"]
+    assert visitor_client.post(f"{ORDERS}/{order_id}/tickets/{first}/cancel").status_code == 200
+    # ...and then its email goes.
+    tasks.record_sent(order_id=order_id, attempt=1, claimed_at=claimed_at)
+
+    run_task_worker()
+
+    [changed] = mail.outbox  # the order as it is now, once
+    assert changed.subject.startswith(f"Your order {placed['confirmationCode']} has changed")
+    assert "Still valid: €15.00\n" in changed.body

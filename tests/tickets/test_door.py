@@ -10,7 +10,7 @@ from museum.accounts import create_account
 from orders import tokens
 from orders.models import Ticket
 from orders.services.cancellation import cancel_event
-from orders.services.sale import buy_ticket
+from orders.services.sale import buy_ticket, place_order
 from tests.conftest import client_for
 from tests.factories import (
     PASSWORD,
@@ -249,3 +249,31 @@ def test_a_scan_without_the_pages_csrf_token_is_refused(desk_client, open_today)
 
     assert forged_post.status_code == 403
     assert verdict(real_post.content.decode()) == "admit"
+
+
+def test_an_order_scanned_again_once_all_are_inside_says_already_checked_in(
+    desk_client, open_today
+):
+    order = place_order(
+        buyer=partner_member(),
+        email="family@example.com",
+        ticket_type="general",
+        ticket_date=timezone.localdate(),
+        lines=[{"category": "adult", "quantity": 2}, {"category": "child", "quantity": 2}],
+    )
+    assert verdict(scan(desk_client, order.confirmation_code)) == "admit"
+    last = max(Ticket.objects.filter(order=order).values_list("checked_in_at", flat=True))
+
+    page = scan(desk_client, order.confirmation_code)
+
+    assert verdict(page) == "refuse"
+    at = f"{timezone.localtime(last):%H:%M}"
+    assert f"Already checked in: 4 of 4, at {at}" in page
+    assert "Cancelled ticket" not in page
+
+
+def test_a_code_with_the_letters_people_misread_admits(desk_client, open_today):
+    ticket = buy()
+    Ticket.objects.filter(pk=ticket.pk).update(confirmation_code="ticket-general-01x2y3-z4910")
+
+    assert verdict(scan(desk_client, "O1X2Y3 Z49IO")) == "admit"

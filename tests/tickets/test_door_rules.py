@@ -7,10 +7,13 @@ import datetime as dt
 
 import pytest
 import time_machine
-from django.utils import timezone
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone, translation
 
+from events.models import SpecialEvent
 from hours.models import EntrySlot, MuseumDay
-from orders.models import Order, OrderStatus, Ticket
+from orders.models import Order, OrderStatus, Ticket, VisitorCategory
 from tests.factories import (
     MuseumDayFactory,
     OrderFactory,
@@ -53,9 +56,9 @@ def order(status: str) -> Order:
 
 # What breaks each rule, in the order the door names them: the ticket's fields, made when called.
 BREAKS = {
+    "not_paid": lambda: {"order": order(OrderStatus.HELD), "held": True},
     "cancelled": lambda: {"cancelled_at": at(9)},
     "wrong_day": lambda: {"date": TOMORROW},
-    "not_paid": lambda: {"order": order(OrderStatus.HELD), "held": True},
     "closed": lambda: {},  # its day closes before NOW: refused_ticket sets it
     "too_early": lambda: {"slot": slot(dt.time(10, 40))},
     "already_checked_in": lambda: {"checked_in_at": at(10), "checked_in_by": staff_member()},
@@ -74,7 +77,8 @@ def refused_ticket(*reasons: str) -> Ticket:
 
 def expected_refusal(reason: str, ticket: Ticket) -> tuple[type, str, dict]:
     """(problem, detail, extras) of each refusal, as the API and the door page show them."""
-    first_entry = Ticket.objects.get(pk=ticket.pk).checked_in_at
+    stored = Ticket.objects.get(pk=ticket.pk)
+    first_entry = stored.checked_in_at
     return {
         "cancelled": (exceptions.TicketCancelled, "The ticket was cancelled.", {}),
         "wrong_day": (
@@ -84,7 +88,10 @@ def expected_refusal(reason: str, ticket: Ticket) -> tuple[type, str, dict]:
         ),
         "not_paid": (
             exceptions.NotPaid,
-            "The ticket's order is held, not confirmed: it is not paid yet.",
+            # Its hold ran out or it was cancelled: it never will be paid.
+            "The ticket's order was not paid before its hold ran out or it was cancelled."
+            if stored.cancelled_at
+            else "The ticket's order is held, not confirmed: it is not paid yet.",
             {},
         ),
         "closed": (exceptions.AfterClosing, "The museum has closed for today.", {}),
@@ -167,6 +174,40 @@ def test_a_valid_ticket_is_admitted_in_one_statement(desk, kind, django_assert_n
     assert (admitted.checked_in_at, admitted.checked_in_by) == (NOW, desk)
     stored = Ticket.objects.get(pk=ticket.pk)
     assert (stored.checked_in_at, stored.checked_in_by) == (NOW, desk)
+
+
+@pytest.mark.parametrize("scanned", ["ticket", "order"])
+def test_the_admission_reads_every_rule_on_the_row_it_claims(desk, scanned):
+    ticket = TicketFactory(date=TODAY, slot=slot(dt.time(10)))
+    code = ticket.confirmation_code if scanned == "ticket" else ticket.order.confirmation_code
+
+    with time_machine.travel(NOW, tick=False), CaptureQueriesContext(connection) as queries:
+        services.check_in(scanned=code, by=desk)
+
+    [claim] = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
+    # Not `id IN (SELECT ... FROM tickets_ticket ...)`, as Django writes an update that needs a
+    # join: PostgreSQL re-checks a row it waited for, not a subquery's, and two scanners could
+    # both claim the ticket.
+    assert claim.startswith('UPDATE "tickets_ticket" SET') and 'FROM "tickets_ticket"' not in claim
+    assert "RETURNING" in claim
+
+
+def test_the_admission_reads_what_the_door_shows_in_the_staff_members_language(
+    desk, django_assert_num_queries
+):
+    event = SpecialEventFactory(name="Night at the Museum", dates=[TODAY])
+    SpecialEvent.objects.filter(pk=event.pk).update(name_de="Nacht im Museum")
+    child = VisitorCategory.objects.get(category="child")
+    ticket = TicketFactory(date=TODAY, ticket_type="event", event=event, category=child)
+
+    with translation.override("de"), time_machine.travel(NOW, tick=False):
+        # The admission and its audit record; naming the event and category reads nothing more.
+        with django_assert_num_queries(2):
+            admitted = services.check_in(scanned=ticket.confirmation_code, by=desk).ticket
+            assert admitted.category is not None and admitted.event is not None
+            shown = (admitted.event.name, admitted.category.name, admitted.category.check_at_door)
+
+    assert shown == ("Nacht im Museum", "Kind (6-17 Jahre)", True)
 
 
 def test_a_ticket_that_becomes_valid_between_admission_and_refusal_is_admitted(desk, monkeypatch):

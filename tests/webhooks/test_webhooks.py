@@ -6,9 +6,11 @@ import json
 import pytest
 import time_machine
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 from standardwebhooks.webhooks import Webhook
 from werkzeug import Response
 
+from museum.lost_work import LOST_AFTER, RETRY
 from orders.models import Order, OrderStatus
 from orders.services.cancellation import cancel_order
 from orders.services.holds import release_expired_holds
@@ -16,6 +18,8 @@ from tests.conftest import EVENT, client_for, run_task_worker
 from tests.factories import MuseumDayFactory, days_from_today, partner_member, staff_member
 from tests.orders.conftest import order_body
 from tickets.services import check_in
+from webhooks.delivery import claim_delivery, deliver_webhook, requeue_lost
+from webhooks.fanout import fan_out
 from webhooks.models import Delivery, DeliveryState, EventType, Subscription
 
 pytestmark = [
@@ -265,3 +269,30 @@ def test_a_check_in_reaches_the_receiver_as_the_tickets_order(httpserver, visito
     (_, body), *more = received(httpserver, secret)
     assert more == [] and body["type"] == "ticket.checked_in"
     assert body["data"]["orderId"] == order["orderId"]
+
+
+def test_an_attempt_lost_with_its_worker_is_made_again_with_the_same_webhook_id(
+    httpserver, visitor_client
+):
+    httpserver.expect_request("/hook").respond_with_data("ok")
+    secret = subscribe(visitor_client, httpserver, "order.confirmed")["secret"]
+    day = MuseumDayFactory(date=days_from_today(10))
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        visitor_client.post("/v1.1/orders", order_body(day.date), format="json")
+        fan_out()
+        delivery = Delivery.objects.get()
+        # What a worker killed while sending leaves: its task running, the delivery claimed.
+        [lost] = DBTaskResult.objects.filter(task_path=deliver_webhook.module_path)
+        lost.claim("a-worker-that-died")
+        assert claim_delivery(delivery_id=delivery.pk, attempt=1)
+
+        assert requeue_lost() == 0  # perhaps still sending
+        clock.shift(LOST_AFTER + dt.timedelta(seconds=1))
+        assert requeue_lost() == 1
+        clock.shift(RETRY.wait(1))
+        run_task_worker()
+        [(headers, _)] = received(httpserver, secret)  # signed at the clock's time
+
+    assert headers["webhook-id"] == delivery.webhook_id
+    delivery.refresh_from_db()
+    assert (delivery.state, delivery.attempts) == (DeliveryState.DELIVERED, 2)

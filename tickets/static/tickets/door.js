@@ -50,7 +50,13 @@
     document.body.dataset.signals = String(Number(document.body.dataset.signals || 0) + 1);
   }
 
+  // With the camera on, a verdict overlays its view and clears itself after a few seconds, so
+  // the next visitor's code can be shown without scrolling.
+  var CLEAR_AFTER = 5000; // ms
+  var clearing = null;
+
   function show(html) {
+    window.clearTimeout(clearing);
     var page = new DOMParser().parseFromString(html, "text/html");
     var fresh = page.getElementById("answer");
     if (!fresh) return false;
@@ -61,6 +67,11 @@
     document.title = page.title;
     var verdict = document.getElementById("verdict");
     if (verdict) signal(verdict.dataset.admitted === "true");
+    if (verdict && document.body.classList.contains("camera-on")) {
+      clearing = window.setTimeout(function () {
+        if (verdict.isConnected) verdict.remove();
+      }, CLEAR_AFTER);
+    }
     return true;
   }
 
@@ -149,6 +160,7 @@
         stream = opened;
         video.srcObject = stream;
         video.hidden = false;
+        document.body.classList.add("camera-on");
         start.hidden = true;
         stop.hidden = false;
         status.textContent = status.dataset.point;
@@ -164,6 +176,7 @@
     stream = null;
     video.srcObject = null;
     video.hidden = true;
+    document.body.classList.remove("camera-on");
     stop.hidden = true;
     start.hidden = false;
     status.textContent = "";

@@ -1,0 +1,121 @@
+"""OCTO, the open standard by which resellers book with attraction suppliers (docs/octo.md): the
+keys partners' systems sign in with, each partner's commission, how staff map visitor categories
+to OCTO's unit types, and each OCTO booking, which is an order on the partner's account."""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from orders.models import Order, VisitorCategory
+
+
+class ApiKey(models.Model):
+    """A partner's key for `Authorization: Bearer`: shown once, kept as an HMAC of it."""
+
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    name = models.CharField(max_length=100, help_text="Which system of the partner uses it.")
+    # Its first characters, kept readable so staff and partner can tell keys apart.
+    prefix = models.CharField(max_length=12, editable=False)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"
+
+
+class PartnerTerms(models.Model):
+    """What the museum keeps back for a partner: their commission, a share of the retail price."""
+
+    account = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="partner_terms"
+    )
+    commission_percent = models.DecimalField(
+        "commission (%)",
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
+
+    class Meta:
+        verbose_name = "partner terms"
+        verbose_name_plural = "partner terms"
+        constraints = [
+            models.CheckConstraint(
+                name="commission_is_a_percentage",
+                condition=Q(commission_percent__gte=0, commission_percent__lte=100),
+            )
+        ]
+
+    def __str__(self):
+        return f"Terms of {self.account}"
+
+
+class UnitType(models.TextChoices):
+    ADULT = "ADULT"
+    CHILD = "CHILD"
+    INFANT = "INFANT"
+    SENIOR = "SENIOR"
+    STUDENT = "STUDENT"
+    YOUTH = "YOUTH"
+    FAMILY = "FAMILY"
+    OTHER = "OTHER"
+
+
+class CategoryUnit(models.Model):
+    """How OCTO names a visitor category (a unit's type) and its ages; staff set it."""
+
+    category = models.OneToOneField(
+        VisitorCategory, on_delete=models.CASCADE, primary_key=True, related_name="octo_unit"
+    )
+    unit_type = models.CharField(max_length=10, choices=UnitType.choices, default=UnitType.OTHER)
+    min_age = models.PositiveSmallIntegerField(default=0)
+    max_age = models.PositiveSmallIntegerField(default=100)
+
+    class Meta:
+        verbose_name = "OCTO unit"
+
+    def __str__(self):
+        return f"{self.category} as {self.unit_type}"
+
+
+class Booking(models.Model):
+    """An OCTO booking: the reseller's `uuid` (its idempotency key) and references, and the
+    order it is. A confirmation after the hold ran out places a new order, so the link moves."""
+
+    uuid = models.CharField(max_length=100, unique=True)
+    partner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="octo_bookings"
+    )
+    order = models.OneToOneField(Order, on_delete=models.PROTECT, related_name="octo_booking")
+    product_id = models.CharField(max_length=64)
+    availability_id = models.CharField(max_length=40)
+    reseller_reference = models.CharField(max_length=100, blank=True, db_index=True)
+    notes = models.TextField(blank=True)
+    cancellation_reason = models.CharField(max_length=500, blank=True)
+    # The contact as OCTO sends it, returned as it came.
+    contact = models.JSONField(default=dict)
+    # The unit items as asked: [{"uuid", "unitId", "resellerReference"}], in ticket order.
+    unit_items = models.JSONField(default=list)
+    # What the museum nets once confirmed (retail less the commission), for the statement.
+    net_total = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "OCTO booking"
+
+    def __str__(self):
+        return self.uuid

@@ -1,0 +1,339 @@
+"""OCTO's shapes, written out: the supplier, products, availability and bookings as OCTO's
+specification names their fields (octotravel/octo-types, src/openapi.yaml). Pricing goes out
+where the client asked for the `octo/pricing` capability."""
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import get_language
+
+from octo import catalogue
+from octo.models import Booking
+from orders.models import OrderStatus, Ticket
+from orders.selectors import tickets_of
+from orders.tokens import sign_ticket
+
+PRICING = "octo/pricing"
+CONTENT = "octo/content"
+WEBHOOKS = "octo/webhooks"
+CAPABILITIES = [PRICING, CONTENT, WEBHOOKS]
+
+
+def utc(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def supplier(endpoint: str) -> dict:
+    return {
+        "id": "museum",
+        "name": settings.MUSEUM_NAME,
+        "endpoint": endpoint,
+        "contact": {
+            "website": None,
+            "email": settings.DEFAULT_FROM_EMAIL or None,
+            "telephone": None,
+            "address": settings.MUSEUM_ADDRESS or None,
+        },
+    }
+
+
+def _restrictions(category, unit) -> dict:
+    needs = category.needs_companion
+    return {
+        "minAge": unit.min_age,
+        "maxAge": unit.max_age,
+        "idRequired": category.check_at_door,
+        "minQuantity": None,
+        "maxQuantity": None,
+        "paxCount": 1,
+        "accompaniedBy": (
+            [other.category for other, _ in catalogue.units() if not other.needs_companion]
+            if needs
+            else []
+        ),
+    }
+
+
+def unit_out(category, unit, item: catalogue.Product, *, pricing: Decimal | None) -> dict:
+    shown = {
+        "id": category.category,
+        "internalName": category.name,
+        "reference": category.category,
+        "type": unit.unit_type,
+        "restrictions": _restrictions(category, unit),
+        "requiredContactFields": [],
+        "title": category.name,
+    }
+    if pricing is not None:
+        price = catalogue.pricing(catalogue.unit_price(category, item), commission=pricing)
+        shown["pricingFrom"] = shown["pricing"] = [price]
+    return shown
+
+
+def product_out(item: catalogue.Product, *, commission: Decimal | None) -> dict:
+    units = [
+        unit_out(category, unit, item, pricing=commission) for category, unit in catalogue.units()
+    ]
+    timed = item.event is not None or catalogue.has_slots(item)
+    hours = settings.MUSEUM_CANCEL_HOURS_BEFORE
+    option = {
+        "id": catalogue.OPTION,
+        "default": True,
+        "internalName": "Default",
+        "reference": None,
+        "availabilityLocalStartTimes": catalogue.start_times(item),
+        "cancellationCutoff": f"{hours} hours",
+        "cancellationCutoffAmount": hours,
+        "cancellationCutoffUnit": "hour",
+        "requiredContactFields": [],
+        "restrictions": {"minUnits": 1, "maxUnits": settings.MUSEUM_MAX_TICKETS_PER_ORDER},
+        "units": units,
+        "title": "Default",
+    }
+    if commission is not None:
+        option["pricingFrom"] = [unit["pricing"][0] for unit in units[:1]]
+    shown = {
+        "id": item.id,
+        "internalName": catalogue.title(item),
+        "reference": None,
+        "locale": get_language() or settings.LANGUAGE_CODE,
+        "timeZone": settings.TIME_ZONE,
+        "allowFreesale": False,
+        "instantConfirmation": True,
+        "instantDelivery": True,
+        "availabilityRequired": True,
+        "availabilityType": "START_TIME" if timed else "OPENING_HOURS",
+        "deliveryFormats": ["QRCODE", "PDF_URL"],
+        "deliveryMethods": ["TICKET", "VOUCHER"],
+        "redemptionMethod": "DIGITAL",
+        "options": [option],
+        "title": catalogue.title(item),
+        "shortDescription": None if item.event is None else item.event.description[:200],
+    }
+    if commission is not None:
+        shown["defaultCurrency"] = settings.MUSEUM_CURRENCY
+        shown["availableCurrencies"] = [settings.MUSEUM_CURRENCY]
+        shown["pricingPer"] = "UNIT"
+    return shown
+
+
+def availability_out(
+    slot: catalogue.Slot, item: catalogue.Product, *, commission: Decimal | None, wanted: int = 0
+) -> dict:
+    status = slot.status
+    if wanted and slot.vacancies is not None and slot.vacancies < wanted:
+        status = "SOLD_OUT"
+    shown = {
+        "id": slot.id,
+        "localDateTimeStart": timezone.localtime(slot.start).isoformat(),
+        "localDateTimeEnd": timezone.localtime(slot.end).isoformat(),
+        "utcCutoffAt": utc(slot.cutoff),
+        "allDay": slot.all_day,
+        "available": status in ("AVAILABLE", "LIMITED"),
+        "status": status,
+        "vacancies": slot.vacancies,
+        "capacity": slot.capacity,
+        "maxUnits": None,
+        "openingHours": slot.opening_hours,
+    }
+    if commission is not None:
+        shown["unitPricing"] = [
+            {
+                "unitId": category.category,
+                **catalogue.pricing(catalogue.unit_price(category, item), commission=commission),
+            }
+            for category, _ in catalogue.units()
+        ]
+    return shown
+
+
+def calendar_out(slots: list[catalogue.Slot], *, wanted: int = 0) -> list[dict]:
+    days: dict = {}
+    for slot in slots:
+        days.setdefault(slot.date, []).append(slot)
+    shown = []
+    for day, of_day in sorted(days.items()):
+        counted = [slot.vacancies for slot in of_day]
+        vacancies = None if None in counted else sum(v or 0 for v in counted)
+        capacities = [slot.capacity for slot in of_day]
+        capacity = None if None in capacities else sum(c or 0 for c in capacities)
+        best = max((slot.vacancies for slot in of_day if slot.vacancies is not None), default=None)
+        open_any = any(slot.vacancies != 0 for slot in of_day)
+        if wanted and best is not None and None not in counted and best < wanted:
+            open_any = False
+        status = "AVAILABLE" if open_any else "SOLD_OUT"
+        if open_any and vacancies is not None and capacity and vacancies < capacity / 2:
+            status = "LIMITED"
+        shown.append(
+            {
+                "localDate": day.isoformat(),
+                "available": open_any,
+                "status": status,
+                "vacancies": vacancies,
+                "capacity": capacity,
+                "openingHours": of_day[0].opening_hours,
+            }
+        )
+    return shown
+
+
+STATUS = {
+    OrderStatus.CONFIRMED: "CONFIRMED",
+    OrderStatus.CANCELLED: "CANCELLED",
+    OrderStatus.EXPIRED: "EXPIRED",
+}
+
+
+def booking_status(booking: Booking) -> str:
+    order = booking.order
+    if order.status == OrderStatus.HELD:
+        ran_out = order.hold_expires_at is not None and order.hold_expires_at <= timezone.now()
+        return "EXPIRED" if ran_out else "ON_HOLD"
+    return STATUS[OrderStatus(order.status)]
+
+
+def _ticket(ticket: Ticket | None, *, pdf_url: str, confirmed: bool) -> dict:
+    """A unit's ticket: what admits its holder once the booking is confirmed (none before)."""
+    delivered = confirmed and ticket is not None
+    return {
+        "redemptionMethod": "DIGITAL",
+        "utcRedeemedAt": utc(ticket.checked_in_at) if ticket else None,
+        "deliveryOptions": [
+            {
+                "deliveryFormat": "QRCODE",
+                "deliveryValue": sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date),
+            },
+            {"deliveryFormat": "PDF_URL", "deliveryValue": pdf_url},
+        ]
+        if delivered and ticket is not None
+        else [],
+    }
+
+
+def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dict:
+    order = booking.order
+    status = booking_status(booking)
+    confirmed = status == "CONFIRMED"
+    tickets = {str(ticket.pk): ticket for ticket in tickets_of(order)}
+    pdf_path = reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
+    # Without a request (a webhook's body), the configured address of the service.
+    pdf_url = (
+        request.build_absolute_uri(pdf_path) if request else settings.MUSEUM_PUBLIC_URL + pdf_path
+    )
+    item = catalogue.product(booking.product_id, called_off_too=True)
+    product = product_out(item, commission=commission)
+    units = {unit["id"]: unit for unit in product["options"][0]["units"]}
+    slot = None
+    if status != "CANCELLED" and (item.event is None or item.event.cancelled_at is None):
+        slot = catalogue.availability_named(item, booking.availability_id)
+    contact = _contact(booking)
+    unit_items = []
+    for unit in booking.unit_items:
+        ticket = tickets.get(unit.get("ticketId", ""))
+        shown = {
+            "uuid": unit["uuid"],
+            "resellerReference": unit.get("resellerReference"),
+            "supplierReference": ticket.confirmation_code if ticket else None,
+            "unitId": unit["unitId"],
+            "unit": units.get(unit["unitId"]),
+            "status": status,
+            "utcRedeemedAt": utc(ticket.checked_in_at) if ticket else None,
+            "contact": contact,
+            "ticket": _ticket(ticket, pdf_url=pdf_url, confirmed=confirmed),
+        }
+        if commission is not None and ticket is not None:
+            shown["pricing"] = catalogue.pricing(ticket.price, commission=commission)
+        unit_items.append(shown)
+    cancelled = status == "CANCELLED"
+    shown = {
+        "id": str(booking.pk),
+        "uuid": booking.uuid,
+        "testMode": False,
+        "resellerReference": booking.reseller_reference or None,
+        "supplierReference": order.confirmation_code,
+        "status": status,
+        "utcCreatedAt": utc(booking.created_at),
+        "utcUpdatedAt": utc(booking.updated_at),
+        "utcExpiresAt": utc(order.hold_expires_at) if status == "ON_HOLD" else None,
+        "utcRedeemedAt": None,
+        "utcConfirmedAt": utc(order.confirmed_at),
+        "productId": booking.product_id,
+        "product": product,
+        "optionId": catalogue.OPTION,
+        "option": product["options"][0],
+        "cancellable": status in ("ON_HOLD", "CONFIRMED"),
+        "cancellation": (
+            {
+                "refund": "FULL" if order.total else "NONE",
+                "reason": booking.cancellation_reason,
+                "utcCancelledAt": utc(order.cancelled_at),
+            }
+            if cancelled
+            else None
+        ),
+        "freesale": False,
+        "availabilityId": booking.availability_id,
+        "availability": (
+            availability_out(slot, item, commission=None)
+            if slot is not None
+            else _past_availability(booking)
+        ),
+        "contact": contact,
+        "notes": booking.notes or None,
+        "deliveryMethods": ["TICKET", "VOUCHER"],
+        # The order's code, which the door admits all of its tickets by.
+        "voucher": {
+            "redemptionMethod": "DIGITAL",
+            "utcRedeemedAt": None,
+            "deliveryOptions": [
+                {"deliveryFormat": "QRCODE", "deliveryValue": order.confirmation_code},
+                {"deliveryFormat": "PDF_URL", "deliveryValue": pdf_url},
+            ]
+            if confirmed
+            else [],
+        },
+        "unitItems": unit_items,
+    }
+    if commission is not None:
+        shown["pricing"] = catalogue.pricing(order.total, commission=commission)
+    return shown
+
+
+def _past_availability(booking: Booking) -> dict:
+    """The availability a booking no longer holds (or holds for good): its times, as booked."""
+    start = catalogue.parse_availability_id(booking.availability_id)
+    assert start is not None
+    order = booking.order
+    return {
+        "id": booking.availability_id,
+        "localDateTimeStart": start.isoformat(),
+        "localDateTimeEnd": start.isoformat(),
+        "utcCutoffAt": utc(start),
+        "allDay": order.slot_id is None,
+        "available": False,
+        "status": "CLOSED",
+        "vacancies": None,
+        "capacity": None,
+        "maxUnits": None,
+        "openingHours": [],
+    }
+
+
+def _contact(booking: Booking) -> dict:
+    given = booking.contact or {}
+    return {
+        "fullName": given.get("fullName") or booking.order.name or None,
+        "firstName": given.get("firstName"),
+        "lastName": given.get("lastName"),
+        "emailAddress": given.get("emailAddress") or booking.order.email or None,
+        "phoneNumber": given.get("phoneNumber") or booking.order.phone or None,
+        "locales": given.get("locales") or [],
+        "postalCode": given.get("postalCode"),
+        "country": given.get("country"),
+        "notes": given.get("notes"),
+    }

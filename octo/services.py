@@ -1,0 +1,408 @@
+"""OCTO bookings: each is an order on the partner's account, placed, held, confirmed, extended
+and cancelled through the sale's own services (orders.services), so its places, locks, limits,
+audit records and webhooks are every other order's. The booking keeps what OCTO adds: the
+reseller's uuid (the idempotency key: the same uuid answers the same booking), references,
+notes, contact and unit items."""
+
+import uuid as uuid_module
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+
+from museum.exceptions import MuseumProblem
+from octo import catalogue
+from octo.exceptions import (
+    BadRequest,
+    InvalidAvailability,
+    InvalidBooking,
+    OctoError,
+    Unprocessable,
+)
+from octo.models import Booking, PartnerTerms
+from orders.models import Order, OrderStatus
+from orders.services.cancellation import cancel_order
+from orders.services.holds import confirm_order, extend_hold
+from orders.services.sale import place_order
+
+
+@contextmanager
+def _as_octo() -> Iterator[None]:
+    """The sale's refusals (sold out, past the cut-off, over a limit...) as OCTO says them."""
+    try:
+        yield
+    except OctoError:
+        raise
+    except MuseumProblem as problem:
+        raise Unprocessable(str(problem.detail)) from None
+
+
+def hold_minutes(asked) -> int:
+    """OCTO's expirationMinutes, capped by MUSEUM_OCTO_MAX_HOLD_MINUTES."""
+    if asked in (None, ""):
+        return settings.MUSEUM_HOLD_MINUTES
+    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
+        raise BadRequest("expirationMinutes must be a positive whole number.")
+    return min(asked, settings.MUSEUM_OCTO_MAX_HOLD_MINUTES)
+
+
+def commission_of(partner) -> Decimal:
+    terms = PartnerTerms.objects.filter(account=partner).first()
+    return terms.commission_percent if terms else Decimal("0")
+
+
+def _contact_fields(contact: dict) -> dict:
+    if not isinstance(contact, dict):
+        raise BadRequest("contact must be an object.")
+    email = contact.get("emailAddress") or ""
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise BadRequest("contact.emailAddress is not an email address.") from None
+    name = contact.get("fullName") or " ".join(
+        part for part in (contact.get("firstName"), contact.get("lastName")) if part
+    )
+    return {
+        "email": str(email)[:254],
+        "name": str(name or "")[:100],
+        "phone": str(contact.get("phoneNumber") or "")[:32],
+    }
+
+
+def _unit_items(items) -> list[dict]:
+    """The asked unit items, checked: each names a unit on sale."""
+    if not isinstance(items, list) or not items:
+        raise Unprocessable("unitItems must list at least one unit.")
+    checked = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("unitId"), str):
+            raise BadRequest("Each unit item needs a unitId.")
+        catalogue.category_for_unit(item["unitId"])
+        checked.append(
+            {
+                "uuid": str(item.get("uuid") or uuid_module.uuid4()),
+                "unitId": item["unitId"],
+                "resellerReference": item.get("resellerReference"),
+            }
+        )
+    return checked
+
+
+def _lines(items: Sequence[dict]) -> list[dict]:
+    """The order's lines: per unit (category), in the order the items first name them."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item["unitId"]] = counts.get(item["unitId"], 0) + 1
+    return [{"category": unit, "quantity": quantity} for unit, quantity in counts.items()]
+
+
+def _tie_tickets(items: list[dict], order: Order) -> list[dict]:
+    """Each unit item gets its ticket: the sale makes them line by line, in the lines' order."""
+    by_unit: dict[str, list] = {}
+    for ticket in order.sold_tickets:
+        assert ticket.category is not None
+        by_unit.setdefault(ticket.category.category, []).append(ticket.pk)
+    return [{**item, "ticketId": str(by_unit[item["unitId"]].pop(0))} for item in items]
+
+
+def _place(
+    *,
+    partner,
+    item: catalogue.Product,
+    slot: catalogue.Slot,
+    items: list[dict],
+    hold: bool,
+    minutes: int | None,
+    contact: dict,
+    language: str,
+) -> Order:
+    fields = _contact_fields(contact)
+    with _as_octo():
+        return place_order(
+            buyer=partner,
+            email=fields["email"],
+            phone=fields["phone"],
+            name=fields["name"],
+            ticket_type=item.ticket_type,
+            ticket_date=slot.date,
+            lines=_lines(items),
+            event_id=item.event_id,
+            entry_time=slot.entry_time,
+            hold=hold,
+            hold_minutes=minutes,
+            language=language,
+        )
+
+
+def _slot(item: catalogue.Product, availability_id) -> catalogue.Slot:
+    slot = catalogue.availability_named(item, availability_id)
+    if slot is None:
+        raise InvalidAvailability(availabilityId=availability_id)
+    return slot
+
+
+def reserve_booking(
+    *,
+    partner,
+    uuid,
+    product_id,
+    option_id,
+    availability_id,
+    unit_items,
+    expiration_minutes=None,
+    notes: str = "",
+    reseller_reference: str = "",
+    contact: dict | None = None,
+    language: str = "",
+) -> Booking:
+    """Hold the places of a new booking; the same uuid again answers the booking it made (one
+    the reseller does not name gets a new one)."""
+    if uuid in (None, ""):
+        uuid = str(uuid_module.uuid4())  # OCTO's uuid is optional: then ours names it
+    if not isinstance(uuid, str) or len(uuid) > 100:
+        raise BadRequest("uuid must be a string of at most 100 characters.")
+    existing = Booking.objects.filter(uuid=uuid).first()
+    if existing is not None:
+        if existing.partner_id != partner.pk:
+            raise InvalidBooking(uuid=uuid)
+        return existing
+    item = catalogue.product(product_id)
+    catalogue.check_option(option_id)
+    items = _unit_items(unit_items)
+    slot = _slot(item, availability_id)
+    minutes = hold_minutes(expiration_minutes)
+    try:
+        with transaction.atomic():
+            order = _place(
+                partner=partner,
+                item=item,
+                slot=slot,
+                items=items,
+                hold=True,
+                minutes=minutes,
+                contact=contact or {},
+                language=language,
+            )
+            return Booking.objects.create(
+                uuid=uuid,
+                partner=partner,
+                order=order,
+                product_id=item.id,
+                availability_id=slot.id,
+                reseller_reference=str(reseller_reference or "")[:100],
+                notes=str(notes or ""),
+                contact=contact or {},
+                unit_items=_tie_tickets(items, order),
+            )
+    except IntegrityError:
+        # The same uuid reserved at the same moment: that one stands, and this answers it.
+        existing = Booking.objects.filter(uuid=uuid, partner=partner).first()
+        if existing is None:
+            raise
+        return existing
+
+
+def booking_of(*, partner, uuid, lock: bool = False) -> Booking:
+    """The partner's booking of that uuid (INVALID_BOOKING_UUID if none); `lock`: its row locked
+    for the caller's transaction, so two changes of one booking (two confirmations after its
+    hold ran out, each placing an order) run one after the other."""
+    mine = Booking.objects.filter(uuid=str(uuid), partner=partner)
+    if lock:
+        # Locked alone, then read anew: a locking read joined to the order would, after waiting
+        # for a change that moved the booking to a new order, join that order as its snapshot
+        # saw it (not yet there) and find nothing.
+        list(mine.select_for_update().values_list("pk", flat=True))
+    booking = mine.select_related("order", "order__slot", "order__event").first()
+    if booking is None:
+        raise InvalidBooking(uuid=str(uuid))
+    return booking
+
+
+def _replace_order(
+    booking: Booking, items: list[dict], *, partner, availability_id: str | None = None
+) -> None:
+    """New unit items or availability for a held booking: its order cancelled and placed
+    anew, in one transaction (the old places kept if the new ones cannot be had)."""
+    item = catalogue.product(booking.product_id)
+    slot = _slot(item, availability_id or booking.availability_id)
+    with transaction.atomic():
+        with _as_octo():
+            cancel_order(order_id=booking.order_id, by=partner)
+        order = _place(
+            partner=partner,
+            item=item,
+            slot=slot,
+            items=items,
+            hold=True,
+            minutes=settings.MUSEUM_HOLD_MINUTES,
+            contact=booking.contact,
+            language=booking.order.language,
+        )
+        booking.order = order
+        booking.availability_id = slot.id
+        booking.unit_items = _tie_tickets(items, order)
+        booking.save(update_fields=["order", "availability_id", "unit_items", "updated_at"])
+
+
+def _keep_contact(booking: Booking, contact) -> None:
+    fields = _contact_fields(contact)
+    booking.contact = contact
+    Order.objects.filter(pk=booking.order_id).update(**fields)
+
+
+def confirm_booking(
+    *, partner, uuid, contact=None, reseller_reference=None, unit_items=None, notes=None
+) -> Booking:
+    """Confirm a held booking: paid on account, its tickets valid. Once the hold ran out its
+    places are taken again if free (UNPROCESSABLE_ENTITY if not)."""
+    with transaction.atomic():
+        _confirm(
+            booking_of(partner=partner, uuid=uuid, lock=True),
+            partner=partner,
+            contact=contact,
+            reseller_reference=reseller_reference,
+            unit_items=unit_items,
+            notes=notes,
+        )
+    return booking_of(partner=partner, uuid=uuid)
+
+
+def _confirm(booking: Booking, *, partner, contact, reseller_reference, unit_items, notes):
+    if booking.order.status == OrderStatus.CANCELLED:
+        raise Unprocessable("The booking is cancelled.")
+    if booking.order.status == OrderStatus.CONFIRMED:
+        return
+    if unit_items is not None:
+        items = _unit_items(unit_items)
+        if [i["unitId"] for i in items] != [i["unitId"] for i in booking.unit_items]:
+            _replace_order(booking, items, partner=partner)
+    _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
+    try:
+        with _as_octo():
+            confirm_order(order_id=booking.order_id, by=partner)
+    except Unprocessable:
+        if Order.objects.get(pk=booking.order_id).status != OrderStatus.EXPIRED:
+            raise
+        _retake(booking, partner=partner)
+    booking.net_total = _net(booking.order.total, partner=partner)
+    booking.save(update_fields=["net_total", "updated_at"])
+
+
+def _retake(booking: Booking, *, partner) -> None:
+    """The hold ran out: the same places, confirmed at once, if they are still free."""
+    item = catalogue.product(booking.product_id)
+    items = [
+        {key: value for key, value in unit.items() if key != "ticketId"}
+        for unit in booking.unit_items
+    ]
+    with transaction.atomic():
+        slot = _slot(item, booking.availability_id)
+        order = _place(
+            partner=partner,
+            item=item,
+            slot=slot,
+            items=items,
+            hold=False,
+            minutes=None,
+            contact=booking.contact,
+            language=booking.order.language,
+        )
+        booking.order = order
+        booking.unit_items = _tie_tickets(items, order)
+        booking.save(update_fields=["order", "unit_items", "updated_at"])
+
+
+def _net(total: Decimal, *, partner) -> Decimal:
+    net = total - total * commission_of(partner) / 100
+    return net.quantize(Decimal("0.01"))
+
+
+def _update_fields(booking: Booking, *, contact, notes, reseller_reference) -> None:
+    if contact is not None:
+        _keep_contact(booking, contact)
+    if notes is not None:
+        booking.notes = str(notes)
+    if reseller_reference is not None:
+        booking.reseller_reference = str(reseller_reference)[:100]
+    booking.save(update_fields=["contact", "notes", "reseller_reference", "updated_at"])
+
+
+def update_booking(
+    *,
+    partner,
+    uuid,
+    contact=None,
+    notes=None,
+    reseller_reference=None,
+    unit_items=None,
+    availability_id=None,
+) -> Booking:
+    """PATCH: contact, notes and references; unit items and availability while on hold."""
+    with transaction.atomic():
+        booking = booking_of(partner=partner, uuid=uuid, lock=True)
+        if unit_items is not None or availability_id is not None:
+            if booking.order.status != OrderStatus.HELD:
+                raise Unprocessable("Units and availability change only while on hold.")
+            items = booking.unit_items if unit_items is None else _unit_items(unit_items)
+            _replace_order(booking, items, partner=partner, availability_id=availability_id)
+        _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
+    return booking_of(partner=partner, uuid=uuid)
+
+
+def extend_booking(*, partner, uuid, expiration_minutes=None) -> Booking:
+    booking = booking_of(partner=partner, uuid=uuid)
+    with _as_octo():
+        extend_hold(order_id=booking.order_id, by=partner, minutes=hold_minutes(expiration_minutes))
+    return booking_of(partner=partner, uuid=uuid)
+
+
+def cancel_booking(*, partner, uuid, reason="") -> Booking:
+    """Cancel a booking, held or confirmed, until the cut-off (UNPROCESSABLE_ENTITY after);
+    a booking already cancelled is answered as it is."""
+    with transaction.atomic():
+        booking = booking_of(partner=partner, uuid=uuid, lock=True)
+        if booking.order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
+            return booking
+        with _as_octo():
+            cancel_order(order_id=booking.order_id, by=partner)
+        booking.cancellation_reason = str(reason or "")[:500]
+        booking.save(update_fields=["cancellation_reason", "updated_at"])
+    return booking_of(partner=partner, uuid=uuid)
+
+
+def find_bookings(
+    *,
+    partner,
+    reseller_reference=None,
+    supplier_reference=None,
+    local_date=None,
+    local_date_start=None,
+    local_date_end=None,
+) -> list[Booking]:
+    bookings = Booking.objects.select_related("order", "order__slot", "order__event").filter(
+        partner=partner
+    )
+    if not any((reseller_reference, supplier_reference, local_date, local_date_start)):
+        raise BadRequest(
+            "Name resellerReference, supplierReference, localDate or localDateStart/End."
+        )
+    if reseller_reference:
+        bookings = bookings.filter(reseller_reference=reseller_reference)
+    if supplier_reference:
+        bookings = bookings.filter(order__confirmation_code=supplier_reference)
+    try:
+        if local_date:
+            bookings = bookings.filter(order__date=date.fromisoformat(local_date))
+        if local_date_start:
+            bookings = bookings.filter(order__date__gte=date.fromisoformat(local_date_start))
+        if local_date_end:
+            bookings = bookings.filter(order__date__lte=date.fromisoformat(local_date_end))
+    except ValueError:
+        raise BadRequest("Dates are YYYY-MM-DD.") from None
+    return list(bookings[:500])

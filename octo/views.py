@@ -1,0 +1,329 @@
+"""/octo/: the museum as an OCTO supplier (docs/octo.md). Thin faces over octo.catalogue and
+octo.services; errors in OCTO's shape, `{"error", "errorMessage", ...}`."""
+
+from django.http import Http404
+from django.utils.translation import get_language
+from rest_framework import exceptions, status
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView, exception_handler
+
+from museum.exceptions import MuseumProblem, NotFound
+from museum.throttling import AddressRateThrottle
+from octo import catalogue, serializers, services, webhooks
+from octo.authentication import BearerKeyAuthentication, KeyRateThrottle
+from octo.exceptions import BadRequest, OctoError
+
+SELL_ON_ACCOUNT = "orders.sell_on_account"
+UNAUTHORIZED = "You didn't send a valid API Key in the Authorization header"
+FORBIDDEN = "This API key's account is not a sales partner"
+
+
+def octo_exception_handler(exc, context):
+    if isinstance(exc, OctoError):
+        body = {"error": exc.code, "errorMessage": str(exc.detail), **exc.extra}
+        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, NotFound):
+        return Response({"error": "NOT_FOUND", "errorMessage": str(exc.detail)}, status=404)
+    if isinstance(exc, MuseumProblem):
+        body = {"error": "UNPROCESSABLE_ENTITY", "errorMessage": str(exc.detail)}
+        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        unauthorized = Response(
+            {"error": "UNAUTHORIZED", "errorMessage": UNAUTHORIZED},
+            status=status.HTTP_401_UNAUTHORIZED,
+        )
+        unauthorized["WWW-Authenticate"] = 'Bearer realm="octo"'
+        return unauthorized
+    if isinstance(exc, exceptions.PermissionDenied):
+        return Response({"error": "FORBIDDEN", "errorMessage": FORBIDDEN}, status=403)
+    if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
+        return Response({"error": "BAD_REQUEST", "errorMessage": str(exc.detail)}, status=400)
+    response = exception_handler(exc, context)
+    if response is not None:
+        code = "NOT_FOUND" if isinstance(exc, Http404 | exceptions.NotFound) else "BAD_REQUEST"
+        detail = getattr(exc, "detail", "")
+        response.data = {"error": code, "errorMessage": str(detail)}
+    return response
+
+
+def _has_nul(value) -> bool:
+    """Whether a NUL hides anywhere in the value: PostgreSQL refuses it in text, which would
+    turn a crafted request into a query error instead of an answer."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
+class IsPartner(BasePermission):
+    def has_permission(self, request, view):
+        return bool(request.user and request.user.has_perm(SELL_ON_ACCOUNT))
+
+
+class OctoView(APIView):
+    authentication_classes = [BearerKeyAuthentication]
+    permission_classes = [IsPartner]
+    throttle_classes = [KeyRateThrottle, AddressRateThrottle]
+    # Served from OCTO's own specification, not ours (docs/octo.md).
+    schema = None
+
+    def get_exception_handler(self):
+        return octo_exception_handler
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if _has_nul(kwargs) or _has_nul(dict(request.query_params.lists())):
+            raise BadRequest("The request holds a NUL character.")
+        if request.method in ("POST", "PATCH", "DELETE") and _has_nul(request.data):
+            raise BadRequest("The request holds a NUL character.")
+
+    def capabilities(self) -> list[str]:
+        asked = self.request.headers.get("Octo-Capabilities", "")
+        names = {name.strip() for name in asked.split(",")}
+        return [name for name in serializers.CAPABILITIES if name in names]
+
+    def commission(self):
+        """The partner's commission where pricing was asked for, else None (no pricing)."""
+        if serializers.PRICING not in self.capabilities():
+            return None
+        return services.commission_of(self.request.user)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["Octo-Capabilities"] = ", ".join(self.capabilities())
+        return response
+
+    def body(self) -> dict:
+        if not isinstance(self.request.data, dict):
+            raise BadRequest("The body must be a JSON object.")
+        return self.request.data
+
+
+class SupplierView(OctoView):
+    def get(self, request):
+        return Response(serializers.supplier(request.build_absolute_uri("/octo")))
+
+
+class SuppliersView(OctoView):
+    """`GET /octo/suppliers`: the one supplier, as Tiqets' client lists them."""
+
+    def get(self, request):
+        return Response([serializers.supplier(request.build_absolute_uri("/octo"))])
+
+
+class CapabilitiesView(OctoView):
+    def get(self, request):
+        return Response(
+            [
+                {"id": name, "revision": 1, "required": False, "dependencies": [], "docs": None}
+                for name in serializers.CAPABILITIES
+            ]
+        )
+
+
+class ProductsView(OctoView):
+    def get(self, request):
+        commission = self.commission()
+        return Response(
+            [serializers.product_out(item, commission=commission) for item in catalogue.products()]
+        )
+
+
+class ProductView(OctoView):
+    def get(self, request, product_id):
+        return Response(
+            serializers.product_out(catalogue.product(product_id), commission=self.commission())
+        )
+
+
+def _wanted(body: dict) -> int:
+    units = body.get("units") or []
+    if not isinstance(units, list):
+        raise BadRequest("units must be a list.")
+    total = 0
+    for unit in units:
+        if not isinstance(unit, dict) or not isinstance(unit.get("quantity", 0), int):
+            raise BadRequest("Each unit needs an id and a quantity.")
+        catalogue.category_for_unit(unit.get("id"))
+        total += unit.get("quantity", 0)
+    return total
+
+
+def _asked(body: dict) -> tuple[catalogue.Product, list[catalogue.Slot], int]:
+    """The product, its availabilities the body asks for (dates or ids) and the units wanted."""
+    item = catalogue.product(body.get("productId"))
+    catalogue.check_option(body.get("optionId"))
+    wanted = _wanted(body)
+    ids = body.get("availabilityIds")
+    if ids and any(body.get(name) for name in ("localDate", "localDateStart", "localDateEnd")):
+        raise BadRequest("Name either availabilityIds or dates, not both.")
+    if ids:
+        if not isinstance(ids, list):
+            raise BadRequest("availabilityIds must be a list.")
+        moments = [catalogue.parse_availability_id(value) for value in ids]
+        days = sorted({moment.date() for moment in moments if moment is not None})
+        if not days:
+            return item, [], wanted
+        slots = catalogue.availabilities(item, first=days[0], last=days[-1])
+        asked = {str(value) for value in ids}
+        return item, [slot for slot in slots if slot.id in asked], wanted
+    start, end = body.get("localDateStart"), body.get("localDateEnd")
+    if body.get("localDate") and not start:
+        start = end = body["localDate"]
+    if not start or not end:
+        raise BadRequest("Name localDateStart and localDateEnd, or availabilityIds.")
+    first, last = catalogue.parse_range(start, end)
+    return item, catalogue.availabilities(item, first=first, last=last), wanted
+
+
+class AvailabilityView(OctoView):
+    def post(self, request):
+        item, slots, wanted = _asked(self.body())
+        commission = self.commission()
+        return Response(
+            [
+                serializers.availability_out(slot, item, commission=commission, wanted=wanted)
+                for slot in slots
+            ]
+        )
+
+
+class CalendarView(OctoView):
+    def post(self, request):
+        body = self.body()
+        if not body.get("localDateStart") or not body.get("localDateEnd"):
+            raise BadRequest("Name localDateStart and localDateEnd.")
+        _, slots, wanted = _asked(body)
+        return Response(serializers.calendar_out(slots, wanted=wanted))
+
+
+class BookingFace(OctoView):
+    def booking(self, booking):
+        return Response(
+            serializers.booking_out(booking, request=self.request, commission=self.commission())
+        )
+
+
+class BookingsView(BookingFace):
+    def get(self, request):
+        query = request.query_params
+        bookings = services.find_bookings(
+            partner=request.user,
+            reseller_reference=query.get("resellerReference"),
+            supplier_reference=query.get("supplierReference"),
+            local_date=query.get("localDate"),
+            local_date_start=query.get("localDateStart"),
+            local_date_end=query.get("localDateEnd"),
+        )
+        commission = self.commission()
+        return Response(
+            [
+                serializers.booking_out(booking, request=request, commission=commission)
+                for booking in bookings
+            ]
+        )
+
+    def post(self, request):
+        body = self.body()
+        booking = services.reserve_booking(
+            partner=request.user,
+            uuid=body.get("uuid"),
+            product_id=body.get("productId"),
+            option_id=body.get("optionId"),
+            availability_id=body.get("availabilityId"),
+            unit_items=body.get("unitItems"),
+            expiration_minutes=body.get("expirationMinutes"),
+            notes=body.get("notes") or "",
+            reseller_reference=body.get("resellerReference") or "",
+            contact=body.get("contact") or {},
+            language=get_language() or "",
+        )
+        return self.booking(booking)
+
+
+class BookingView(BookingFace):
+    def get(self, request, uuid):
+        return self.booking(services.booking_of(partner=request.user, uuid=uuid))
+
+    def patch(self, request, uuid):
+        body = self.body()
+        return self.booking(
+            services.update_booking(
+                partner=request.user,
+                uuid=uuid,
+                contact=body.get("contact"),
+                notes=body.get("notes"),
+                reseller_reference=body.get("resellerReference"),
+                unit_items=body.get("unitItems"),
+                availability_id=body.get("availabilityId"),
+            )
+        )
+
+    def delete(self, request, uuid):
+        reason = request.data.get("reason") if isinstance(request.data, dict) else ""
+        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))
+
+
+class ConfirmView(BookingFace):
+    def post(self, request, uuid):
+        body = self.body()
+        return self.booking(
+            services.confirm_booking(
+                partner=request.user,
+                uuid=uuid,
+                contact=body.get("contact"),
+                reseller_reference=body.get("resellerReference"),
+                unit_items=body.get("unitItems"),
+                notes=body.get("notes"),
+            )
+        )
+
+
+class ExtendView(BookingFace):
+    def post(self, request, uuid):
+        body = self.body()
+        return self.booking(
+            services.extend_booking(
+                partner=request.user, uuid=uuid, expiration_minutes=body.get("expirationMinutes")
+            )
+        )
+
+
+class CancelView(BookingFace):
+    def post(self, request, uuid):
+        reason = self.body().get("reason")
+        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))
+
+
+def _webhook(subscription, *, secret: bool = False) -> dict:
+    shown = {
+        "id": str(subscription.pk),
+        "event": webhooks.event_of(subscription),
+        "url": subscription.url,
+        "active": subscription.active,
+    }
+    if secret:  # shown once, as the museum's webhooks show theirs
+        shown["secret"] = subscription.secret
+    return shown
+
+
+class WebhooksView(OctoView):
+    def get(self, request):
+        return Response([_webhook(s) for s in webhooks.webhooks_of(partner=request.user)])
+
+    def post(self, request):
+        body = self.body()
+        subscription = webhooks.create_webhook(
+            partner=request.user, url=body.get("url"), event=body.get("event")
+        )
+        return Response(_webhook(subscription, secret=True))
+
+
+class WebhookView(OctoView):
+    def delete(self, request, webhook_id):
+        webhooks.delete_webhook(partner=request.user, webhook_id=webhook_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

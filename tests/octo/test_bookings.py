@@ -1,0 +1,157 @@
+"""OCTO bookings through the sale's rules: holds that run out with no worker, confirmations
+after them, the cut-off, the door, partners' net prices."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from hours.models import EntrySlot
+from octo.models import Booking, PartnerTerms
+from octo.selectors import partner_statement
+from orders.models import Order, OrderStatus
+from tests.factories import MuseumDayFactory, door_member, partner_member
+from tests.octo.conftest import octo_client, reserve_body, slot_id
+from tickets.services import check_in
+
+
+def slot(day, hour=10) -> EntrySlot:
+    return EntrySlot.objects.get(day=day, entry_time=dt.time(hour))
+
+
+def vacancies(octo, day) -> int:
+    slots = octo.post(
+        "/octo/availability",
+        {"productId": "general", "optionId": "DEFAULT", "availabilityIds": [slot_id(day, 10)]},
+        format="json",
+    ).json()
+    return slots[0]["vacancies"]
+
+
+def test_an_on_hold_booking_expires_and_frees_its_places_with_no_worker(octo, timed_day):
+    day = timed_day.date
+    octo.post(
+        "/octo/bookings", reserve_body(day, "adult", "adult", expirationMinutes=5), format="json"
+    )
+    assert vacancies(octo, day) == 2
+
+    with time_machine.travel(timezone.now() + dt.timedelta(minutes=6)):
+        assert octo.get("/octo/bookings/b-1").json()["status"] == "EXPIRED"
+        assert vacancies(octo, day) == 4
+
+    assert Order.objects.get().status == OrderStatus.EXPIRED
+    assert slot(timed_day).sold == 0
+
+
+def test_expiration_minutes_are_capped_by_the_setting(octo, timed_day, settings):
+    settings.MUSEUM_OCTO_MAX_HOLD_MINUTES = 20
+    before = timezone.now()
+    octo.post("/octo/bookings", reserve_body(timed_day.date, expirationMinutes=600), format="json")
+    expires = Order.objects.get().hold_expires_at
+    assert before + dt.timedelta(minutes=20) <= expires <= timezone.now() + dt.timedelta(minutes=20)
+
+
+def test_confirm_after_expiry_retakes_free_places(octo, timed_day):
+    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", "child"), format="json")
+    first = Order.objects.get()
+
+    with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
+        confirmed = octo.post("/octo/bookings/b-1/confirm", {}, format="json").json()
+
+    assert confirmed["status"] == "CONFIRMED"
+    assert [unit["unitId"] for unit in confirmed["unitItems"]] == ["adult", "child"]
+    first.refresh_from_db()
+    assert first.status == OrderStatus.EXPIRED
+    booking = Booking.objects.get()
+    assert booking.order != first and booking.order.status == OrderStatus.CONFIRMED
+    assert slot(timed_day).sold == 2
+
+
+def test_confirm_after_expiry_with_the_places_gone_is_unprocessable(octo, timed_day):
+    day = timed_day.date
+    octo.post("/octo/bookings", reserve_body(day, *["adult"] * 4), format="json")
+
+    with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
+        other = octo_client(partner_member(username="other"))
+        taken = other.post(
+            "/octo/bookings", reserve_body(day, *["adult"] * 3, uuid="o-1"), format="json"
+        )
+        assert taken.json()["status"] == "ON_HOLD"
+        refused = octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+
+    assert (refused.status_code, refused.json()["error"]) == (400, "UNPROCESSABLE_ENTITY")
+    assert slot(timed_day).sold == 3
+
+
+def test_cancel_after_the_cut_off_is_refused(octo, timed_day, settings):
+    octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
+    octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+    settings.MUSEUM_CANCEL_HOURS_BEFORE = 24 * 7
+
+    refused = octo.post("/octo/bookings/b-1/cancel", {}, format="json")
+
+    assert (refused.status_code, refused.json()["error"]) == (400, "UNPROCESSABLE_ENTITY")
+    assert Order.objects.get().status == OrderStatus.CONFIRMED
+
+
+def test_a_confirmed_bookings_qr_is_admitted_at_the_door(octo):
+    today = timezone.localdate()
+    MuseumDayFactory(date=today, opens_at=dt.time(0), closes_at=dt.time.max)
+    body = reserve_body(today, hour=0)
+    assert octo.post("/octo/bookings", body, format="json").status_code == 200
+    confirmed = octo.post("/octo/bookings/b-1/confirm", {}, format="json").json()
+    qr = confirmed["unitItems"][0]["ticket"]["deliveryOptions"][0]["deliveryValue"]
+
+    admission = check_in(scanned=qr, by=door_member(username="door"))
+
+    assert [str(ticket.pk) for ticket in admission.admitted] == [
+        Booking.objects.get().unit_items[0]["ticketId"]
+    ]
+
+
+def test_a_held_bookings_units_change_by_patch(octo, timed_day):
+    octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
+    patched = octo.patch(
+        "/octo/bookings/b-1",
+        {"unitItems": [{"unitId": "adult"}, {"unitId": "adult"}], "notes": "Two now"},
+        format="json",
+    ).json()
+    assert (len(patched["unitItems"]), patched["notes"], patched["status"]) == (
+        2,
+        "Two now",
+        "ON_HOLD",
+    )
+    assert slot(timed_day).sold == 2
+    assert Order.objects.filter(status=OrderStatus.HELD).count() == 1
+
+
+@pytest.mark.parametrize("capability", [True, False])
+def test_net_prices_from_the_partners_commission(partner, timed_day, capability):
+    PartnerTerms.objects.create(account=partner, commission_percent=Decimal("20"))
+    octo = octo_client(partner)
+    if capability:
+        octo.credentials(
+            HTTP_AUTHORIZATION=octo._credentials["HTTP_AUTHORIZATION"],
+            HTTP_OCTO_CAPABILITIES="octo/pricing",
+        )
+    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", "adult"), format="json")
+    answer = octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+    booking = answer.json()
+    order = Order.objects.get()
+
+    if capability:
+        assert answer["Octo-Capabilities"] == "octo/pricing"
+        retail = int(order.total * 100)
+        assert booking["pricing"]["retail"] == retail
+        assert booking["pricing"]["net"] == retail * 80 // 100
+    else:
+        assert "pricing" not in booking
+    [line] = partner_statement(partner=partner, month=timezone.localdate())
+    assert (line.uuid, line.retail, line.commission, line.net) == (
+        "b-1",
+        order.total,
+        order.total * Decimal("0.2"),
+        order.total * Decimal("0.8"),
+    )

@@ -22,6 +22,9 @@ from museum.request_context import current_request
 # Sent after the commit of the transaction that wrote `record`.
 recorded = Signal()
 
+# One change for record_each: (action, the object, its changes).
+AuditEntry = tuple[str, models.Model, dict[str, Any]]
+
 
 def record(
     *,
@@ -46,11 +49,9 @@ def record(
     return entry
 
 
-def record_each(
-    *, entries: Iterable[tuple[str, models.Model, dict[str, Any]]], by=None
-) -> list[AuditRecord]:
-    """`record()` for many objects at once (a bulk change): (action, obj, changes) each, in one
-    INSERT."""
+def record_each(*, entries: Iterable[AuditEntry], by=None) -> list[AuditRecord]:
+    """`record()` for many changes at once (a bulk change, or a change and its refunds):
+    (action, obj, changes) each, in one INSERT."""
     actor = _actor(by)
     name, request_id = actor.get_username() if actor is not None else SYSTEM, current_request_id()
     made = AuditRecord.objects.bulk_create(

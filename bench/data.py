@@ -31,6 +31,7 @@ from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import partner_group, staff_group
 from orders.models import Order, Ticket, TicketImage, TicketType
+from orders.services.limits import mailbox_of
 from tickets.images import ticket_image
 
 PASSWORD = "bench-password-not-a-secret"
@@ -188,6 +189,7 @@ ORDER_FIELDS = [
     "channel",
     "name",
     "language",
+    "mailbox",
 ]
 TICKET_FIELDS = [
     "id",
@@ -234,7 +236,7 @@ def load_tickets(
         key = _uuid(rng)
         orders.append(
             (key, buyer, email, "", "confirmed", _code("order", n), kind, day, event_id, price)
-            + (now, now, now, "", "on_account", "", "en")
+            + (now, now, now, "", "on_account", "", "en", mailbox_of(email))
         )
         return (
             key,

@@ -12,13 +12,14 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from bench import data, servers
+from bench import FLOOR_PATH, data, servers
 from bench.plans import authorization
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
@@ -30,7 +31,11 @@ from orders.services.sale import place_order
 LUA = Path(__file__).resolve().parent / "wrk.lua"
 WARM_UP_SECONDS = 5
 FLOOR_BESIDE_SECONDS = 1
+# The service's own floor (bench/floor.py, through its middleware and settings) and the bare
+# one (bench/bare/, a Django + DRF project with nothing of the museum's), each measured first
+# and last.
 FLOORS = ("floor", "floor-again")
+BARE_FLOORS = ("bare", "bare-again")
 P99_LIMIT_MS = 50
 
 
@@ -40,8 +45,9 @@ class Endpoint:
     label: str
     lines: list[str]
     expected: set[int]
-    target: float | None = None  # requests/s as a share of the floor's
+    target: float | None = None  # requests/s as a share of the bare floor's
     read: bool = False  # its p99 must stay under P99_LIMIT_MS
+    bare: bool = False  # sent to the bare project's server, not the service's
     # Each line is meant to be sent once; sent again after a thread ran out, it gets these.
     again: set[int] = field(default_factory=set)
     path: Path | None = None
@@ -212,13 +218,14 @@ def _check_in_lines() -> list[str]:
 
 def endpoints() -> list[Endpoint]:
     today, rng = timezone.localdate(), random.Random(7)
-    floor = [request_line("GET", "/bench/floor")] * 64
+    floor = [request_line("GET", FLOOR_PATH)] * 64
     hours = [request_line("GET", "/v1.1/museum-hours", username) for username in data.VISITORS] * 4
     # The cheapest authenticated operation: what every API request pays before its own work
     # (the remembered credential, the account, the throttle), with no query of its own.
     signed_in = [request_line("GET", "/v1.1/tickets/signing-key", u) for u in data.VISITORS] * 4
     return [
-        Endpoint("floor", "GET /bench/floor (DRF floor)", floor, {200}),
+        Endpoint("bare", f"GET {FLOOR_PATH} (bare project)", floor, {200}, bare=True),
+        Endpoint("floor", f"GET {FLOOR_PATH} (own floor)", floor, {200}, 0.85),
         Endpoint("signed-in", "GET /v1.1/tickets/signing-key (signed in)", signed_in, {200}),
         Endpoint("hours", "GET /v1.1/museum-hours", hours, {200}, 0.35, read=True),
         Endpoint("list", "GET /v1.1/special-events (30)", _list_lines(today), {200}, 0.25, True),
@@ -253,20 +260,20 @@ def endpoints() -> list[Endpoint]:
             "POST /v1.1/tickets/check-in",
             _check_in_lines(),
             {200},
-            0.15,
+            0.12,
             again={409},
         ),
-        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.08),
+        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.06),
         Endpoint(
             "slots", "GET /v1.1/museum-hours/{date}/slots", _slots_lines(today), {200}, 0.35, True
         ),
-        Endpoint("order", "POST /v1.1/orders (4 tickets)", _order_lines(today, rng), {201}, 0.05),
+        Endpoint("order", "POST /v1.1/orders (4 tickets)", _order_lines(today, rng), {201}, 0.04),
         Endpoint(
             "confirm",
             "POST /v1.1/orders/{id}/confirm",
             _order_action_lines(today, rng, action="confirm", hold=True),
             {200},
-            0.07,
+            0.05,
             again={200},
         ),
         Endpoint(
@@ -274,10 +281,13 @@ def endpoints() -> list[Endpoint]:
             "POST /v1.1/orders/{id}/cancel",
             _order_action_lines(today, rng, action="cancel", hold=False),
             {200},
-            0.05,
+            0.04,
             again={409},
         ),
-        Endpoint("floor-again", "GET /bench/floor (again, last)", floor, {200}),
+        Endpoint("floor-again", f"GET {FLOOR_PATH} (own floor, again, last)", floor, {200}, 0.85),
+        Endpoint(
+            "bare-again", f"GET {FLOOR_PATH} (bare project, again, last)", floor, {200}, bare=True
+        ),
     ]
 
 
@@ -328,7 +338,7 @@ def _drain(address: str) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         started = time.monotonic()
-        with urllib.request.urlopen(f"{address}/bench/floor", timeout=10):
+        with urllib.request.urlopen(f"{address}{FLOOR_PATH}", timeout=10):
             pass
         if time.monotonic() - started < 0.05:
             return
@@ -380,8 +390,9 @@ class Tally:
         self.p50s: list[tuple[int, float]] = []
         self.p99 = self.max = 0.0
         self.rss_growth = 0.0
-        # The floor, measured by the same server right before each of this endpoint's turns.
+        # The floors, measured by the same server right before each of this endpoint's turns.
         self.floor_requests, self.floor_seconds = 0, 0.0
+        self.bare_requests, self.bare_seconds = 0, 0.0
 
     def add(self, raw: dict) -> None:
         self.requests += raw["requests"]
@@ -400,6 +411,10 @@ class Tally:
         self.floor_requests += raw["requests"]
         self.floor_seconds += raw["duration_us"] / 1e6
 
+    def add_bare(self, raw: dict) -> None:
+        self.bare_requests += raw["requests"]
+        self.bare_seconds += raw["duration_us"] / 1e6
+
     def figures(self) -> dict:
         e = self.endpoint
         expected = e.expected | (e.again if self.wrapped else set())
@@ -409,6 +424,9 @@ class Tally:
             "label": e.label,
             "floor_beside_rps": (
                 round(self.floor_requests / self.floor_seconds, 1) if self.floor_seconds else None
+            ),
+            "bare_beside_rps": (
+                round(self.bare_requests / self.bare_seconds, 1) if self.bare_seconds else None
             ),
             "requests": self.requests,
             "rps": round(self.requests / self.seconds, 1) if self.seconds else 0.0,
@@ -427,17 +445,26 @@ class Tally:
         }
 
 
+def _mean_rps(by_key: dict[str, dict], keys: tuple[str, ...]) -> float | None:
+    measured = [by_key[key]["rps"] for key in keys if key in by_key]
+    return sum(measured) / len(measured) if measured else None
+
+
+def _ratio(rps: float, reference: float | None) -> float | None:
+    return round(rps / reference, 3) if reference else None
+
+
 def _judge(figures: list[dict]) -> None:
     by_key = {f["key"]: f for f in figures}
-    floors = [by_key[key]["rps"] for key in FLOORS if key in by_key]
-    floor = sum(floors) / len(floors) if floors else None
+    floor, bare = _mean_rps(by_key, FLOORS), _mean_rps(by_key, BARE_FLOORS)
     for f in figures:
-        # The floor beside it: a machine that slows down during the run slows both alike.
-        reference = f.get("floor_beside_rps") or floor
-        f["ratio"] = round(f["rps"] / reference, 3) if reference else None
+        # The floors beside it: a machine that slows down during the run slows all alike.
+        f["ratio"] = _ratio(f["rps"], f.get("floor_beside_rps") or floor)
+        f["bare_ratio"] = _ratio(f["rps"], f.get("bare_beside_rps") or bare)
         misses = []
-        if f["target"] is not None and f["ratio"] is not None and f["ratio"] < f["target"]:
-            misses.append(f"ratio < {f['target']}")
+        target, ratio = f["target"], f["bare_ratio"]
+        if target is not None and ratio is not None and ratio < target:
+            misses.append(f"ratio < {target}")
         if f["read"] and f["p99_ms"] >= P99_LIMIT_MS:
             misses.append(f"p99 >= {P99_LIMIT_MS} ms")
         if f["errors"]:
@@ -474,12 +501,23 @@ class Fresh:
             self.used[endpoint.key] = self.used.get(endpoint.key, 0) + raw["furthest"] + 1
 
 
+@dataclass
+class Running:
+    """A server configuration under measurement: the service's, and the bare project's."""
+
+    process: Any
+    address: str
+    bare_process: Any
+    bare_address: str
+
+
 def _measure(
-    args, running: dict, chosen: list[Endpoint], floor: Endpoint
+    args, running: dict[str, Running], chosen: list[Endpoint], floor: Endpoint
 ) -> dict[str, list[Tally]]:
     """Each endpoint on every server in turn, in slices, so that load from elsewhere on the
-    machine falls on all servers alike; before each slice of an API endpoint, the same server's
-    floor for FLOOR_BESIDE_SECONDS, the reference for that endpoint's ratio."""
+    machine falls on all servers alike; before each slice, the same server's bare floor and
+    (for an API endpoint) its own floor for FLOOR_BESIDE_SECONDS each, the references for that
+    endpoint's ratios."""
     tallies: dict[str, list[Tally]] = {name: [] for name in running}
     fresh = Fresh(args.work)
     slice_seconds = max(1, round(args.seconds / args.slices))  # wrk takes whole seconds
@@ -487,11 +525,17 @@ def _measure(
         for name in running:
             tallies[name].append(Tally(endpoint))
         for _ in range(args.slices):
-            for name, (process, address) in running.items():
-                _drain(address)
+            for name, server in running.items():
+                _drain(server.address)
                 tally = tallies[name][-1]
-                if endpoint.key not in FLOORS:
-                    tally.add_floor(_wrk(args, written(floor), FLOOR_BESIDE_SECONDS, address))
+                if endpoint.key not in BARE_FLOORS:
+                    beside = _wrk(args, written(floor), FLOOR_BESIDE_SECONDS, server.bare_address)
+                    tally.add_bare(beside)
+                if endpoint.key not in FLOORS + BARE_FLOORS:
+                    beside = _wrk(args, written(floor), FLOOR_BESIDE_SECONDS, server.address)
+                    tally.add_floor(beside)
+                address = server.bare_address if endpoint.bare else server.address
+                process = server.bare_process if endpoint.bare else server.process
                 before = sum(servers.worker_memory(process.pid).values())
                 path = fresh.path(endpoint, requests_expected=int(3000 * slice_seconds))
                 raw = _wrk(args, path, slice_seconds, address)
@@ -519,10 +563,12 @@ def run_servers(args, found: list[Endpoint]) -> list[dict]:
     env = {**os.environ, **args.service_env}
     forget_credentials()
     connection.close()
+    floor = next(e for e in found if e.key == "floor")
     with ExitStack() as stack:
-        running, memory = {}, {}
+        running: dict[str, Running] = {}
+        memory: dict[str, dict] = {}
         for offset, name in enumerate(names):
-            port = servers.PORT + offset
+            port, bare_port = servers.PORT + offset, servers.BARE_PORT + offset
             log = args.work / f"server-{name.replace(' ', '-')}.log"
             print(f"== {name}: {' '.join(servers.command(name, port)[1:])}", flush=True)
             process = stack.enter_context(servers.running(name, port=port, env=env, log=log))
@@ -532,22 +578,31 @@ def run_servers(args, found: list[Endpoint]) -> list[dict]:
                 _sign_in_everyone(address)
                 _prime_cached_responses(address, found)
             _wrk(args, warm_up, WARM_UP_SECONDS, address)
-            running[name] = (process, address)
-        for name, (process, _) in running.items():
-            memory[name]["start"] = servers.worker_memory(process.pid)
-        floor = next(e for e in found if e.key == "floor")
+            bare_log = args.work / f"server-{name.replace(' ', '-')}-bare.log"
+            bare = stack.enter_context(
+                servers.running(name, port=bare_port, env=env, log=bare_log, module=servers.BARE)
+            )
+            bare_address = f"http://{servers.HOST}:{bare_port}"
+            _wrk(args, written(floor), WARM_UP_SECONDS, bare_address)
+            running[name] = Running(process, address, bare, bare_address)
+        for name, server in running.items():
+            memory[name]["start"] = servers.worker_memory(server.process.pid)
         tallies = _measure(args, running, chosen, floor)
-        for name, (process, _) in running.items():
-            memory[name]["end"] = servers.worker_memory(process.pid)
+        for name, server in running.items():
+            memory[name]["end"] = servers.worker_memory(server.process.pid)
     results = []
     for name in names:
         figures = [tally.figures() for tally in tallies[name]]
         _judge(figures)
         command = " ".join(servers.command(name, servers.PORT + names.index(name)))
+        bare_command = " ".join(
+            servers.command(name, servers.BARE_PORT + names.index(name), servers.BARE)
+        )
         results.append(
             {
                 "server": name,
                 "command": command,
+                "bare_command": bare_command,
                 "endpoints": figures,
                 "memory": memory[name],
                 "ok": not any(f["misses"] for f in figures),

@@ -7,11 +7,18 @@ other work shares the cores. PostgreSQL's and Redis's own CPU is not in it.
 
     .venv/bin/python -m bench.profile [--rounds 5] [--endpoints hours,list] [--cprofile]
     .venv/bin/python -m bench.profile --statements
+    .venv/bin/python -m bench.profile --middleware
+    .venv/bin/python -m bench.profile --trips
 
 `--statements` prints instead what one statement costs: a ticket read by its key through the ORM
 (as a model, and as values) and through a cursor, and an UPDATE of one ticket by key (with its
 BEGIN and ROLLBACK). A write's CPU is about the signed-in request's plus its
 statements' (docs/performance.md, "Against the targets").
+
+`--middleware` prices what every request pays before its view: the floor and the signed-in
+request through the middleware built up one at a time (each step's CPU less the step before's),
+the bare project's floor (bench/bare/, in a process of its own), and each per-request hook
+timed alone (docs/performance.md, "What every request pays").
 
 Run `make bench` (or `python -m bench.run --seconds 1`) once first: it loads the rows.
 """
@@ -19,10 +26,14 @@ Run `make bench` (or `python -m bench.run --seconds 1`) once first: it loads the
 import argparse
 import cProfile
 import io
+import os
 import pstats
+import subprocess
 import sys
+import tempfile
 import time
 
+from bench import FLOOR_PATH
 from bench.run import SERVICE_ENV, WORK, setup_django
 
 
@@ -131,13 +142,51 @@ def main(argv=None) -> int:
     parser.add_argument("--endpoints", default="", help="comma-separated keys; default: all")
     parser.add_argument("--cprofile", action="store_true", help="write each endpoint's profile")
     parser.add_argument("--statements", action="store_true", help="what one statement costs")
+    parser.add_argument("--middleware", action="store_true", help="what each middleware costs")
+    parser.add_argument("--bare", action="store_true", help="the bare floor's CPU alone")
+    parser.add_argument("--trips", action="store_true", help="each write's statements and calls")
     args = parser.parse_args(argv)
+    if args.bare:
+        print(f"{bare_floor(args.requests * 10, args.rounds):.1f}")
+        return 0
+    # Metrics as gunicorn's workers keep them: in files (museum/metrics.py), not in memory.
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="bench-metrics-"))
     setup_django()
     if args.statements:
         statements()
+    elif args.middleware:
+        from bench import pricing
+
+        pricing.price_middleware(args)
+    elif args.trips:
+        from bench import trips
+
+        trips.list_trips()
     else:
         profile_requests(args)
     return 0
+
+
+def bare_floor(count: int, rounds: int) -> float:
+    """The bare project's floor (bench/bare/): CPU µs per request, the least of `rounds`."""
+    from bench.bare.wsgi import application
+
+    line = f"GET\t{FLOOR_PATH}\t-\t-\t-"
+    measure(application, [line], count)  # the first requests warm up
+    return min(measure(application, [line], count)[0] for _ in range(rounds))
+
+
+def bare_floor_in_own_process(count: int, rounds: int) -> float:
+    """bare_floor() in a process of its own: its settings are not the service's."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.profile", "--bare", f"--requests={count // 10}"]
+        + [f"--rounds={rounds}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
+    )
+    return float(done.stdout.split()[-1])
 
 
 def profile_requests(args) -> None:
@@ -152,10 +201,13 @@ def profile_requests(args) -> None:
     for username in data.VISITORS + data.STAFF:
         _call(application, _environ(driver.request_line("GET", "/v1.1/museum-hours", username)))
     wanted = {key for key in args.endpoints.split(",") if key}
+    # The bare floor is another project: bare_floor() measures it, in a process of its own.
     endpoints = [
         e
         for e in driver.endpoints()
-        if e.key != "floor-again" and (not wanted or e.key in wanted or e.key == "floor")
+        if e.key != "floor-again"
+        and not e.bare
+        and (not wanted or e.key in wanted or e.key == "floor")
     ]
     # Requests meant to be sent once (check-in, first image) are used up in order.
     unused = {e.key: list(e.lines) for e in endpoints}
@@ -191,6 +243,8 @@ def profile_requests(args) -> None:
             stats = pstats.Stats(profilers[endpoint.key], stream=out)
             stats.sort_stats("cumulative").print_stats(40)
             (WORK / f"profile-{endpoint.key}.txt").write_text(out.getvalue())
+    bare = bare_floor_in_own_process(args.requests * 10, args.rounds)
+    print(f"{'the bare project floor (bench/bare/)':<44} CPU per request: least {bare:7.0f} µs")
     print(f"(database {SERVICE_ENV['DATABASE_URL']}; cProfile output in {WORK}/)")
 
 

@@ -83,11 +83,15 @@ def _endpoint_row(f: dict) -> str:
     statuses = ", ".join(f"{status}: {count:,}" for status, count in sorted(f["statuses"].items()))
     if f["once"] and f["wrapped"]:
         statuses += f" (sent again after {f['wrapped']} threads ran out of fresh ones)"
-    ratio = f"{f['ratio']:.2f}" if f["ratio"] is not None else ""
     return (
-        f"| {f['label']} | {f['rps']:,.0f} | {ratio} | {target} | {verdict} | {f['p50_ms']:.1f} "
-        f"| {f['p99_ms']:.1f} | {f['errors']} | {f['rss_growth_mib']:+.1f} | {statuses} |"
+        f"| {f['label']} | {f['rps']:,.0f} | {_two(f['bare_ratio'])} | {_two(f['ratio'])} "
+        f"| {target} | {verdict} | {f['p50_ms']:.1f} | {f['p99_ms']:.1f} | {f['errors']} "
+        f"| {f['rss_growth_mib']:+.1f} | {statuses} |"
     )
+
+
+def _two(ratio: float | None) -> str:
+    return f"{ratio:.2f}" if ratio is not None else ""
 
 
 def _memory_lines(memory: dict) -> list[str]:
@@ -105,11 +109,12 @@ def _server_section(result: dict, seconds: int) -> list[str]:
     lines = [
         f"#### {result['server']}",
         "",
-        f"`{result['command'].split('/')[-1]}`",
+        f"`{result['command'].split('/')[-1]}`; the bare floor: "
+        f"`{result['bare_command'].split('/')[-1]}`",
         "",
-        "| endpoint | req/s | × floor | target | met | p50 ms | p99 ms | errors "
-        "| RSS Δ MiB (workers summed) | answers |",
-        "|---|---:|---:|---|---|---:|---:|---:|---:|---|",
+        "| endpoint | req/s | × bare | × own floor | target (× bare) | met | p50 ms | p99 ms "
+        "| errors | RSS Δ MiB (workers summed) | answers |",
+        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|",
         *(_endpoint_row(f) for f in result["endpoints"]),
         "",
         "Resident memory per worker (MiB):",
@@ -123,15 +128,15 @@ def _server_section(result: dict, seconds: int) -> list[str]:
 def _comparison(results: list[dict]) -> list[str]:
     names = [r["server"] for r in results]
     lines = [
-        "| endpoint | " + " | ".join(f"{n} req/s (× floor)" for n in names) + " |",
+        "| endpoint | " + " | ".join(f"{n} req/s (× bare, × own)" for n in names) + " |",
         "|---|" + "---:|" * len(names),
     ]
     for index, first in enumerate(results[0]["endpoints"]):
         cells = []
         for result in results:
             f = result["endpoints"][index]
-            ratio = f" ({f['ratio']:.2f})" if f["ratio"] is not None else ""
-            cells.append(f"{f['rps']:,.0f}{ratio}")
+            ratios = ", ".join(_two(r) for r in (f["bare_ratio"], f["ratio"]) if r is not None)
+            cells.append(f"{f['rps']:,.0f} ({ratios})" if ratios else f"{f['rps']:,.0f}")
         lines.append(f"| {first['label']} | " + " | ".join(cells) + " |")
     return lines
 
@@ -150,11 +155,12 @@ def markdown(results: list[dict], *, machine: dict, args, elapsed: float, plan_s
         f"- Load: wrk, {args.threads} threads, {args.connections} connections on loopback, "
         f"{args.seconds} s per endpoint and server, in {args.slices} turns (the servers run side "
         f"by side and take turns, so load from elsewhere falls on all alike), after a "
-        f"{WARM_UP_SECONDS} s warm-up of every endpoint. Before each turn of an API endpoint "
-        f"the same server serves the floor for {FLOOR_BESIDE_SECONDS} s: the endpoint's ratio "
-        "is to that floor, measured beside it, so a machine that slows down during the run "
-        "slows both alike (the floor's own rows, first and last, are to the mean of the two). "
-        "p50 is the mean of the turns', p99 the worst turn's. "
+        f"{WARM_UP_SECONDS} s warm-up of every endpoint. Before each turn of an endpoint the "
+        "same server command serves the bare project's floor, and then (for an API endpoint) "
+        f"the service's own, for {FLOOR_BESIDE_SECONDS} s each: the endpoint's ratios are to "
+        "those floors, measured beside it, so a machine that slows down during the run slows "
+        "them alike (the bare floor's own rows, first and last, are to the mean of the two). "
+        "Targets are to the bare floor. p50 is the mean of the turns', p99 the worst turn's. "
         f"`make bench` took {elapsed / 60:.1f} min.",
         "",
     ]

@@ -9,8 +9,11 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench import FLOOR_PATH
+
 BIN = Path(sys.executable).parent
 HOST, PORT = "127.0.0.1", 8765  # the first server's; the next ones take the ports after it
+BARE_PORT = PORT + 10  # the bare floor's, beside each
 WORKERS = "2"
 THREADS = "4"
 
@@ -29,12 +32,16 @@ SERVERS = {
 }
 
 
-def command(name: str, port: int) -> list[str]:
+# The service, and the bare floor's project of its own (bench/bare/), served alike.
+SERVICE, BARE = "museum.wsgi", "bench.bare.wsgi"
+
+
+def command(name: str, port: int, module: str = SERVICE) -> list[str]:
     program, *options = SERVERS[name]
     if program == "gunicorn":
-        return [str(BIN / program), "museum.wsgi", "--bind", f"{HOST}:{port}", *options]
+        return [str(BIN / program), module, "--bind", f"{HOST}:{port}", *options]
     address = ["--host", HOST, "--port", str(port)]
-    return [str(BIN / program), *address, *options, "museum.wsgi:application"]
+    return [str(BIN / program), *address, *options, f"{module}:application"]
 
 
 DEFAULT = ["gunicorn sync", "gunicorn gthread", "granian"]
@@ -44,26 +51,28 @@ def available(name: str) -> bool:
     return (BIN / SERVERS[name][0]).exists()
 
 
-def _wait_until_up(process: subprocess.Popen, port: int, log: Path, timeout: float = 60) -> None:
+def _wait_until_up(
+    process: subprocess.Popen, port: int, log: Path, *, path: str, timeout: float = 60
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}; see {log}")
         try:
-            with urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=2) as response:
+            with urllib.request.urlopen(f"http://{HOST}:{port}{path}", timeout=2) as response:
                 if response.status == 200:
                     return
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError(f"the server did not answer /healthz within {timeout} s; see {log}")
+    raise RuntimeError(f"the server did not answer {path} within {timeout} s; see {log}")
 
 
 @contextmanager
-def running(name: str, *, port: int, env: dict, log: Path):
+def running(name: str, *, port: int, env: dict, log: Path, module: str = SERVICE):
     """The server, started in its own process group and stopped with it."""
     with open(log, "w") as output:
         process = subprocess.Popen(
-            command(name, port),
+            command(name, port, module),
             env=env,
             cwd=Path(__file__).resolve().parent.parent,
             stdout=output,
@@ -71,7 +80,9 @@ def running(name: str, *, port: int, env: dict, log: Path):
             start_new_session=True,
         )
         try:
-            _wait_until_up(process, port, log)
+            # The bare project has no /healthz: its one URL says it is up.
+            up = "/healthz" if module == SERVICE else FLOOR_PATH
+            _wait_until_up(process, port, log, path=up)
             yield process
         finally:
             os.killpg(process.pid, signal.SIGTERM)

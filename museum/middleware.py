@@ -1,12 +1,25 @@
-"""Middleware the whole service shares: each request's id, log line and metrics, the API's
-limit on request bodies, and pages' query strings without NUL characters."""
+"""Middleware the whole service shares: each request's id, log line and metrics, the API's limit
+on request bodies, the Content-Security-Policy, the pages' own middleware (sessions, CSRF, the
+signed-in user, messages), which API requests go around, and pages' query strings without NUL
+characters.
+
+Each costs every request its CPU (docs/performance.md, "What every request pays"): what can be
+worked out once per process is, and nothing is computed for an answer that does not use it.
+"""
 
 import logging
 import time
+from collections.abc import Callable
 
+from csp.constants import HEADER
+from csp.utils import build_policy
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import HttpResponseBadRequest
+from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.functional import empty
 from rest_framework.views import APIView
 
@@ -24,7 +37,8 @@ def request_log(get_response):
     answer, the other middleware's own included."""
 
     def middleware(request):
-        request_id = new_request_id(request.headers.get("X-Request-ID"))
+        # From META: `request.headers` would build a dictionary of every header first.
+        request_id = new_request_id(request.META.get("HTTP_X_REQUEST_ID"))
         started = time.perf_counter()
         with bound(request_id, channel=channel_of(request.path)):
             response = get_response(request)
@@ -41,6 +55,8 @@ def _record(request, response, duration: float) -> None:
     route = match.route if match is not None else "unmatched"
     metrics.HTTP_REQUESTS.labels(route, request.method, str(response.status_code)).inc()
     metrics.HTTP_REQUEST_DURATION.labels(route, request.method).observe(duration)
+    if not request_logger.isEnabledFor(logging.INFO):
+        return  # its fields (the client's address, the account) are not worked out for nothing
     request_logger.info(
         "%s %s %s",
         request.method,
@@ -93,6 +109,57 @@ def body_size_limit(get_response):
         return get_response(request)
 
     return middleware
+
+
+def content_security_policy(get_response):
+    """The Content-Security-Policy of CONTENT_SECURITY_POLICY (django-csp's format) on every answer
+    but those under its EXCLUDE_URL_PREFIXES (the API docs' inline script), built once per process.
+
+    django-csp's own middleware builds the header from the settings for each answer, for nonces
+    and per-view policies: this service has neither, and the building cost a sixth of the floor's
+    CPU (docs/performance.md).
+    """
+    policy = build_policy()
+    excluded = tuple(settings.CONTENT_SECURITY_POLICY.get("EXCLUDE_URL_PREFIXES", ()))
+
+    def middleware(request):
+        response = get_response(request)
+        if not request.path_info.startswith(excluded):
+            response.headers.setdefault(HEADER, policy)
+        return response
+
+    return middleware
+
+
+class PagesOnly:
+    """For the middleware of the pages (the admin, the desk, the door): an API request goes
+    around it. The API authenticates each request itself (HTTP Basic, no session or cookie), its
+    views are exempt from CSRF and it shows no messages: this work, which every request paid,
+    served none of the API's. Subclasses keep
+    the class Django's checks look for (the admin's: sessions, authentication, messages)."""
+
+    get_response: Callable
+
+    def __call__(self, request):
+        if request.path_info.startswith(API_PATH_PREFIX):
+            return self.get_response(request)
+        return super().__call__(request)  # type: ignore[misc]
+
+
+class PageSessionMiddleware(PagesOnly, SessionMiddleware):
+    pass
+
+
+class PageCsrfViewMiddleware(PagesOnly, CsrfViewMiddleware):
+    pass
+
+
+class PageAuthenticationMiddleware(PagesOnly, AuthenticationMiddleware):
+    pass
+
+
+class PageMessageMiddleware(PagesOnly, MessageMiddleware):
+    pass
 
 
 class NoNulInPageQueries:

@@ -121,6 +121,9 @@ INSTALLED_APPS = [
     "csp",
 ]
 
+# What each costs every request: docs/performance.md, "What every request pays". The Page*
+# middleware are Django's for the pages (admin, desk, door): API requests (/v1.1/) go around
+# them (museum/middleware.py, PagesOnly).
 MIDDLEWARE = [
     "museum.middleware.request_log",
     "django.middleware.security.SecurityMiddleware",
@@ -129,16 +132,17 @@ MIDDLEWARE = [
     "museum.middleware.body_size_limit",
     "museum.middleware.NoNulInPageQueries",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "museum.middleware.PageSessionMiddleware",
     # The language of the answer: the admin's choice (its cookie) or Accept-Language; it sets
     # Content-Language and Vary on every answer, the API's included.
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "museum.middleware.PageCsrfViewMiddleware",
+    "museum.middleware.PageAuthenticationMiddleware",
+    "museum.middleware.PageMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's policy, built once per process.
+    "museum.middleware.content_security_policy",
     # Last, as django-axes asks: it turns a locked-out admin sign-in into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -147,6 +151,8 @@ MIDDLEWARE = [
 # scripts and styles from our own static files only, and no other site may frame them. The API
 # docs (Swagger UI, inline script and styles) are exempt in museum/urls.py.
 CONTENT_SECURITY_POLICY = {
+    # Swagger UI runs an inline script and styles.
+    "EXCLUDE_URL_PREFIXES": ["/v1.1/docs/"],
     "DIRECTIVES": {
         "default-src": [SELF],
         "img-src": [SELF, "data:"],  # the admin shows each ticket's image inline
@@ -154,7 +160,7 @@ CONTENT_SECURITY_POLICY = {
         "base-uri": [NONE],
         "form-action": [SELF],
         "frame-ancestors": [NONE],
-    }
+    },
 }
 
 # django-axes guards the admin login (which the door and desk pages use): it refuses a locked-out

@@ -21,6 +21,7 @@ from scripts.test_tools import PACKAGES, find_tool, install_command
 from tests.factories import PASSWORD, UserFactory, door_member, partner_member, staff_member
 from tests.servers import NODE_SETUP, database_url, manage
 from tests.stripe_fake import stripe_fake  # noqa: F401 (the fixture, for every test)
+from webhooks.services import forget_subscribed_types
 
 # pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
 # tests open fifty at once, and on a busy machine the kernel dropped some of them (a
@@ -136,10 +137,13 @@ def visitor_categories(request):
 @pytest.fixture(autouse=True)
 def empty_cache():
     # The cache remembers verified credentials and counts failed sign-ins; each test starts
-    # with none, as a fresh deployment would.
+    # with none, as a fresh deployment would. The webhook types wanted are kept in the process
+    # too (webhooks/services.py).
     cache.clear()
+    forget_subscribed_types()
     yield
     cache.clear()
+    forget_subscribed_types()
 
 
 @pytest.fixture

@@ -12,9 +12,13 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from bench import data, plans
+from audit.models import AuditRecord
+from bench import FLOOR_PATH, data, plans
 from orders.models import TicketImage
-from tests.factories import MuseumDayFactory, SpecialEventFactory
+from tests.factories import MuseumDayFactory, SpecialEventFactory, days_from_today
+from tests.orders.conftest import order_body
+
+ORDERS = "/v1.1/orders"
 
 
 @pytest.mark.postgres_only
@@ -69,10 +73,10 @@ def test_drawing_a_ticket_image_costs_a_few_queries(visitor_client, django_asser
 
 
 def test_the_benchmark_floor_is_served_by_the_benchmark_urls_alone(anonymous_client, settings):
-    assert anonymous_client.get("/bench/floor").status_code == 404
+    assert anonymous_client.get(FLOOR_PATH).status_code == 404
 
     settings.ROOT_URLCONF = "bench.urls"
-    assert anonymous_client.get("/bench/floor").json() == {"status": "ok"}
+    assert anonymous_client.get(FLOOR_PATH).json() == {"status": "ok"}
     assert anonymous_client.get("/healthz").status_code == 200
 
 
@@ -87,3 +91,34 @@ def test_the_wsgi_entry_point_leaves_what_it_loaded_out_of_garbage_collection():
     )
 
     assert int(frozen.stdout) > 50_000  # Django, DRF, the URLs and views: ~100,000
+
+
+def test_confirming_a_held_order_costs_a_few_queries(visitor_client, django_assert_num_queries):
+    day = MuseumDayFactory(date=days_from_today(3))
+    held = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2), hold=True), format="json")
+
+    # The account (its permissions are kept with its credential since it placed the order); the
+    # order, locked; its email's task; the order; its tickets unheld; its payment on account; its
+    # audit record; its tickets read once, for the answer and the metrics. The test's
+    # transaction adds a savepoint and its release.
+    with django_assert_num_queries(10):
+        answer = visitor_client.post(f"{ORDERS}/{held.json()['orderId']}/confirm")
+
+    assert answer.status_code == 200 and answer.json()["status"] == "confirmed"
+    assert all(not ticket["cancelled"] for ticket in answer.json()["tickets"])
+
+
+def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_num_queries):
+    day = MuseumDayFactory(date=days_from_today(3))
+    order = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2)), format="json").json()
+
+    # The account and its permissions (Django's two queries); the order and its tickets,
+    # locked; the tickets voided; their images' keys; the payment with what it paid back
+    # already; the refunds; the places given back; the order closed; the refunds' and the
+    # cancellation's audit records, in one INSERT; the change's email (its task, and the order
+    # noting it). The test's transaction adds a savepoint and its release.
+    with django_assert_num_queries(16):
+        answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
+
+    assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
+    assert AuditRecord.objects.filter(action__in=["refunded", "cancelled"]).count() == 2

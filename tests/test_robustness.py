@@ -232,6 +232,7 @@ def test_the_production_environment_passes_the_deploy_checks(tmp_path):
         "DATABASE_URL": f"sqlite:///{tmp_path / 'museum.sqlite3'}",
         "REDIS_URL": "redis://127.0.0.1:6379/0",
         "MUSEUM_TIME_ZONE": "Europe/Amsterdam",
+        "MUSEUM_PUBLIC_URL": "https://museum.example.org",
         # docs/security.md: what an operator must set besides.
         "MUSEUM_TICKET_SIGNING_KEYS": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
         "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",

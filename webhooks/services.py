@@ -2,6 +2,7 @@
 
 import base64
 import secrets
+import time
 import uuid
 from collections.abc import Collection
 from datetime import timedelta
@@ -28,8 +29,20 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
-def subscribed_types() -> set[str]:
-    """The event types some active subscription wants (kept briefly: every audit record asks)."""
+# Every audit record asks which types are wanted (webhooks.fanout.on_recorded): each process keeps
+# the answer this long rather than pay a cache round trip per write. A change in this process
+# forgets it at once; another process sees it within these seconds, and a record whose fan-out it
+# did not enqueue meanwhile is offered by the sweep (webhooks.tasks, every minute).
+KEPT_SECONDS = 10
+_kept: tuple[float, frozenset[str]] | None = None
+
+
+def subscribed_types() -> frozenset[str]:
+    """The event types some active subscription wants."""
+    global _kept
+    now = time.monotonic()
+    if _kept is not None and now < _kept[0]:
+        return _kept[1]
     types = cache.get(SUBSCRIBED_TYPES_KEY)
     if types is None:
         types = set()
@@ -37,12 +50,20 @@ def subscribed_types() -> set[str]:
             "event_types", flat=True
         ):
             types.update(wanted)
-        cache.set(SUBSCRIBED_TYPES_KEY, types, 10)
-    return types
+        cache.set(SUBSCRIBED_TYPES_KEY, types, KEPT_SECONDS)
+    _kept = (now + KEPT_SECONDS, frozenset(types))
+    return _kept[1]
+
+
+def forget_subscribed_types(**kwargs) -> None:
+    """Ask again next time, in every process (the shared cache) and in this one."""
+    global _kept
+    _kept = None
+    cache.delete(SUBSCRIBED_TYPES_KEY)
 
 
 def _changed() -> None:
-    transaction.on_commit(lambda: cache.delete(SUBSCRIBED_TYPES_KEY))
+    transaction.on_commit(forget_subscribed_types)
 
 
 def _checked(url: str, event_types: list[str]) -> None:

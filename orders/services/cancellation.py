@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.models import Action
-from audit.services import record, record_each
+from audit.services import AuditEntry, record, record_each
 from events.models import SpecialEvent
 from events.services import locked_event
 from museum import metrics
@@ -58,18 +58,15 @@ def cancel_order(
     # Redrawn on the next fetch, stamped CANCELLED. Only their keys are read for the deletion
     # (its signal forgets the cached copies), not the pictures.
     TicketImage.objects.filter(ticket_id__in=voided_ids).only("pk").delete()
+    entries: list[AuditEntry] = []
     if order.status == OrderStatus.CONFIRMED:  # a held order was never paid
         source = RefundSource.BUYER if by.pk == order.buyer_id else RefundSource.STAFF
-        refund_tickets(order=order, tickets=voided, source=source, by=by)
+        entries.append(refund_tickets(order=order, tickets=voided, source=source, by=by)[1])
     give_back(order=order, n=len(voided))
     _close_if_void(order, tickets, now=now)
     whole = order.status == OrderStatus.CANCELLED
-    record(
-        action=Action.CANCELLED,
-        obj=order,
-        by=by,
-        changes={"tickets": voided_ids, "whole_order": whole},
-    )
+    entries.append((Action.CANCELLED, order, {"tickets": voided_ids, "whole_order": whole}))
+    record_each(entries=entries, by=by)  # the refunds' record and the cancellation's, at once
     if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
         mail_change(order, now=now)
     order.sold_tickets = tickets
@@ -122,6 +119,7 @@ def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> i
         .filter(event=event, status__in=[OrderStatus.CONFIRMED, OrderStatus.HELD])
         .order_by("pk")
     )
+    entries: list[AuditEntry] = []
     for order in orders:
         if order.status == OrderStatus.CONFIRMED:
             live = list(
@@ -129,10 +127,12 @@ def _close_orders_of_cancelled_event(*, event: SpecialEvent, now: datetime) -> i
                     order=order, cancelled_at__isnull=True
                 )
             )
-            refund_tickets(order=order, tickets=live, source=RefundSource.EVENT_CANCELLED)
+            source = RefundSource.EVENT_CANCELLED
+            entries.append(refund_tickets(order=order, tickets=live, source=source)[1])
             mail_change(order, now=now)
     reason = {"whole_order": True, "event_cancelled": True}
-    record_each(entries=[(Action.CANCELLED, order, reason) for order in orders])
+    # The refunds' records and the cancellations', in one INSERT.
+    record_each(entries=entries + [(Action.CANCELLED, order, reason) for order in orders])
     cancelled = Order.objects.filter(pk__in=[order.pk for order in orders]).update(
         status=OrderStatus.CANCELLED, cancelled_at=now
     )

@@ -33,7 +33,8 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
             raise OrderCancelled()
         elif order.status == OrderStatus.HELD:
             refuse_unpaid_confirmation(order)
-            confirm_held(order, now=now)
+            confirm_held(order, now=now)  # reads the order's tickets
+            return order
         # A confirmed order is left as it is: a retried confirmation.
     if ran_out:
         raise HoldExpired()

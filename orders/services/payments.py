@@ -16,11 +16,12 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.models import Action
-from audit.services import record
+from audit.services import AuditEntry, record
 from museum import metrics
 from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import (
@@ -57,7 +58,7 @@ from orders.providers import (
 )
 from orders.providers.base import Notification, ProviderError, Received
 from orders.refunds import pay_back_later, record_refunds
-from orders.selectors import order_to_change, viewable_order
+from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
@@ -103,10 +104,10 @@ def confirm_held(order: Order, *, now) -> None:
     Ticket.objects.filter(order=order).update(held=False)
     record_on_account_payment(order)
     record(action=Action.CONFIRMED, obj=order, changes={"status": [OrderStatus.HELD, order.status]})
-    # Sold now: a confirmation, once per order, reads the kinds it counts (a sale unheld counts
-    # the tickets it made, without a query).
-    sold = Ticket.objects.filter(order=order).values_list("ticket_type", "category__category")
-    metrics.count_ticket_kinds(metrics.TICKETS_SOLD, [(kind, cat or "") for kind, cat in sold])
+    # Sold now: the tickets are read once, with what the order's answer shows of them, and
+    # counted from there (a sale unheld counts the tickets it made, without a query).
+    order.sold_tickets = list(tickets_of(order))
+    metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
 
 
 def record_on_account_payment(order: Order) -> None:
@@ -465,13 +466,22 @@ def _refund(
 
 def refund_tickets(
     *, order: Order, tickets: Sequence[Ticket], source: str, by=None
-) -> list[Refund]:
+) -> tuple[list[Refund], AuditEntry]:
     """What was paid for `tickets` of a confirmed order goes back through the provider that
     took it, a refund per ticket, never more than the payment left; without a payment (a free
     order, or one sold before payments), staff pay back by hand (orders.refunds settles
-    them)."""
-    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
-    left = _refundable(payment)
+    them).
+
+    The refunds, and their audit entry, which the caller records with its own change's (one
+    INSERT for both: audit.services.record_each)."""
+    # The payment with what it paid back already, in one statement.
+    payment = (
+        order.payments.filter(state=PaymentState.CONFIRMED)
+        .annotate(paid_back=Sum("refunds__amount", default=Decimal("0")))
+        .order_by("-created_at")  # the model's own order, which a grouped query leaves out
+        .first()
+    )
+    left = payment.amount - payment.paid_back if payment else Decimal("0")
     refunds = []
     for ticket in tickets:
         amount = min(ticket.price, left) if payment else ticket.price
@@ -487,22 +497,17 @@ def refund_tickets(
         )
         refunds.append(refund)
     refunds = record_refunds(refunds, through=provider(payment.provider) if payment else None)
-    record(
-        action=Action.REFUNDED,
-        obj=order,
-        by=by,
-        changes={
-            "tickets": [ticket.pk for ticket in tickets],
-            "amount": sum((refund.amount for refund in refunds), Decimal("0")),
-            "source": source,
-            # Who pays it back ("" without a payment: staff, by hand), for the history's words.
-            "provider": payment.provider if payment else "",
-        },
-    )
     metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
     for ticket, refund in zip(tickets, refunds, strict=True):
         ticket.refund = refund  # the answer shows it
-    return refunds
+    changes = {
+        "tickets": [ticket.pk for ticket in tickets],
+        "amount": sum((refund.amount for refund in refunds), Decimal("0")),
+        "source": source,
+        # Who pays it back ("" without a payment: staff, by hand), for the history's words.
+        "provider": payment.provider if payment else "",
+    }
+    return refunds, (Action.REFUNDED, order, changes)
 
 
 def refund_due(*, order: Order, tickets: Sequence[Ticket]) -> Decimal:

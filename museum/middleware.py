@@ -19,7 +19,6 @@ from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import HttpResponseBadRequest
-from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.functional import empty
 from rest_framework.views import APIView
 
@@ -147,10 +146,6 @@ class PagesOnly:
 
 
 class PageSessionMiddleware(PagesOnly, SessionMiddleware):
-    pass
-
-
-class PageCsrfViewMiddleware(PagesOnly, CsrfViewMiddleware):
     pass
 
 

@@ -137,7 +137,7 @@ MIDDLEWARE = [
     # Content-Language and Vary on every answer, the API's included.
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "museum.middleware.PageCsrfViewMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
     "museum.middleware.PageAuthenticationMiddleware",
     "museum.middleware.PageMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

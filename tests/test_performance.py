@@ -99,9 +99,9 @@ def test_confirming_a_held_order_costs_a_few_queries(visitor_client, django_asse
 
     # The account (its permissions are kept with its credential since it placed the order); the
     # order, locked; its email's task; the order; its tickets unheld; its payment on account; its
-    # audit record; its tickets read once, for the answer and the metrics. The test's
-    # transaction adds a savepoint and its release.
-    with django_assert_num_queries(10):
+    # audit record; its tickets read once, for the answer and the metrics; its refunds, for the
+    # answer's refundDue. The test's transaction adds a savepoint and its release.
+    with django_assert_num_queries(11):
         answer = visitor_client.post(f"{ORDERS}/{held.json()['orderId']}/confirm")
 
     assert answer.status_code == 200 and answer.json()["status"] == "confirmed"
@@ -116,8 +116,9 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
     # locked; the tickets voided; their images' keys; the payment with what it paid back
     # already; the refunds; the places given back; the order closed; the refunds' and the
     # cancellation's audit records, in one INSERT; the change's email (its task, and the order
-    # noting it). The test's transaction adds a savepoint and its release.
-    with django_assert_num_queries(16):
+    # noting it); the refunds read back for the answer's refundDue. The test's transaction adds a
+    # savepoint and its release.
+    with django_assert_num_queries(17):
         answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"

@@ -57,6 +57,15 @@ class EntrySlot(models.Model):
     )
     # Places taken by confirmed and held orders alike: a hold keeps its places until it expires.
     sold = models.PositiveIntegerField(default=0, editable=False)
+    # Of `capacity`, the places kept for members until MUSEUM_MEMBER_PLACES_RELEASE_HOURS before
+    # the slot; `member_sold` of `sold` are members' (who take kept places first). Before the
+    # cut-off a public sale leaves the unclaimed kept places alone (hours.locking).
+    member_places = models.PositiveIntegerField(
+        "places kept for members",
+        default=0,
+        help_text="Sold to anyone only from the cut-off before the slot on.",
+    )
+    member_sold = models.PositiveIntegerField(default=0, editable=False)
 
     # What the slots list shows, set by hours.services.slots_on_sale.
     available: int | None
@@ -70,6 +79,10 @@ class EntrySlot(models.Model):
             models.CheckConstraint(
                 name="entry_slot_not_oversold",
                 condition=Q(capacity__isnull=True) | Q(sold__lte=F("capacity")),
+            ),
+            models.CheckConstraint(
+                name="entry_slot_member_sold_within_sold",
+                condition=Q(member_sold__lte=F("sold")),
             ),
         ]
 

@@ -9,11 +9,13 @@ CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 # The prefixes of confirmation codes: a ticket's, by its type, and an order's.
 TICKET_CODE_PREFIXES = ("ticket-general-", "ticket-event-")
 ORDER_CODE_PREFIX = "order-"
+# A membership's card code (Membership.card_code).
+MEMBER_CODE_PREFIX = "member-"
 # The letters the alphabet leaves out, read as the digits people mistake them for.
 MISREAD = str.maketrans({"o": "0", "i": "1", "l": "1"})
 # A code as typed: a prefix or none, then 11 characters, spaces or hyphens anywhere between.
 _TYPED = re.compile(
-    r"(?:(?P<prefix>order|ticket(?:[\s-]*(?:general|event))?)[\s-]*)?"
+    r"(?:(?P<prefix>order|member|ticket(?:[\s-]*(?:general|event))?)[\s-]*)?"
     r"(?P<body>[0-9a-z](?:[\s-]*[0-9a-z]){10})"
 )
 
@@ -33,6 +35,7 @@ class TypedCode:
 
     ticket_codes: tuple[str, ...] = ()
     order_code: str | None = None
+    member_code: str | None = None
 
 
 def read_code(text: str) -> TypedCode | None:
@@ -46,12 +49,22 @@ def read_code(text: str) -> TypedCode | None:
         # A code typed whole is looked up as it is (the door always took any).
         if typed.startswith("ticket-"):
             return TypedCode(ticket_codes=(typed,))
+        if typed.startswith(MEMBER_CODE_PREFIX):
+            return TypedCode(member_code=typed)
         return TypedCode(order_code=typed) if typed.startswith(ORDER_CODE_PREFIX) else None
     body = f"{body[:6]}-{body[6:]}"
     prefix = re.sub(r"[\s-]", "", match["prefix"] or "")
     if prefix == "order":
         return TypedCode(order_code=ORDER_CODE_PREFIX + body)
+    if prefix == "member":
+        return TypedCode(member_code=MEMBER_CODE_PREFIX + body)
     tickets = tuple(
         code + body for code in TICKET_CODE_PREFIXES if code.replace("-", "").startswith(prefix)
     )
-    return TypedCode(ticket_codes=tickets, order_code=None if prefix else ORDER_CODE_PREFIX + body)
+    if prefix:
+        return TypedCode(ticket_codes=tickets)
+    return TypedCode(
+        ticket_codes=tickets,
+        order_code=ORDER_CODE_PREFIX + body,
+        member_code=MEMBER_CODE_PREFIX + body,
+    )

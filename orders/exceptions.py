@@ -219,3 +219,24 @@ class TooManyFreePlaces(OverLimit):
         "account": _("At most %(limit)s free places a day for one account."),
         "email address": _("At most %(limit)s free places a day for one email address."),
     }
+
+
+class UnknownMembership(NotFound):
+    default_code = "unknown_membership"
+    title = _("Unknown membership")
+    default_detail = _("There is no such membership.")
+
+
+class MembershipNotValid(MuseumProblem):
+    """The membership does not admit on the date asked: pending, cancelled, expired or not valid
+    yet. `validUntil` (its last valid day, or None) goes with it."""
+
+    default_code = "membership_not_valid"
+    title = _("Membership not valid")
+    default_detail = _("The membership is not valid on that date.")
+
+
+class GiftAlreadyRedeemed(MuseumProblem):
+    default_code = "gift_already_redeemed"
+    title = _("Gift already redeemed")
+    default_detail = _("This gift membership has already been redeemed.")

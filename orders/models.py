@@ -86,6 +86,111 @@ class VisitorCategory(models.Model):
         return self.name if count == 1 else self.plural_name or self.name
 
 
+class MembershipType(models.Model):
+    """What a museum sells as a membership: an annual pass for one, two or a family."""
+
+    code = models.SlugField(
+        max_length=40, unique=True, help_text="What the API calls it, e.g. 'family'."
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(max_length=2000, blank=True)
+    price = models.DecimalField(
+        max_digits=8, decimal_places=2, validators=[MinValueValidator(Decimal("0"))]
+    )
+    validity_months = models.PositiveSmallIntegerField(
+        "valid for (months)", default=12, validators=[MinValueValidator(1), MaxValueValidator(120)]
+    )
+    admits = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        help_text="People one visit admits: 1 for an individual, 2 for a dual, 6 for a family.",
+    )
+    event_discount_percent = models.PositiveSmallIntegerField(
+        "discount on special events (%)", default=0, validators=[MaxValueValidator(100)]
+    )
+    active = models.BooleanField(default=True, help_text="Sold only while active.")
+    ordering = models.PositiveSmallIntegerField(default=0, help_text="Lower comes first.")
+
+    class Meta:
+        ordering = ["ordering", "code"]
+        verbose_name = "membership type"
+        constraints = [
+            models.CheckConstraint(
+                name="membership_type_price_not_negative", condition=Q(price__gte=0)
+            ),
+            models.CheckConstraint(
+                name="membership_type_admits_someone", condition=Q(admits__gte=1)
+            ),
+            models.CheckConstraint(
+                name="membership_type_discount_at_most_100",
+                condition=Q(event_discount_percent__lte=100),
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class MembershipStatus(models.TextChoices):
+    # Bought, not paid yet (or a gift not redeemed yet: it has no holder).
+    PENDING = "pending", "Pending (not paid, or a gift not redeemed)"
+    ACTIVE = "active", "Active"
+    EXPIRED = "expired", "Expired"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class Membership(models.Model):
+    """A holder's membership of a type, valid from `valid_from` to `valid_until` (both included),
+    the periods its confirmed sales (MembershipSale) bought. Its card carries a signed token of
+    its id; `card_code` is what the desk finds it by and a member may type instead."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    membership_type = models.ForeignKey(
+        MembershipType, on_delete=models.PROTECT, related_name="memberships"
+    )
+    # The account that bought it: its own list shows it.
+    buyer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="memberships"
+    )
+    # Empty for a gift until it is redeemed.
+    holder_name = models.CharField(max_length=100, blank=True)
+    email = models.EmailField(blank=True)
+    language = models.CharField(max_length=8, default=i18n.museum_language_code)
+    status = models.CharField(
+        max_length=10, choices=MembershipStatus.choices, default=MembershipStatus.PENDING
+    )
+    valid_from = models.DateField(null=True, blank=True)
+    valid_until = models.DateField(null=True, blank=True, db_index=True)
+    card_code = models.CharField(max_length=40, unique=True)
+    # A gift's code, shown to its buyer; redeeming it names the holder and starts the validity.
+    gift_code = models.CharField(max_length=40, unique=True, null=True, blank=True)
+    redeemed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    activated_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    # The renewal reminders sent (30 and 7 days before valid_until), each once per period.
+    reminded_30_at = models.DateTimeField(null=True, blank=True, editable=False)
+    reminded_7_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        permissions = [("sell_memberships", "Can sell and renew memberships at the front desk")]
+        constraints = [
+            models.CheckConstraint(
+                name="active_membership_has_validity",
+                condition=~Q(status__in=["active", "expired"])
+                | Q(valid_from__isnull=False, valid_until__isnull=False),
+            ),
+            models.CheckConstraint(
+                name="membership_valid_until_after_from",
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=F("valid_from")),
+            ),
+        ]
+
+    def __str__(self):
+        return self.card_code
+
+
 class OrderStatus(models.TextChoices):
     CONFIRMED = "confirmed", "Confirmed"
     HELD = "held", "Held (not paid yet)"
@@ -129,6 +234,10 @@ class Order(models.Model):
     )
     total = models.DecimalField(max_digits=10, decimal_places=2)
     channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.ONLINE)
+    # A member visit: the membership whose free member places (Ticket.member) it takes.
+    membership = models.ForeignKey(
+        Membership, on_delete=models.PROTECT, null=True, blank=True, related_name="visits"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
@@ -165,6 +274,12 @@ class Order(models.Model):
                 name="held_order_has_expiry",
                 condition=~Q(status="held") | Q(hold_expires_at__isnull=False),
             ),
+            # A membership admits one member visit a day.
+            models.UniqueConstraint(
+                fields=["membership", "date"],
+                condition=Q(membership__isnull=False, status__in=["held", "confirmed"]),
+                name="one_member_visit_a_day",
+            ),
         ]
 
     def __str__(self):
@@ -175,6 +290,42 @@ class TicketType(models.TextChoices):
     # Shown at the door, in the staff member's language.
     EVENT = "event", _("Special event")
     GENERAL = "general", _("General entry")
+
+
+# An order's ticket_type when it sells memberships (MembershipSale) rather than visits.
+MEMBERSHIP_ORDER = "membership"
+
+
+class MembershipSaleKind(models.TextChoices):
+    NEW = "new", "New membership"
+    GIFT = "gift", "Gift membership"
+    RENEWAL = "renewal", "Renewal"
+
+
+class MembershipSale(models.Model):
+    """An order's line selling a period of a membership (new, a gift, or a renewal), paid, refunded
+    and reported with its order as a ticket is. The period is set when the order is confirmed
+    (a gift's when it is redeemed)."""
+
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="membership_sales")
+    membership = models.ForeignKey(Membership, on_delete=models.PROTECT, related_name="sales")
+    kind = models.CharField(max_length=10, choices=MembershipSaleKind.choices)
+    price = models.DecimalField("price paid", max_digits=8, decimal_places=2)
+    valid_from = models.DateField(null=True, blank=True)
+    valid_until = models.DateField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["order", "pk"]
+        verbose_name = "membership sale"
+        constraints = [
+            models.CheckConstraint(
+                name="membership_sale_price_not_negative", condition=Q(price__gte=0)
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} of {self.membership}"
 
 
 class Ticket(models.Model):
@@ -232,6 +383,8 @@ class Ticket(models.Model):
     slot = models.ForeignKey(
         EntrySlot, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
     )
+    # A member's free place (its order's membership): counted on its slot's member_sold too.
+    member = models.BooleanField(default=False)
 
     class Meta:
         # The table it has had since tickets were an app of their own.
@@ -361,9 +514,13 @@ class Refund(models.Model):
     payment to pay it back through, by staff by hand)."""
 
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="refunds")
-    # The ticket it pays back; empty for a payment refunded whole (one that came too late).
+    # The ticket or membership sale it pays back; neither for a payment refunded whole (one that
+    # came too late).
     ticket = models.OneToOneField(
         Ticket, on_delete=models.PROTECT, related_name="refund", null=True, blank=True
+    )
+    membership_sale = models.OneToOneField(
+        MembershipSale, on_delete=models.PROTECT, related_name="refund", null=True, blank=True
     )
     payment = models.ForeignKey(
         Payment, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True

@@ -3,9 +3,14 @@
 
 from modeltranslation.translator import TranslationOptions, register
 
-from orders.models import VisitorCategory
+from orders.models import MembershipType, VisitorCategory
 
 
 @register(VisitorCategory)
 class VisitorCategoryTranslation(TranslationOptions):
     fields = ("name", "plural_name")
+
+
+@register(MembershipType)
+class MembershipTypeTranslation(TranslationOptions):
+    fields = ("name", "description")

@@ -7,6 +7,7 @@ from orders.codes import TypedCode, read_code
 BOTH = TypedCode(
     ticket_codes=("ticket-general-01x2y3-z4910", "ticket-event-01x2y3-z4910"),
     order_code="order-01x2y3-z4910",
+    member_code="member-01x2y3-z4910",
 )
 
 
@@ -22,7 +23,7 @@ BOTH = TypedCode(
         "0 1 x 2 y 3 z 4 9 1 0",
     ],
 )
-def test_a_code_without_its_prefix_may_be_a_ticket_or_an_order(typed):
+def test_a_code_without_its_prefix_may_be_a_ticket_an_order_or_a_membership(typed):
     assert read_code(typed) == BOTH
 
 
@@ -34,6 +35,8 @@ def test_a_code_without_its_prefix_may_be_a_ticket_or_an_order(typed):
         ("Ticket General 01x2y3z4910", TypedCode(ticket_codes=("ticket-general-01x2y3-z4910",))),
         ("ticket-event-01x2y3-z4910", TypedCode(ticket_codes=("ticket-event-01x2y3-z4910",))),
         ("ticket 01x2y3-z4910", TypedCode(ticket_codes=BOTH.ticket_codes)),
+        ("Member 01X2Y3 Z4910", TypedCode(member_code="member-01x2y3-z4910")),
+        ("member-01x2y3-z4910", TypedCode(member_code="member-01x2y3-z4910")),
     ],
 )
 def test_a_prefix_says_what_the_code_is(typed, expected):

@@ -639,3 +639,47 @@ class TicketsPdf(models.Model):
 
     def __str__(self):
         return f"Tickets PDF of {self.order_id}"
+
+
+class MembershipCard(models.Model):
+    """A membership's card as a PNG and a card-sized PDF, kept so each is drawn once; `etag`
+    names what it prints (holder, type, validity, language), so a change draws it again."""
+
+    membership = models.OneToOneField(
+        Membership, on_delete=models.CASCADE, primary_key=True, related_name="card"
+    )
+    png = models.BinaryField()
+    pdf = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    made_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "membership card"
+
+    def __str__(self):
+        return f"Card of {self.membership_id}"
+
+
+class MemberEntry(models.Model):
+    """People a member card let in at the door on a day without entry slots (no reservation):
+    at most the type's `admits` a day, counted under the membership's row lock."""
+
+    membership = models.ForeignKey(Membership, on_delete=models.PROTECT, related_name="entries")
+    date = models.DateField()
+    people = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    entered_at = models.DateTimeField(auto_now_add=True)
+    admitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-entered_at"]
+        verbose_name = "member entry"
+        verbose_name_plural = "member entries"
+        indexes = [models.Index(fields=["membership", "date"], name="member_entries_of_day")]
+        constraints = [
+            models.CheckConstraint(name="member_entry_admits_someone", condition=Q(people__gte=1))
+        ]
+
+    def __str__(self):
+        return f"{self.people} on {self.date} with {self.membership_id}"

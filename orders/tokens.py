@@ -1,4 +1,5 @@
-"""Signed tokens: the text a ticket's QR code carries, and the link to an order's cancel page.
+"""Signed tokens: the text a ticket's QR code carries, a member card's, and the link to an order's
+cancel page.
 
 A ticket's token is `MT1.` followed by unpadded base64url of 88 bytes: a 24-byte payload (4-byte
 key id, 16-byte ticket UUID, 4-byte big-endian proleptic ordinal of the ticket's date) and the
@@ -98,16 +99,16 @@ def sign_ticket(*, ticket_id: uuid.UUID, ticket_date: date) -> str:
     return PREFIX + _b64encode(payload + key.private_key.sign(payload))
 
 
-def verify_ticket_token(token: str) -> TicketClaim:
-    """The ticket a token names, if this museum signed exactly this text.
+def _verified(token: str, *, prefix: str, signs_prefix: bool) -> tuple[uuid.UUID, date]:
+    """The id and date a token of `prefix` names, if this museum signed exactly this text.
 
     Only the canonical spelling is accepted (no padding, no `+/`, no other characters, unused
     bits zero): a scanner that remembers the tokens it admitted by their text is not fooled by
     another spelling of the same bytes.
     """
-    if not token.startswith(PREFIX):
-        raise InvalidTicketToken("not a museum ticket")
-    body = token[len(PREFIX) :]
+    if not token.startswith(prefix):
+        raise InvalidTicketToken(f"not a token starting {prefix}")
+    body = token[len(prefix) :]
     if not _CANONICAL_BODY.fullmatch(body):
         raise InvalidTicketToken("not unpadded base64url of a token's length")
     try:
@@ -117,15 +118,46 @@ def verify_ticket_token(token: str) -> TicketClaim:
     if _b64encode(raw) != body:
         raise InvalidTicketToken("not the canonical spelling")
     payload, signature = raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
-    key_id, ticket_bytes, ordinal = _PAYLOAD.unpack(payload)
+    key_id, id_bytes, ordinal = _PAYLOAD.unpack(payload)
     key = next((key for key in signing_keys() if key.key_id == key_id), None)
     if key is None:
         raise InvalidTicketToken("signed with an unknown key")
+    signed = prefix.encode() + payload if signs_prefix else payload
     try:
-        key.private_key.public_key().verify(signature, payload)
-        return TicketClaim(uuid.UUID(bytes=ticket_bytes), date.fromordinal(ordinal))
+        key.private_key.public_key().verify(signature, signed)
+        return uuid.UUID(bytes=id_bytes), date.fromordinal(ordinal)
     except (InvalidSignature, ValueError):
         raise InvalidTicketToken("bad signature") from None
+
+
+def verify_ticket_token(token: str) -> TicketClaim:
+    """The ticket a token names, if this museum signed exactly this text (_verified)."""
+    return TicketClaim(*_verified(token, prefix=PREFIX, signs_prefix=False))
+
+
+# A member card's token: `MM1.` and the same 88 bytes as a ticket's, naming the membership and the
+# day its card was drawn, signed by the same keys; the signature covers the prefix too, so no
+# ticket's token is ever read as a card's or a card's as a ticket's.
+MEMBER_CARD_PREFIX = "MM1."
+
+
+@dataclass(frozen=True)
+class MemberCardClaim:
+    membership_id: uuid.UUID
+    issued_on: date
+
+
+def sign_member_card(*, membership_id: uuid.UUID, issued_on: date) -> str:
+    key = signing_keys()[0]
+    payload = _PAYLOAD.pack(key.key_id, membership_id.bytes, issued_on.toordinal())
+    signed = MEMBER_CARD_PREFIX.encode() + payload
+    return MEMBER_CARD_PREFIX + _b64encode(payload + key.private_key.sign(signed))
+
+
+def verify_member_card_token(token: str) -> MemberCardClaim:
+    """The membership a card's token names, if this museum signed exactly this text; as for
+    tickets, InvalidTicketToken otherwise."""
+    return MemberCardClaim(*_verified(token, prefix=MEMBER_CARD_PREFIX, signs_prefix=True))
 
 
 def public_keys() -> list[dict]:

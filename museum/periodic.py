@@ -36,8 +36,13 @@ PERIODIC_TASKS = {
     # found within 2 minutes of LOST_AFTER, the webhooks' by their sweep below.
     "orders.tasks.resend_lost_order_confirmations": timedelta(minutes=2),
     "orders.refunds.pay_back_lost_refunds": timedelta(minutes=2),
-    # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed.
+    # Buyers' email and phone go once MUSEUM_PERSONAL_DATA_RETENTION_DAYS have passed (and
+    # members' names and email after their membership ended).
     "orders.jobs.anonymise_orders": timedelta(hours=1),
+    # Lapsed memberships read expired at once (status_on); the sweep marks them and tells the
+    # webhooks. Reminders go on their day, at whatever hour.
+    "orders.jobs.expire_memberships": timedelta(hours=1),
+    "orders.jobs.remind_members": timedelta(hours=1),
     "museum.tasks.purge_idempotency_keys": timedelta(hours=1),
     "museum.tasks.prune_task_results": timedelta(days=1),
     # Holds that ran out give their places back (a buyer who finds a row full does it too).

@@ -591,6 +591,30 @@ if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PE
 if MUSEUM_MAX_FREE_PLACES_PER_DAY < 0:
     raise ImproperlyConfigured("MUSEUM_MAX_FREE_PLACES_PER_DAY must be 0 or more")
 
+# Memberships (orders/services/memberships.py). A renewal within this many days after a
+# membership lapsed continues it (the new period starts the day after the old one ended); later,
+# it starts on the renewal day.
+MUSEUM_MEMBERSHIP_GRACE_DAYS = envint("MUSEUM_MEMBERSHIP_GRACE_DAYS", 30)
+# Its buyer may cancel a membership's purchase until its period starts or for this many days
+# after buying it, whichever is later (a cooling-off period); staff who may cancel any order,
+# always.
+MUSEUM_MEMBERSHIP_CANCEL_DAYS = envint("MUSEUM_MEMBERSHIP_CANCEL_DAYS", 14)
+# How far ahead a membership bought may start.
+MUSEUM_MEMBERSHIP_MAX_START_DAYS = envint("MUSEUM_MEMBERSHIP_MAX_START_DAYS", 90)
+# Memberships an online account, and each mailbox within it, may buy (held or paid) in 24 hours:
+# a flood of unpaid memberships, or of free ones and their emails, stops there.
+MUSEUM_MAX_MEMBERSHIPS_PER_DAY = envint("MUSEUM_MAX_MEMBERSHIPS_PER_DAY", 5)
+if (
+    min(
+        MUSEUM_MEMBERSHIP_GRACE_DAYS,
+        MUSEUM_MEMBERSHIP_CANCEL_DAYS,
+        MUSEUM_MEMBERSHIP_MAX_START_DAYS,
+        MUSEUM_MAX_MEMBERSHIPS_PER_DAY,
+    )
+    < 0
+):
+    raise ImproperlyConfigured("MUSEUM_MEMBERSHIP_* and MUSEUM_MAX_MEMBERSHIPS_PER_DAY: 0 or more")
+
 # The audit log (docs/webhooks.md): records older than this go.
 MUSEUM_AUDIT_RETENTION_DAYS = envint("MUSEUM_AUDIT_RETENTION_DAYS", 400)
 # Webhooks: at most one slot.availability_changed per slot in this many seconds.

@@ -240,3 +240,45 @@ class GiftAlreadyRedeemed(MuseumProblem):
     default_code = "gift_already_redeemed"
     title = _("Gift already redeemed")
     default_detail = _("This gift membership has already been redeemed.")
+
+
+class UnknownGift(NotFound):
+    default_code = "unknown_gift"
+    title = _("Unknown gift code")
+    default_detail = _("There is no gift membership with this code.")
+
+
+class GiftNotPaid(MuseumProblem):
+    default_code = "gift_not_paid"
+    title = _("Gift not paid")
+    default_detail = _("This gift membership is not paid yet, or its purchase was cancelled.")
+
+
+class MembershipNotRenewable(MuseumProblem):
+    """Only an active membership (lapsed or not) is renewed: a pending one is not paid or not
+    redeemed yet, a cancelled one is over."""
+
+    default_code = "membership_not_renewable"
+    title = _("Membership not renewable")
+    default_detail = _("Only an active or expired membership can be renewed.")
+
+
+class TooManyMemberships(OverLimit):
+    default_code = "too_many_memberships"
+    title = _("Too many memberships")
+    limit_name = "maxMembershipsPerDay"
+    messages = {
+        "account": _("At most %(limit)s memberships may be bought by one account in 24 hours."),
+        "email address": _(
+            "At most %(limit)s memberships may be bought for one email address in 24 hours."
+        ),
+    }
+
+
+class MembershipUsed(MuseumProblem):
+    default_code = "membership_used"
+    title = _("Membership already used")
+    default_detail = _(
+        "The membership has already admitted a member visit: only the museum's staff can cancel "
+        "it now."
+    )

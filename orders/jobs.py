@@ -4,7 +4,8 @@ from django_tasks import task
 
 from museum.periodic import schedule_periodic_tasks
 from orders.services.holds import release_expired_holds as release_holds
-from orders.services.personal_data import anonymise_old_orders
+from orders.services.memberships import expire_lapsed, send_renewal_reminders
+from orders.services.personal_data import anonymise_old_memberships, anonymise_old_orders
 
 
 @task()
@@ -18,4 +19,18 @@ def release_expired_holds() -> int:
 def anonymise_orders() -> int:
     """Replace buyers' email and phone on orders past MUSEUM_PERSONAL_DATA_RETENTION_DAYS."""
     schedule_periodic_tasks()
-    return anonymise_old_orders()
+    return anonymise_old_orders() + anonymise_old_memberships()
+
+
+@task()
+def expire_memberships() -> int:
+    """Mark memberships whose last day has passed expired; how many."""
+    schedule_periodic_tasks()
+    return expire_lapsed()
+
+
+@task()
+def remind_members() -> int:
+    """Enqueue the renewal reminders due; how many."""
+    schedule_periodic_tasks()
+    return send_renewal_reminders()

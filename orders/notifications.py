@@ -25,7 +25,15 @@ from museum import i18n
 from museum.i18n import day_in_words, money, time_in_words
 from museum.text import one_line
 from orders import documents
-from orders.models import Order, OrderStatus, RefundSource, Ticket, VisitorCategory
+from orders.membership_notifications import send_membership_order_email
+from orders.models import (
+    MEMBERSHIP_ORDER,
+    Order,
+    OrderStatus,
+    RefundSource,
+    Ticket,
+    VisitorCategory,
+)
 from orders.selectors import OrderAccount, order_account
 
 CALENDAR_NAME = "visit.ics"
@@ -34,6 +42,9 @@ CALENDAR_NAME = "visit.ics"
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's email, as the order is now (orders.tasks retries a failure): its
     confirmation, or after a change what it holds now, or that it is cancelled."""
+    if order.ticket_type == MEMBERSHIP_ORDER:
+        send_membership_order_email(order=order)
+        return
     with i18n.speaking(order.language):
         _send_confirmation(order)
 

@@ -17,7 +17,15 @@ from hours.services import slots_on_sale
 from museum.exceptions import NotAllowed, NotFound
 from orders.codes import read_code
 from orders.exceptions import NotPaid
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund, Ticket
+from orders.models import (
+    ANONYMISED_EMAIL,
+    MEMBERSHIP_ORDER,
+    Order,
+    OrderStatus,
+    Payment,
+    Refund,
+    Ticket,
+)
 
 VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
@@ -30,7 +38,13 @@ def visit_starts_at(*, order: Order) -> datetime:
 
 
 def cancel_deadline(*, order: Order) -> datetime:
-    """Until when its buyer may cancel the order (cancel_order; its PDF and email say it)."""
+    """Until when its buyer may cancel the order (cancel_order; its PDF and email say it). A
+    membership's: until its period starts (the order's date), or MUSEUM_MEMBERSHIP_CANCEL_DAYS
+    after it was bought, whichever is later."""
+    if order.ticket_type == MEMBERSHIP_ORDER:
+        starts = timezone.make_aware(datetime.combine(order.date, time.min))
+        cooling_off = order.created_at + timedelta(days=settings.MUSEUM_MEMBERSHIP_CANCEL_DAYS)
+        return max(starts, cooling_off)
     return visit_starts_at(order=order) - timedelta(hours=settings.MUSEUM_CANCEL_HOURS_BEFORE)
 
 
@@ -148,7 +162,10 @@ def refuse_unless_printable(order: Order) -> None:
     """Whether the order's tickets may be printed, drawn or sent, for every face that does (the
     API's PDF and image, the desk's print and resend, the ticket's page in the admin): not those
     of an order never paid, held or with its hold run out (released yet or not), which would pass
-    for paid tickets (NotPaid). A paid order's cancelled tickets are printed stamped CANCELLED."""
+    for paid tickets (NotPaid). A paid order's cancelled tickets are printed stamped CANCELLED.
+    A membership's order has no tickets (NotFound): the membership's card admits."""
+    if order.ticket_type == MEMBERSHIP_ORDER:
+        raise NotFound(_("A membership's order has no tickets: the membership's card admits."))
     if order.status == OrderStatus.HELD:
         raise NotPaid()
     if order.status == OrderStatus.EXPIRED:

@@ -17,6 +17,7 @@ from museum.fields import (
 )
 from orders.models import Channel, OrderStatus, PaymentState, TicketType
 from orders.selectors import cancel_deadline
+from orders.services.memberships import status_on
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 
@@ -288,4 +289,127 @@ class PaymentSerializer(serializers.Serializer):
         source="pay_url",
         allow_null=True,
         help_text="The demo provider: the page that completes the payment.",
+    )
+
+
+class MembershipTypeSerializer(serializers.Serializer):
+    membershipType = serializers.CharField(
+        source="code", help_text="The code a purchase names, e.g. 'family'."
+    )
+    name = serializers.CharField(help_text="In the request's language.")
+    description = serializers.CharField()
+    price = MoneyField()
+    currency = CurrencyField()
+    validityMonths = serializers.IntegerField(source="validity_months")
+    admits = serializers.IntegerField(help_text="People one member visit admits.")
+    eventDiscountPercent = serializers.IntegerField(
+        source="event_discount_percent", help_text="Discount on special events, in %."
+    )
+
+
+class BuyMembershipRequestSerializer(serializers.Serializer):
+    membershipType = StrictCharField(max_length=40, help_text="A membership type's code.")
+    holderName = StrictCharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=100,
+        help_text="The member's name, printed on the card; none for a gift (its redeemer names "
+        "the holder).",
+    )
+    email = serializers.EmailField(
+        help_text="Where its email goes: the member's, or for a gift its giver's (the gift code)."
+    )
+    startDate = StrictDateField(
+        required=False,
+        help_text="The first valid day: from today to MUSEUM_MEMBERSHIP_MAX_START_DAYS (90) "
+        "ahead; by default today. A gift starts when redeemed.",
+    )
+    gift = StrictBooleanField(required=False, default=False)
+    language = LanguageField(
+        required=False,
+        help_text="What its email and card speak; by default the request's (Accept-Language).",
+    )
+
+
+class RedeemGiftRequestSerializer(serializers.Serializer):
+    giftCode = StrictCharField(max_length=40)
+    holderName = StrictCharField(max_length=100)
+    email = serializers.EmailField()
+
+
+class MembershipStatusChoices(TextChoices):
+    PENDING = "pending"
+    ACTIVE = "active"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+class MembershipSerializer(serializers.Serializer):
+    """A membership as its owner and staff read it; `giftCode` only to them (the context's
+    `viewer`), and only for a gift."""
+
+    membershipId = serializers.UUIDField(source="id")
+    membershipType = serializers.CharField(source="membership_type.code")
+    membershipTypeName = serializers.CharField(source="membership_type.name")
+    status = serializers.SerializerMethodField(
+        help_text="`pending` until paid (a gift: until redeemed); a lapsed one is `expired`."
+    )
+    holderName = serializers.CharField(source="holder_name")
+    email = serializers.CharField()
+    language = serializers.CharField()
+    validFrom = serializers.DateField(source="valid_from", allow_null=True)
+    validUntil = serializers.DateField(source="valid_until", allow_null=True)
+    cardCode = serializers.CharField(source="card_code")
+    cardUrl = serializers.SerializerMethodField(help_text="The member card as a PNG.")
+    giftCode = serializers.CharField(
+        source="gift_code",
+        required=False,
+        help_text="A gift's code, to redeem it; only to its buyer and staff.",
+    )
+    redeemedAt = serializers.DateTimeField(source="redeemed_at", required=False, allow_null=True)
+    orderId = serializers.SerializerMethodField(help_text="The order that sold it.")
+
+    @extend_schema_field(serializers.ChoiceField(choices=MembershipStatusChoices.choices))
+    def get_status(self, membership) -> str:
+        return status_on(membership)
+
+    def get_cardUrl(self, membership) -> str:
+        path = f"/v1.1/memberships/{membership.pk}/card.png"
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else settings.MUSEUM_PUBLIC_URL + path
+
+    @extend_schema_field(serializers.UUIDField(allow_null=True))
+    def get_orderId(self, membership):
+        sales = sorted(membership.sales.all(), key=lambda sale: sale.pk)
+        return str(sales[0].order_id) if sales else None
+
+    def to_representation(self, membership):
+        data = super().to_representation(membership)
+        request = self.context.get("request")
+        viewer = request.user if request is not None else None
+        shown = membership.gift_code and viewer is not None
+        if shown:
+            shown = viewer.pk == membership.buyer_id or viewer.has_perm("orders.view_membership")
+        if not shown:
+            data.pop("giftCode", None)
+        if data.get("redeemedAt") is None:
+            data.pop("redeemedAt", None)
+        return data
+
+
+class SoldMembershipSerializer(MembershipSerializer):
+    order = serializers.SerializerMethodField()
+
+    @extend_schema_field(OrderSerializer)
+    def get_order(self, membership):
+        return OrderSerializer(membership.order).data
+
+
+class MembershipListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=MembershipStatusChoices.choices, required=False)
+    membershipType = StrictCharField(required=False, max_length=40)
+    expiringBefore = StrictDateField(required=False, help_text="Valid until this day or before.")
+    search = StrictCharField(
+        required=False, max_length=100, help_text="In the holder's name, email or card code."
     )

@@ -34,7 +34,15 @@ from museum import metrics
 from museum.context import bound, current_request_id
 from museum.lost_work import RETRY, requeue_lost
 from museum.periodic import schedule_periodic_tasks
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, RefundSource
+from orders.membership_notifications import send_membership_notice
+from orders.models import (
+    ANONYMISED_EMAIL,
+    Membership,
+    Order,
+    OrderStatus,
+    Payment,
+    RefundSource,
+)
 from orders.notifications import describe_mail_error, send_not_placed, send_order_confirmation
 
 logger = logging.getLogger(__name__)
@@ -203,3 +211,25 @@ def send_not_placed_email(*, payment_id: str) -> str:
     reason = payment.refunds.values_list("source", flat=True).first() or RefundSource.NOT_PLACED
     send_not_placed(order=payment.order, amount=payment.amount, reason=reason)
     return "sent"
+
+
+def mail_membership(*, membership: Membership, kind: str, days: int = 0) -> None:
+    """Enqueue, in the caller's transaction, an email to a membership's holder: `kind`
+    "activated" (a gift redeemed: a purchase's is its order's confirmation) or "reminder" (to
+    renew, `days` before its last day). Once each: its caller claims it (a redemption, a
+    reminder's conditional UPDATE)."""
+    send_membership_email.enqueue(membership_id=str(membership.pk), kind=kind, days=days)
+
+
+@task()
+def send_membership_email(*, membership_id: str, kind: str, days: int = 0) -> str:
+    """One attempt: the membership, and its renewal, are on the member's account page too."""
+    membership = (
+        Membership.objects.select_related("membership_type")
+        .filter(pk=uuid.UUID(membership_id))
+        .first()
+    )
+    if membership is None or membership.email in ("", ANONYMISED_EMAIL):
+        return "nothing to do: the address was removed"
+    send_membership_notice(membership=membership, kind=kind)
+    return f"sent: {kind} {days or ''}".strip()

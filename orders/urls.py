@@ -1,13 +1,21 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from orders.views import OrderViewSet, PriceList, VisitorCategoryList
+from orders.views import (
+    MembershipTypeList,
+    MembershipViewSet,
+    OrderViewSet,
+    PriceList,
+    VisitorCategoryList,
+)
 
 router = SimpleRouter(trailing_slash=False, use_regex_path=False)
 router.register("orders", OrderViewSet, basename="orders")
+router.register("memberships", MembershipViewSet, basename="memberships")
 
 urlpatterns = [
     path("visitor-categories", VisitorCategoryList.as_view(), name="visitor-categories"),
     path("prices", PriceList.as_view(), name="prices"),
+    path("membership-types", MembershipTypeList.as_view(), name="membership-types"),
     *router.urls,
 ]

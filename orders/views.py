@@ -14,21 +14,35 @@ from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from orders import documents, selectors
-from orders.models import Order
+from orders.models import Membership, Order
 from orders.serializers import (
+    BuyMembershipRequestSerializer,
     CancelRequestSerializer,
     CategoryPriceSerializer,
+    MembershipListQuerySerializer,
+    MembershipSerializer,
+    MembershipTypeSerializer,
     OrderListQuerySerializer,
     OrderSerializer,
     PaymentSerializer,
     PlaceOrderRequestSerializer,
     PriceQuerySerializer,
     QuoteSerializer,
+    RedeemGiftRequestSerializer,
+    SoldMembershipSerializer,
     StartPaymentRequestSerializer,
     VisitorCategorySerializer,
 )
 from orders.services.cancellation import cancel_order
 from orders.services.holds import confirm_order
+from orders.services.memberships import (
+    active_types,
+    redeem_gift,
+    renew_membership,
+    sell_membership,
+    viewable_membership,
+    viewable_memberships,
+)
 from orders.services.payments import payments_of, start_payment
 from orders.services.pricing import active_categories, price_list
 from orders.services.sale import place_order, quote_order
@@ -293,3 +307,160 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         patch_cache_control(response, private=True, no_cache=True)
         # Django's If-None-Match rules (weak comparison, lists, "*"): a 304 with the same headers.
         return get_conditional_response(request, etag=response["ETag"], response=response)
+
+
+@extend_schema(tags=["Memberships"])
+class MembershipTypeList(StrictQueryParameters, generics.ListAPIView):
+    """A plain list, not a viewset's: a museum sells a handful of types."""
+
+    serializer_class = MembershipTypeSerializer
+    pagination_class = None
+
+    def get_queryset(self):
+        return active_types()
+
+    @extend_schema(
+        operation_id="listMembershipTypes",
+        summary="Membership types on sale",
+        description="The membership types on sale, in the shop's order, named and described in "
+        "the request's language (Accept-Language).",
+        responses={200: MembershipTypeSerializer(many=True), **problems(401)},
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+MEMBERSHIP_ID = OpenApiParameter("membershipId", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+@extend_schema(tags=["Memberships"])
+class MembershipViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericViewSet):
+    queryset = Membership.objects.all()
+    lookup_url_kwarg = "membershipId"
+    lookup_value_converter = "uuid"
+    serializer_class = BuyMembershipRequestSerializer
+    list_query_serializer = MembershipListQuerySerializer
+
+    @extend_schema(
+        operation_id="buyMembership",
+        summary="Buy a membership, or give one",
+        description=(
+            "A membership of `membershipType`, sold by an order of its own that pays like any "
+            "other: an online account's is held until paid (`POST /orders/{orderId}/payments`), "
+            "a sales partner's is paid on account, a free one is confirmed at once. It is "
+            "`pending` until its order is confirmed, then `active` from `startDate`. A `gift` "
+            "has no holder: its `giftCode` (shown to its buyer) is redeemed by whoever it is "
+            "given to, and it is valid from that day. An online account buys at most "
+            "MUSEUM_MAX_MEMBERSHIPS_PER_DAY in 24 hours (429 `too_many_memberships`)."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=BuyMembershipRequestSerializer,
+        responses={201: SoldMembershipSerializer, **problems(400, 401, 409, 415, 422, 429)},
+    )
+    @idempotent
+    def create(self, request):
+        serializer = BuyMembershipRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        membership = sell_membership(
+            buyer=request.user,
+            type_code=data["membershipType"],
+            holder_name=data["holderName"],
+            email=data["email"],
+            start_date=data.get("startDate"),
+            gift=data["gift"],
+            language=data.get("language", ""),
+        )
+        return self._sold(request, membership, order=membership.order)
+
+    def _sold(self, request, membership: Membership, *, order: Order) -> Response:
+        membership = viewable_membership(membership_id=membership.pk, viewer=request.user)
+        membership.order = order
+        location = reverse("memberships-detail", kwargs={"membershipId": membership.pk})
+        return Response(
+            SoldMembershipSerializer(membership, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
+
+    @extend_schema(
+        operation_id="listMemberships",
+        summary="Memberships, newest first",
+        description=(
+            "The account's own memberships (staff who may view any membership: all), paged, of "
+            "a `status` (a lapsed one is `expired`), a `membershipType`, valid until "
+            "`expiringBefore` or earlier, or whose holder's name, email or card code contains "
+            "`search`."
+        ),
+        parameters=[MembershipListQuerySerializer],
+        responses={200: MembershipSerializer(many=True), **problems(400, 401)},
+    )
+    def list(self, request):
+        query = validated_query(MembershipListQuerySerializer, request)
+        memberships = viewable_memberships(
+            viewer=request.user,
+            status=query.get("status"),
+            type_code=query.get("membershipType"),
+            expiring_before=query.get("expiringBefore"),
+            search=query.get("search"),
+        )
+        page = self.paginate_queryset(memberships)
+        data = MembershipSerializer(page, many=True, context={"request": request}).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="getMembership",
+        summary="A membership",
+        description="For its owner and staff; anyone else gets 404.",
+        responses={200: MembershipSerializer, **problems(401, 404)},
+    )
+    def retrieve(self, request, membershipId):
+        membership = viewable_membership(membership_id=membershipId, viewer=request.user)
+        return Response(MembershipSerializer(membership, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="redeemGiftMembership",
+        summary="Redeem a gift membership",
+        description=(
+            "The gift with `giftCode` becomes `holderName`'s membership, valid from today, and "
+            "this account's. Once: a code redeemed already is 409 `gift_already_redeemed`; a "
+            "gift not paid yet, 409 `gift_not_paid`; an unknown code, 404."
+        ),
+        request=RedeemGiftRequestSerializer,
+        responses={200: MembershipSerializer, **problems(400, 401, 404, 409, 415)},
+    )
+    @action(detail=False, methods=["post"])
+    def redeem(self, request):
+        serializer = RedeemGiftRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        membership = redeem_gift(
+            gift_code=data["giftCode"],
+            holder_name=data["holderName"],
+            email=data["email"],
+            by=request.user,
+        )
+        membership = viewable_membership(membership_id=membership.pk, viewer=request.user)
+        return Response(MembershipSerializer(membership, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="renewMembership",
+        summary="Renew a membership",
+        description=(
+            "Sells the next period as an order, paid like any other: from the day after "
+            "`validUntil` when renewed before it or within MUSEUM_MEMBERSHIP_GRACE_DAYS (30) "
+            "after, else from the day the order is confirmed. Its owner's, or staff's. A "
+            "pending or cancelled membership is 409 `membership_not_renewable`."
+        ),
+        parameters=[MEMBERSHIP_ID, IDEMPOTENCY_KEY_PARAMETER],
+        request=None,
+        responses={201: OrderSerializer, **problems(401, 404, 409, 429)},
+    )
+    @action(detail=True, methods=["post"])
+    @idempotent
+    def renew(self, request, membershipId):
+        membership = viewable_membership(membership_id=membershipId, viewer=request.user)
+        order = renew_membership(membership=membership, buyer=request.user)
+        location = reverse("orders-detail", kwargs={"orderId": order.pk})
+        answer = OrderSerializer(order).data
+        return Response(answer, status=status.HTTP_201_CREATED, headers={"Location": location})

@@ -16,8 +16,9 @@ from events.services import locked_event
 from museum import metrics
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
-from orders.models import Order, OrderStatus, RefundSource, Ticket, TicketImage
+from orders.models import MEMBERSHIP_ORDER, Order, OrderStatus, RefundSource, Ticket, TicketImage
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
+from orders.services.memberships import cancel_membership_order
 from orders.services.payments import mail_change, refund_tickets
 from orders.services.places import give_back
 
@@ -46,6 +47,9 @@ def cancel_order(
     now, deadline = timezone.now(), cancel_deadline(order=order)
     if now > deadline and not any_order:
         raise TooLate(deadline=deadline.isoformat())
+    if order.ticket_type == MEMBERSHIP_ORDER:
+        cancel_membership_order(order, by=by, any_order=any_order, now=now)
+        return order
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
     tickets = list(tickets_of(order).select_for_update(of=("self",)))
     voided = _to_void(tickets, ticket_id=ticket_id)

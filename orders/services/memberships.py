@@ -1,17 +1,72 @@
-"""Memberships: what a membership is worth on a date, and finding one by what a member shows.
+"""Memberships: selling, giving, renewing and cancelling them, what one is worth on a date, and
+finding one by what a member shows.
+
+A membership is sold as an order's line (MembershipSale), by an order of its own
+(`ticket_type` MEMBERSHIP_ORDER, no tickets), paid, refunded, audited and mailed as any order
+is: online through a provider (held until paid), at the desk, on a partner's account, or at once
+when free. Its period starts when the order is confirmed (orders.services.membership_periods),
+a gift's when it is redeemed.
 
 A membership admits from `valid_from` to `valid_until`, both included, while it is active. One
 that lapsed reads `expired` whether or not the sweep that marks it has run yet (status_on).
+
+Its holder's name and email are kept while it is valid, and replaced
+MUSEUM_PERSONAL_DATA_RETENTION_DAYS after it ends (orders.services.personal_data).
 """
 
 import uuid
-from datetime import date
+from datetime import date, datetime, timedelta
+from decimal import Decimal
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from orders.codes import read_code
-from orders.exceptions import MembershipNotValid, UnknownMembership
-from orders.models import Membership, MembershipStatus
+from audit.models import Action
+from audit.services import AuditEntry, record, record_each
+from museum import i18n, metrics
+from museum.exceptions import InvalidInput
+from orders.codes import new_confirmation_code, read_code
+from orders.exceptions import (
+    GiftAlreadyRedeemed,
+    GiftNotPaid,
+    MembershipNotRenewable,
+    MembershipNotValid,
+    MembershipUsed,
+    TooManyMemberships,
+    UnknownGift,
+    UnknownMembership,
+)
+from orders.models import (
+    MEMBERSHIP_ORDER,
+    Channel,
+    MemberEntry,
+    Membership,
+    MembershipSale,
+    MembershipSaleKind,
+    MembershipStatus,
+    MembershipType,
+    Order,
+    OrderStatus,
+    RefundSource,
+)
+from orders.services.limits import NO_LIMITS, limits_of, mailbox_of
+from orders.services.membership_periods import activate, next_period_start
+from orders.services.payments import (
+    channel_of,
+    mail_change,
+    mark_confirmed,
+    record_on_account_payment,
+    refund_membership_sales,
+)
+from orders.tasks import mail_membership
+
+# Who may sell and renew memberships for others (the desk), and see every membership.
+SELL_MEMBERSHIPS = "orders.sell_memberships"
+VIEW_ANY_MEMBERSHIP = "orders.view_membership"
 
 
 def status_on(membership: Membership, day: date | None = None) -> str:
@@ -62,3 +117,430 @@ def membership_for(reference: str) -> Membership:
     if found is None:
         raise UnknownMembership()
     return found
+
+
+def active_types() -> QuerySet[MembershipType]:
+    return MembershipType.objects.filter(active=True)
+
+
+def _type_on_sale(code: str) -> MembershipType:
+    found = active_types().filter(code=code).first()
+    if found is None:
+        raise InvalidInput(
+            "membershipType", _("No membership type %(code)s is on sale.") % {"code": code}
+        )
+    return found
+
+
+def sell_membership(
+    *,
+    buyer,
+    type_code: str,
+    holder_name: str,
+    email: str,
+    start_date: date | None = None,
+    gift: bool = False,
+    language: str = "",
+    seller=None,
+) -> Membership:
+    """Sell a membership of the type `type_code`, all in one transaction: its order (of the
+    type's price, starting on `start_date`, by default today), the order's line and the
+    membership, pending until the order is confirmed, which activates it. A gift has no holder
+    and starts when it is redeemed (redeem_gift), from its code. `seller`: staff at the desk,
+    selling to the people before them (the order is then the seller's, as a desk sale is).
+
+    A start from today to MUSEUM_MEMBERSHIP_MAX_START_DAYS ahead; an online account buys at most
+    MUSEUM_MAX_MEMBERSHIPS_PER_DAY a day, for itself and for each mailbox. The membership's
+    `order` is its order, as the answer shows it."""
+    membership_type = _type_on_sale(type_code)
+    today = timezone.localdate()
+    if gift and start_date is not None:
+        raise InvalidInput("startDate", _("A gift membership starts when it is redeemed."))
+    start = start_date or today
+    _refuse_start(start, today=today)
+    holder_name = holder_name.strip()
+    if not gift and not holder_name:
+        raise InvalidInput("holderName", _("The member's name is required."))
+    language = i18n.offered(language) or i18n.current()
+    with transaction.atomic():
+        order, held = _new_order(
+            buyer=buyer,
+            email=email,
+            name=holder_name,
+            language=language,
+            day=start,
+            total=membership_type.price,
+        )
+        membership = Membership.objects.create(
+            membership_type=membership_type,
+            buyer=buyer,
+            holder_name="" if gift else holder_name,
+            email="" if gift else email,
+            language=language,
+            card_code=new_confirmation_code("member"),
+            gift_code=new_confirmation_code("gift") if gift else None,
+        )
+        kind = MembershipSaleKind.GIFT if gift else MembershipSaleKind.NEW
+        MembershipSale.objects.create(
+            order=order, membership=membership, kind=kind, price=membership_type.price
+        )
+        record(
+            action=Action.CREATED,
+            obj=membership,
+            by=buyer,
+            changes={"type": membership_type.code, "gift": gift, "order": order.pk},
+        )
+        _settle(order, held=held, by=buyer)
+        membership.refresh_from_db()
+    membership.order = order
+    return membership
+
+
+def _refuse_start(start: date, *, today: date) -> None:
+    if start < today:
+        raise InvalidInput("startDate", _("A membership starts today or later."))
+    latest = today + timedelta(days=settings.MUSEUM_MEMBERSHIP_MAX_START_DAYS)
+    if start > latest:
+        raise InvalidInput(
+            "startDate",
+            _("A membership starts at most %(days)s days ahead.")
+            % {"days": settings.MUSEUM_MEMBERSHIP_MAX_START_DAYS},
+        )
+
+
+def _new_order(
+    *, buyer, email: str, name: str, language: str, day: date, total: Decimal
+) -> tuple[Order, bool]:
+    """A membership's order, inserted held (its lines follow it), and whether it stays held:
+    an online one with a price, until a provider confirms its payment."""
+    now = timezone.now()
+    channel = channel_of(buyer)
+    mailbox = mailbox_of(email)
+    check_memberships(buyer=buyer, mailbox=mailbox, channel=channel)
+    order = Order.objects.create(
+        buyer=buyer,
+        email=email,
+        mailbox=mailbox,
+        name=name,
+        language=language,
+        status=OrderStatus.HELD,
+        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
+        confirmation_code=new_confirmation_code("order"),
+        ticket_type=MEMBERSHIP_ORDER,
+        date=day,
+        total=total,
+        channel=channel,
+    )
+    order.sold_tickets = []
+    return order, channel == Channel.ONLINE and total > 0
+
+
+def _settle(order: Order, *, held: bool, by) -> None:
+    """An order not waiting for a provider (free, a partner's) is confirmed at once, which
+    starts its memberships' periods; audited as a sale is, with its final status."""
+    if not held:
+        mark_confirmed(order, now=timezone.now())
+        record_on_account_payment(order)
+    changes = {"status": order.status, "total": order.total, "date": order.date, "tickets": 0}
+    record(action=Action.CREATED, obj=order, by=by, changes={**changes, "email": order.email})
+    if held:
+        metrics.count_orders(metrics.ORDERS_HELD)
+
+
+def check_memberships(*, buyer, mailbox: str, channel: str) -> None:
+    """Refuse an online account (and each mailbox within it) more than
+    MUSEUM_MAX_MEMBERSHIPS_PER_DAY memberships bought or renewed in 24 hours, held or paid: an
+    unpaid membership costs nothing to ask for, and a free one sends an email. The desk and
+    sales partners without limits of their own are not limited (orders.services.limits)."""
+    if limits_of(buyer, channel=channel) == (NO_LIMITS, NO_LIMITS):
+        return
+    # One sale of the account at a time from here to the commit, as for places.
+    get_user_model().objects.select_for_update().filter(pk=buyer.pk).first()
+    limit = settings.MUSEUM_MAX_MEMBERSHIPS_PER_DAY
+    recent = MembershipSale.objects.filter(
+        order__buyer=buyer, order__created_at__gt=timezone.now() - timedelta(days=1)
+    )
+    if recent.count() >= limit:
+        raise TooManyMemberships(limit=limit, who="account")
+    if recent.filter(order__mailbox=mailbox).count() >= limit:
+        raise TooManyMemberships(limit=limit, who="email address")
+
+
+def renew_membership(*, membership: Membership, buyer, seller=None) -> Order:
+    """Sell the membership's next period at its type's price, as an order of its own: from the
+    day after it ends, if renewed before then or within MUSEUM_MEMBERSHIP_GRACE_DAYS after,
+    else from the day it is paid (membership_periods.next_period_start, reckoned again when the
+    order is confirmed). Its buyer's own, or staff's at the desk; a pending or cancelled one is
+    MembershipNotRenewable, as is one whose type is no longer on sale."""
+    who = buyer
+    if who.pk != membership.buyer_id and not who.has_perm(SELL_MEMBERSHIPS):
+        raise UnknownMembership()
+    with transaction.atomic():
+        locked = (
+            Membership.objects.select_for_update(of=("self",))
+            .select_related("membership_type")
+            .get(pk=membership.pk)
+        )
+        if locked.status not in (MembershipStatus.ACTIVE, MembershipStatus.EXPIRED):
+            raise MembershipNotRenewable()
+        if not locked.membership_type.active:
+            raise MembershipNotRenewable(_("This membership type is no longer on sale."))
+        price = locked.membership_type.price
+        order, held = _new_order(
+            buyer=who,
+            email=locked.email,
+            name=locked.holder_name,
+            language=locked.language,
+            day=next_period_start(locked, day=timezone.localdate()),
+            total=price,
+        )
+        MembershipSale.objects.create(
+            order=order, membership=locked, kind=MembershipSaleKind.RENEWAL, price=price
+        )
+        _settle(order, held=held, by=who)
+    return order
+
+
+def redeem_gift(*, gift_code: str, holder_name: str, email: str, by) -> Membership:
+    """The gift with this code becomes `holder_name`'s membership, active from today, and the
+    account redeeming it its owner (it sees and renews it). Once: of two redemptions at once,
+    the second waits for the first's row lock and finds it redeemed (GiftAlreadyRedeemed). Its
+    order must be paid (GiftNotPaid); an unknown code is UnknownGift."""
+    holder_name = holder_name.strip()
+    if not holder_name:
+        raise InvalidInput("holderName", _("The member's name is required."))
+    code = gift_code.strip().lower()
+    now = timezone.now()
+    with transaction.atomic():
+        membership = (
+            Membership.objects.select_for_update(of=("self",))
+            .select_related("membership_type")
+            .filter(gift_code=code)
+            .first()
+        )
+        if membership is None:
+            raise UnknownGift()
+        if membership.redeemed_at is not None:
+            raise GiftAlreadyRedeemed()
+        sale = membership.sales.select_related("order").get(kind=MembershipSaleKind.GIFT)
+        if sale.cancelled_at is not None or sale.order.status != OrderStatus.CONFIRMED:
+            raise GiftNotPaid()
+        membership.holder_name, membership.email = holder_name, email
+        membership.redeemed_at, membership.buyer = now, by
+        membership.language = i18n.current()
+        membership.save(update_fields=["holder_name", "email", "redeemed_at", "buyer", "language"])
+        activate(membership, sale, start=timezone.localdate(now), now=now)
+        sale.save(update_fields=["valid_from", "valid_until"])
+        mail_membership(membership=membership, kind="activated")
+    return membership
+
+
+def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime) -> None:
+    """Cancel a membership's order, locked: what it sold is void, what was paid goes back (a
+    refund per sale, through the provider that took it), and each membership is cancelled, or
+    for a renewal its period shortened again. Within the rule's deadline (the caller's check:
+    orders.selectors.cancel_deadline); once a membership admitted a member visit its buyer may
+    no longer cancel (MembershipUsed), staff who may cancel any order still may, refunding it
+    whole. Audited, which tells the webhooks (membership.cancelled)."""
+    sales = list(
+        MembershipSale.objects.filter(order=order, cancelled_at__isnull=True).select_related(
+            "membership"
+        )
+    )
+    locked = {
+        m.pk: m
+        for m in Membership.objects.select_for_update()
+        .filter(pk__in=[sale.membership_id for sale in sales])
+        .order_by("pk")
+    }
+    if not any_order and any(_used(locked[sale.membership_id], sale) for sale in sales):
+        raise MembershipUsed()
+    entries: list[AuditEntry] = []
+    if order.status == OrderStatus.CONFIRMED and sales:
+        source = RefundSource.BUYER if by.pk == order.buyer_id else RefundSource.STAFF
+        entries.append(refund_membership_sales(order=order, sales=sales, source=source, by=by)[1])
+    MembershipSale.objects.filter(pk__in=[sale.pk for sale in sales]).update(cancelled_at=now)
+    for sale in sales:
+        sale.cancelled_at = now
+        entries.append(_cancelled(locked[sale.membership_id], sale, now=now))
+    order.status, order.cancelled_at = OrderStatus.CANCELLED, now
+    order.save(update_fields=["status", "cancelled_at"])
+    metrics.count_orders(metrics.ORDERS_CANCELLED)
+    voided = [sale.pk for sale in sales]
+    entries.append((Action.CANCELLED, order, {"membership_sales": voided, "whole_order": True}))
+    record_each(entries=entries, by=by)
+    if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
+        mail_change(order, now=now)
+    order.sold_tickets = []
+
+
+def _used(membership: Membership, sale: MembershipSale) -> bool:
+    """Whether the membership admitted a member visit in the sale's period (a reservation kept,
+    or a walk-in at the door)."""
+    if sale.valid_from is None:
+        return False
+    period = {"date__gte": sale.valid_from, "date__lte": sale.valid_until}
+    visits = Order.objects.filter(
+        membership=membership, status=OrderStatus.CONFIRMED, **period
+    ).exists()
+    return visits or MemberEntry.objects.filter(membership=membership, **period).exists()
+
+
+def _cancelled(membership: Membership, sale: MembershipSale, *, now: datetime) -> AuditEntry:
+    """A cancelled sale's membership: cancelled, or for a renewal its period back to what its
+    other sales bought."""
+    before = {"status": membership.status, "valid_until": membership.valid_until}
+    kept = list(
+        membership.sales.filter(cancelled_at__isnull=True, valid_from__isnull=False)
+        .exclude(pk=sale.pk)
+        .order_by("valid_from")
+    )
+    if sale.kind == MembershipSaleKind.RENEWAL and kept:
+        if sale.valid_from is not None:
+            membership.valid_from, membership.valid_until = _period_of(kept)
+            membership.reminded_30_at = membership.reminded_7_at = None
+    else:
+        membership.status, membership.cancelled_at = MembershipStatus.CANCELLED, now
+    membership.save(
+        update_fields=[
+            "status",
+            "cancelled_at",
+            "valid_from",
+            "valid_until",
+            "reminded_30_at",
+            "reminded_7_at",
+        ]
+    )
+    changes = {
+        "sale": sale.pk,
+        "kind": sale.kind,
+        "status": [before["status"], membership.status],
+        "valid_until": [before["valid_until"], membership.valid_until],
+    }
+    return (Action.CANCELLED, membership, changes)
+
+
+def _period_of(sales: list[MembershipSale]) -> tuple[date, date]:
+    """The period the latest of these sales (ordered by start) makes with those right before
+    it: from the first day of their unbroken run to its last."""
+    start, end = sales[-1].valid_from, sales[-1].valid_until
+    assert start is not None and end is not None
+    for sale in reversed(sales[:-1]):
+        if sale.valid_until is not None and sale.valid_from is not None:
+            if sale.valid_until + timedelta(days=1) >= start:
+                start = min(start, sale.valid_from)
+    return start, end
+
+
+def expire_lapsed(*, batch_size: int = 500) -> int:
+    """Mark the active memberships whose last day has passed expired; how many. Audited, which
+    tells the webhooks (membership.expired). Idempotent; a batch a transaction."""
+    today = timezone.localdate()
+    due = Membership.objects.filter(status=MembershipStatus.ACTIVE, valid_until__lt=today)
+    expired = 0
+    while True:
+        with transaction.atomic():
+            batch = list(due.select_for_update().order_by("pk")[:batch_size])
+            if not batch:
+                return expired
+            Membership.objects.filter(pk__in=[m.pk for m in batch]).update(
+                status=MembershipStatus.EXPIRED
+            )
+            record_each(
+                entries=[
+                    (
+                        Action.EXPIRED,
+                        m,
+                        {"status": [MembershipStatus.ACTIVE, MembershipStatus.EXPIRED]},
+                    )
+                    for m in batch
+                ]
+            )
+            expired += len(batch)
+
+
+# The renewal reminders: how many days before a membership's last day each goes, and the field
+# that records it went. The later one also goes when the earlier one was too late to.
+REMINDERS = ((30, "reminded_30_at"), (7, "reminded_7_at"))
+
+
+def send_renewal_reminders() -> int:
+    """Enqueue the renewal reminders due (30 and 7 days before an active membership's last day);
+    how many. Each is claimed with one conditional UPDATE in the transaction that enqueues its
+    email, so two workers at once send it once; a renewal confirmed makes them due again for
+    the new last day (membership_periods)."""
+    today, now = timezone.localdate(), timezone.now()
+    sent = 0
+    later = 0
+    for days, field in reversed(REMINDERS):  # the 7 days' first: none of them also gets the 30's
+        window = Q(valid_until__gte=today, valid_until__lte=today + timedelta(days=days))
+        if later:
+            window &= Q(valid_until__gt=today + timedelta(days=later))
+        due = (
+            Membership.objects.filter(window, status=MembershipStatus.ACTIVE)
+            .filter(**{f"{field}__isnull": True})
+            .exclude(email="")
+            .values_list("pk", flat=True)
+        )
+        for pk in list(due):
+            with transaction.atomic():
+                claimed = Membership.objects.filter(pk=pk, **{f"{field}__isnull": True})
+                if claimed.update(**{field: now}):
+                    mail_membership(membership=Membership(pk=pk), kind="reminder", days=days)
+                    sent += 1
+        later = days
+    return sent
+
+
+def membership_order(membership: Membership) -> Order | None:
+    """The order that sold the membership (its first sale's)."""
+    sale = membership.sales.select_related("order").order_by("pk").first()
+    return sale.order if sale else None
+
+
+def viewable_memberships(
+    *,
+    viewer,
+    status: str | None = None,
+    type_code: str | None = None,
+    expiring_before: date | None = None,
+    search: str | None = None,
+) -> QuerySet[Membership]:
+    """The viewer's own memberships (staff who may view any membership: all), newest first; of
+    a `status` as status_on reads it (a lapsed one is expired, not active), a type, ending on or
+    before a date, or whose holder's name, email or card code contains `search`."""
+    found = Membership.objects.select_related("membership_type").prefetch_related("sales")
+    if not viewer.has_perm(VIEW_ANY_MEMBERSHIP):
+        found = found.filter(buyer=viewer)
+    today = timezone.localdate()
+    lapsed = Q(status=MembershipStatus.ACTIVE, valid_until__lt=today)
+    if status == MembershipStatus.EXPIRED:
+        found = found.filter(Q(status=MembershipStatus.EXPIRED) | lapsed)
+    elif status == MembershipStatus.ACTIVE:
+        found = found.filter(status=MembershipStatus.ACTIVE).exclude(lapsed)
+    elif status:
+        found = found.filter(status=status)
+    if type_code:
+        found = found.filter(membership_type__code=type_code)
+    if expiring_before:
+        found = found.filter(valid_until__lte=expiring_before)
+    if search:
+        text = search.strip()
+        found = found.filter(
+            Q(holder_name__icontains=text) | Q(email__icontains=text) | Q(card_code__icontains=text)
+        )
+    return found.order_by("-created_at", "pk")
+
+
+def viewable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
+    """A membership for its buyer and staff; UnknownMembership (404) for anyone else."""
+    membership = viewable_memberships(viewer=viewer).filter(pk=membership_id).first()
+    if membership is None:
+        raise UnknownMembership()
+    return membership
+
+
+def may_see_gift_code(*, viewer, membership: Membership) -> bool:
+    return viewer is not None and (
+        viewer.pk == membership.buyer_id or viewer.has_perm(VIEW_ANY_MEMBERSHIP)
+    )

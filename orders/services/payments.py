@@ -36,8 +36,10 @@ from orders.exceptions import (
     TooManyPaymentAttempts,
 )
 from orders.models import (
+    MEMBERSHIP_ORDER,
     BuyerEmail,
     Channel,
+    MembershipSale,
     Order,
     OrderStatus,
     Payment,
@@ -60,6 +62,7 @@ from orders.providers.base import Notification, ProviderError, Received
 from orders.refunds import pay_back_later, record_refunds
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
+from orders.services.membership_periods import start_periods
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
 logger = logging.getLogger(__name__)
@@ -96,6 +99,9 @@ def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
         order.save(update_fields=["status", "hold_expires_at", "confirmed_at", *EMAIL_FIELDS])
     if mailed:
         count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
+    if order.ticket_type == MEMBERSHIP_ORDER:
+        # Paid, on account or free, at once or later: the periods it sold start now.
+        start_periods(order, now=now)
 
 
 def confirm_held(order: Order, *, now) -> None:
@@ -444,10 +450,12 @@ def _placed_again(order: Order) -> bool:
     expired = Ticket.objects.filter(order=order, cancelled_by__isnull=True)
     tickets = list(expired.exclude(cancelled_at__isnull=True).values_list("pk", flat=True))
     try:
-        with transaction.atomic():
-            places.take(
-                ticket_date=order.date, event_id=order.event_id, slot=order.slot, n=len(tickets)
-            )
+        # A membership's order has no places to take.
+        if order.ticket_type != MEMBERSHIP_ORDER:
+            with transaction.atomic():
+                places.take(
+                    ticket_date=order.date, event_id=order.event_id, slot=order.slot, n=len(tickets)
+                )
     except SoldOut:
         return False
     Ticket.objects.filter(pk__in=tickets).update(cancelled_at=None)
@@ -474,6 +482,28 @@ def refund_tickets(
 
     The refunds, and their audit entry, which the caller records with its own change's (one
     INSERT for both: audit.services.record_each)."""
+    refunds, changes = _refund_lines(order=order, lines=tickets, source=source, by=by)
+    metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
+    for ticket, refund in zip(tickets, refunds, strict=True):
+        ticket.refund = refund  # the answer shows it
+    changes = {"tickets": [ticket.pk for ticket in tickets], **changes}
+    return refunds, (Action.REFUNDED, order, changes)
+
+
+def refund_membership_sales(
+    *, order: Order, sales: Sequence[MembershipSale], source: str, by=None
+) -> tuple[list[Refund], AuditEntry]:
+    """As refund_tickets, for the membership periods an order sold: a refund per sale."""
+    refunds, changes = _refund_lines(order=order, lines=sales, source=source, by=by)
+    changes = {"membership_sales": [sale.pk for sale in sales], **changes}
+    return refunds, (Action.REFUNDED, order, changes)
+
+
+def _refund_lines(
+    *, order: Order, lines: Sequence[Ticket | MembershipSale], source: str, by
+) -> tuple[list[Refund], dict]:
+    """A refund per line (a ticket or a membership sale) of its price, never more than the
+    payment has left; and what the audit record says of them."""
     # The payment with what it paid back already, in one statement.
     payment = (
         order.payments.filter(state=PaymentState.CONFIRMED)
@@ -483,31 +513,30 @@ def refund_tickets(
     )
     left = payment.amount - payment.paid_back if payment else Decimal("0")
     refunds = []
-    for ticket in tickets:
-        amount = min(ticket.price, left) if payment else ticket.price
+    for line in lines:
+        amount = min(line.price, left) if payment else line.price
         left -= amount
         refund = Refund(
             order=order,
-            ticket=ticket,
             payment=payment,
             amount=amount,
             source=source,
             cancelled_by=by,
             state=RefundState.CREATED if payment and amount else _without_provider(amount),
         )
+        if isinstance(line, Ticket):
+            refund.ticket = line
+        else:
+            refund.membership_sale = line
         refunds.append(refund)
     refunds = record_refunds(refunds, through=provider(payment.provider) if payment else None)
-    metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
-    for ticket, refund in zip(tickets, refunds, strict=True):
-        ticket.refund = refund  # the answer shows it
     changes = {
-        "tickets": [ticket.pk for ticket in tickets],
         "amount": sum((refund.amount for refund in refunds), Decimal("0")),
         "source": source,
         # Who pays it back ("" without a payment: staff, by hand), for the history's words.
         "provider": payment.provider if payment else "",
     }
-    return refunds, (Action.REFUNDED, order, changes)
+    return refunds, changes
 
 
 def refund_due(*, order: Order, tickets: Sequence[Ticket]) -> Decimal:

@@ -1,5 +1,6 @@
 """The buyer's personal data: an order's email and phone, kept for
-MUSEUM_PERSONAL_DATA_RETENTION_DAYS after its date, then replaced."""
+MUSEUM_PERSONAL_DATA_RETENTION_DAYS after its date, then replaced; a member's name and email, kept
+while the membership is valid and for as long after it ended (expired, or cancelled)."""
 
 from datetime import timedelta
 
@@ -9,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from audit.services import forget_personal_data
-from orders.models import ANONYMISED_EMAIL, Order
+from orders.models import ANONYMISED_EMAIL, Membership, MembershipStatus, Order
 
 
 def anonymise_old_orders(*, batch_size: int = 1000) -> int:
@@ -36,4 +37,32 @@ def anonymise_old_orders(*, batch_size: int = 1000) -> int:
                 email=ANONYMISED_EMAIL, mailbox=ANONYMISED_EMAIL, phone="", name=""
             )
             forget_personal_data(model=Order, ids=batch)
+    return anonymised
+
+
+# What an anonymised membership keeps instead of its holder's name.
+ANONYMISED_NAME = "anonymised"
+
+
+def anonymise_old_memberships(*, batch_size: int = 1000) -> int:
+    """Replace the holder's name and email on memberships that ended more than the retention
+    period ago (lapsed, or cancelled); how many. Kept: the membership, its type, period, codes
+    and sales. One renewed in time has not ended. Idempotent, a batch a statement."""
+    cutoff = timezone.localdate() - timedelta(days=settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS)
+    ended = Q(
+        status__in=[MembershipStatus.ACTIVE, MembershipStatus.EXPIRED], valid_until__lt=cutoff
+    ) | Q(status=MembershipStatus.CANCELLED, cancelled_at__date__lt=cutoff)
+    due = (
+        Membership.objects.filter(ended)
+        .filter(~Q(email__in=["", ANONYMISED_EMAIL]) | ~Q(holder_name__in=["", ANONYMISED_NAME]))
+        .order_by()
+        .values_list("pk", flat=True)
+    )
+    anonymised = 0
+    while batch := list(due[:batch_size]):
+        with transaction.atomic():
+            anonymised += Membership.objects.filter(pk__in=batch).update(
+                email=ANONYMISED_EMAIL, holder_name=ANONYMISED_NAME
+            )
+            forget_personal_data(model=Membership, ids=batch)
     return anonymised

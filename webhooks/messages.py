@@ -3,7 +3,8 @@
 `publishNewEvent`'s body is exactly the contract's SpecialEvent (the events API's serializer), as
 the Museum API 1.2 declares it. The other types are ours and carry the Standard Webhooks
 envelope, `{"type", "timestamp", "data"}`: an order as `GET /v1.1/orders/{orderId}` answers it, a
-ticket checked in, an event called off, a slot's places.
+membership as `GET /v1.1/memberships/{membershipId}` answers it (without a gift's code), a ticket
+checked in, an event called off, a slot's places.
 """
 
 import json
@@ -23,9 +24,10 @@ from events.services import AUDITED
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
-from orders.models import Order, OrderStatus, Ticket
+from orders.models import Membership, Order, OrderStatus, Ticket
 from orders.selectors import may_view_order, tickets_of
-from orders.serializers import OrderSerializer
+from orders.serializers import MembershipSerializer, OrderSerializer
+from orders.services.memberships import VIEW_ANY_MEMBERSHIP
 from webhooks.models import EventType
 
 # The audit log's names of the records' objects (audit.services: the model's label).
@@ -33,6 +35,7 @@ ORDER = Order._meta.label_lower
 EVENT = SpecialEvent._meta.label_lower
 TICKET = Ticket._meta.label_lower
 SLOT = EntrySlot._meta.label_lower
+MEMBERSHIP = Membership._meta.label_lower
 
 # The types each kind of record may make: records that make none are never read.
 POSSIBLE: dict[tuple[str, str], set[str]] = {
@@ -47,6 +50,10 @@ POSSIBLE: dict[tuple[str, str], set[str]] = {
     (TICKET, Action.CHECKED_IN): {EventType.TICKET_CHECKED_IN},
     (SLOT, Action.CREATED): {EventType.SLOT_AVAILABILITY_CHANGED},
     (SLOT, Action.CHANGED): {EventType.SLOT_AVAILABILITY_CHANGED},
+    (MEMBERSHIP, Action.CONFIRMED): {EventType.MEMBERSHIP_ACTIVATED},
+    (MEMBERSHIP, Action.CHANGED): {EventType.MEMBERSHIP_RENEWED},
+    (MEMBERSHIP, Action.EXPIRED): {EventType.MEMBERSHIP_EXPIRED},
+    (MEMBERSHIP, Action.CANCELLED): {EventType.MEMBERSHIP_CANCELLED},
 }
 
 
@@ -60,8 +67,12 @@ class Message:
     # A coalesced message's subject (a registered type's, e.g. "general 2026-12-07"): one waits
     # per subject and subscription, and its body is read when it is sent.
     subject: str = ""
+    # Only the subscriptions whose owner may see this membership hear of it.
+    membership: Membership | None = None
 
     def visible_to(self, owner) -> bool:
+        if self.membership is not None:
+            return owner.pk == self.membership.buyer_id or owner.has_perm(VIEW_ANY_MEMBERSHIP)
         return self.order is None or may_view_order(viewer=owner, order=self.order)
 
 
@@ -134,6 +145,8 @@ def messages_of(entry: AuditRecord) -> Iterator[Message]:
             )
     elif entry.object_type == SLOT:
         yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
+    elif entry.object_type == MEMBERSHIP:
+        yield from _membership_messages(entry)
     key = (entry.object_type, entry.action)
     for maker in MAKERS.values():
         if key in maker.records:
@@ -198,6 +211,30 @@ def _order_messages(entry: AuditRecord) -> Iterator[Message]:
         yield Message(event_type, body, order=order)
     if order.slot_id is not None and entry.action != Action.REFUNDED:
         yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=order.slot_id)
+
+
+MEMBERSHIP_TYPES: dict[str, str] = {
+    Action.CONFIRMED: EventType.MEMBERSHIP_ACTIVATED,
+    Action.EXPIRED: EventType.MEMBERSHIP_EXPIRED,
+    Action.CANCELLED: EventType.MEMBERSHIP_CANCELLED,
+}
+
+
+def _membership_messages(entry: AuditRecord) -> Iterator[Message]:
+    event_type = MEMBERSHIP_TYPES.get(entry.action)
+    if entry.action == Action.CHANGED and entry.changes.get("renewed"):
+        event_type = EventType.MEMBERSHIP_RENEWED
+    if event_type is None:
+        return
+    membership = (
+        Membership.objects.select_related("membership_type")
+        .prefetch_related("sales")
+        .filter(pk=entry.object_id)
+        .first()
+    )
+    if membership is not None:
+        body = envelope(event_type, MembershipSerializer(membership).data)
+        yield Message(event_type, body, membership=membership)
 
 
 def slot_payload(slot_id: int) -> str:

@@ -14,6 +14,10 @@ class EventType(models.TextChoices):
     TICKET_CHECKED_IN = "ticket.checked_in", "a ticket checked in"
     EVENT_CANCELLED = "event.cancelled", "a special event called off"
     SLOT_AVAILABILITY_CHANGED = "slot.availability_changed", "a slot's places changed"
+    MEMBERSHIP_ACTIVATED = "membership.activated", "a membership active (paid, or a gift redeemed)"
+    MEMBERSHIP_RENEWED = "membership.renewed", "a membership's next period paid"
+    MEMBERSHIP_EXPIRED = "membership.expired", "a membership lapsed"
+    MEMBERSHIP_CANCELLED = "membership.cancelled", "a membership's purchase or renewal cancelled"
 
 
 class Subscription(models.Model):

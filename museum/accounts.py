@@ -39,6 +39,9 @@ STAFF_PERMISSIONS = [
     "orders.add_salelimits",
     "orders.change_salelimits",
     *(f"orders.{action}_visitorcategory" for action in ("view", "add", "change")),
+    # Memberships: every member's, sold and renewed for them at the desk.
+    "orders.view_membership",
+    "orders.sell_memberships",
     *(f"hours.{action}_entryslot" for action in ("view", "add", "change")),
     # Who changed what; webhook subscriptions (everyone's) and their deliveries, sent again.
     "audit.view_auditrecord",
@@ -71,6 +74,8 @@ DESK_PERMISSIONS = [
     "orders.view_refund",
     "orders.view_visitorcategory",
     "orders.check_in_ticket",
+    "orders.view_membership",
+    "orders.sell_memberships",
 ]
 
 ROLES = {

@@ -172,6 +172,10 @@ class Membership(models.Model):
     reminded_30_at = models.DateTimeField(null=True, blank=True, editable=False)
     reminded_7_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    # The order that sold it, kept on it by the sale for its answer
+    # (orders.services.memberships.sell_membership).
+    order: "Order"
+
     class Meta:
         ordering = ["-created_at"]
         permissions = [("sell_memberships", "Can sell and renew memberships at the front desk")]

@@ -17,7 +17,7 @@ from museum.fields import (
 )
 from orders.models import Channel, OrderStatus, PaymentState, TicketType
 from orders.selectors import cancel_deadline
-from orders.services.memberships import status_on
+from orders.services.memberships import may_see_gift_code, status_on
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 
@@ -387,11 +387,7 @@ class MembershipSerializer(serializers.Serializer):
     def to_representation(self, membership):
         data = super().to_representation(membership)
         request = self.context.get("request")
-        viewer = request.user if request is not None else None
-        shown = membership.gift_code and viewer is not None
-        if shown:
-            shown = viewer.pk == membership.buyer_id or viewer.has_perm("orders.view_membership")
-        if not shown:
+        if request is None or not may_see_gift_code(viewer=request.user, membership=membership):
             data.pop("giftCode", None)
         if data.get("redeemedAt") is None:
             data.pop("redeemedAt", None)

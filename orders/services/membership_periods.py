@@ -9,9 +9,9 @@ who renews late loses no days and gains none), else on the day it is paid; a gif
 redeemed (orders.services.memberships.redeem_gift).
 """
 
+import calendar
 from datetime import date, datetime, timedelta
 
-from dateutil.relativedelta import relativedelta
 from django.conf import settings
 from django.utils import timezone
 
@@ -21,9 +21,14 @@ from orders.models import Membership, MembershipSale, MembershipSaleKind, Member
 
 
 def period_end(start: date, months: int) -> date:
-    """The last day of a period of `months` from `start`, included: 1 March for 12 months ends
-    on the last day of February; 31 January for a month ends on 27 (or 28) February."""
-    return start + relativedelta(months=months) - timedelta(days=1)
+    """The last day of a period of `months` from `start`, included: the day before the same day
+    `months` later (1 March for 12 months ends on the last day of February), or, where that
+    month is shorter, the day before its last (31 January for a month ends on 27 or 28
+    February)."""
+    year, month = divmod(start.month - 1 + months, 12)
+    year, month = start.year + year, month + 1
+    day = min(start.day, calendar.monthrange(year, month)[1])
+    return date(year, month, day) - timedelta(days=1)
 
 
 def next_period_start(membership: Membership, *, day: date) -> date:

@@ -541,6 +541,7 @@ def viewable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
 
 
 def may_see_gift_code(*, viewer, membership: Membership) -> bool:
-    return viewer is not None and (
+    """A gift's code is shown to its buyer and staff only: whoever has it may redeem it."""
+    return membership.gift_code is not None and (
         viewer.pk == membership.buyer_id or viewer.has_perm(VIEW_ANY_MEMBERSHIP)
     )

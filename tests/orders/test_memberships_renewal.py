@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from audit.models import Action, AuditRecord
 from orders.models import (
+    ANONYMISED_EMAIL,
     MemberEntry,
     Membership,
     MembershipSale,
@@ -20,7 +21,9 @@ from orders.models import (
     MembershipType,
     Refund,
 )
+from orders.services.membership_periods import period_end
 from orders.services.memberships import expire_lapsed, send_renewal_reminders
+from orders.services.personal_data import anonymise_old_memberships
 from tests.conftest import assert_problem, client_for, run_task_worker
 from tests.factories import UserFactory, partner_member
 from tests.live_http import in_parallel, post, sign_in
@@ -292,3 +295,41 @@ def test_a_held_membership_order_cancelled_refunds_nothing(online_client, indivi
     assert answer.status_code == 200 and answer.json()["refundDue"] == 0
     assert not Refund.objects.exists()
     assert Membership.objects.get().status == MembershipStatus.CANCELLED
+
+
+@pytest.mark.parametrize(
+    ("start", "months", "end"),
+    [
+        (dt.date(2026, 3, 1), 12, dt.date(2027, 2, 28)),
+        (dt.date(2027, 3, 1), 12, dt.date(2028, 2, 29)),
+        (dt.date(2026, 1, 31), 1, dt.date(2026, 2, 27)),
+        (dt.date(2026, 11, 15), 3, dt.date(2027, 2, 14)),
+    ],
+)
+def test_a_period_ends_the_day_before_the_same_day_months_later(start, months, end):
+    assert period_end(start, months) == end
+
+
+# Personal data
+
+
+def test_the_holders_name_and_email_go_once_the_membership_ended_long_enough(
+    visitor_client, individual, settings
+):
+    settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS = 30
+    kept = buy(visitor_client).json()
+    ended = buy(visitor_client, holderName="Grace", email="grace@example.com").json()
+    visitor_client.post(f"/v1.1/orders/{ended['orderId']}/cancel")
+    end = dt.date.fromisoformat(kept["validUntil"])
+    with at(timezone.localdate() + dt.timedelta(days=30)):
+        assert anonymise_old_memberships() == 0  # cancelled 30 days ago: kept
+    with at(timezone.localdate() + dt.timedelta(days=31)):
+        assert anonymise_old_memberships() == 1
+    grace = Membership.objects.get(pk=ended["membershipId"])
+    assert (grace.holder_name, grace.email) == ("anonymised", ANONYMISED_EMAIL)
+    with at(end + dt.timedelta(days=30)):
+        assert anonymise_old_memberships() == 0  # lapsed 29 days ago
+    with at(end + dt.timedelta(days=31)):
+        assert anonymise_old_memberships() == 1
+        assert anonymise_old_memberships() == 0
+    assert Membership.objects.get(pk=kept["membershipId"]).email == ANONYMISED_EMAIL

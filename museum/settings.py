@@ -428,6 +428,7 @@ SPECTACULAR_SETTINGS = {
         "TicketType": "orders.models.TicketType",
         "OrderStatus": "orders.models.OrderStatus",
         "TicketStatus": "orders.serializers.TicketStatus",
+        "MembershipStatus": "orders.models.MembershipStatus",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -442,6 +443,7 @@ SPECTACULAR_SETTINGS = {
     "WEBHOOKS": [
         "webhooks.schema.PUBLISH_NEW_EVENT",
         "webhooks.schema.ORDER_EVENTS",
+        "webhooks.schema.MEMBERSHIP_EVENTS",
         "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

@@ -15,7 +15,7 @@ from museum.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
-from orders.models import Channel, OrderStatus, PaymentState, TicketType
+from orders.models import Channel, MembershipStatus, OrderStatus, PaymentState, TicketType
 from orders.selectors import cancel_deadline
 from orders.services.memberships import may_see_gift_code, status_on
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
@@ -338,13 +338,6 @@ class RedeemGiftRequestSerializer(serializers.Serializer):
     email = serializers.EmailField()
 
 
-class MembershipStatusChoices(TextChoices):
-    PENDING = "pending"
-    ACTIVE = "active"
-    EXPIRED = "expired"
-    CANCELLED = "cancelled"
-
-
 class MembershipSerializer(serializers.Serializer):
     """A membership as its owner and staff read it; `giftCode` only to them (the context's
     `viewer`), and only for a gift."""
@@ -370,7 +363,7 @@ class MembershipSerializer(serializers.Serializer):
     redeemedAt = serializers.DateTimeField(source="redeemed_at", required=False, allow_null=True)
     orderId = serializers.SerializerMethodField(help_text="The order that sold it.")
 
-    @extend_schema_field(serializers.ChoiceField(choices=MembershipStatusChoices.choices))
+    @extend_schema_field(serializers.ChoiceField(choices=MembershipStatus.choices))
     def get_status(self, membership) -> str:
         return status_on(membership)
 
@@ -403,7 +396,7 @@ class SoldMembershipSerializer(MembershipSerializer):
 
 
 class MembershipListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=MembershipStatusChoices.choices, required=False)
+    status = serializers.ChoiceField(choices=MembershipStatus.choices, required=False)
     membershipType = StrictCharField(required=False, max_length=40)
     expiringBefore = StrictDateField(required=False, help_text="Valid until this day or before.")
     search = StrictCharField(

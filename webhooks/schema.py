@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema
 from rest_framework import serializers
 
 from events.serializers import SpecialEventResponseSerializer
-from orders.serializers import OrderSerializer
+from orders.serializers import MembershipSerializer, OrderSerializer
 from webhooks.models import EventType
 
 RECEIVED = {202: OpenApiResponse(description="Data accepted.")}
@@ -19,6 +19,17 @@ class OrderWebhookSerializer(serializers.Serializer):
     timestamp = serializers.DateTimeField()
     # Named as Standard Webhooks names it; this serializer only describes the schema.
     data = OrderSerializer(help_text="The order as GET /orders/{orderId} answers it.")  # type: ignore[assignment]
+
+
+class MembershipWebhookSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(
+        choices=[t for t in EventType.values if t.startswith("membership.")]
+    )
+    timestamp = serializers.DateTimeField()
+    data = MembershipSerializer(  # type: ignore[assignment]
+        help_text="The membership as GET /memberships/{membershipId} answers it, without a "
+        "gift's code."
+    )
 
 
 class WebhookEnvelopeSerializer(serializers.Serializer):
@@ -60,4 +71,9 @@ OTHER_EVENTS = _webhook(
     "museumEvent",
     "A ticket checked in, an event called off, a slot's places changed",
     WebhookEnvelopeSerializer,
+)
+MEMBERSHIP_EVENTS = _webhook(
+    "membershipEvent",
+    "A membership activated, renewed, expired or cancelled (membership.*)",
+    MembershipWebhookSerializer,
 )

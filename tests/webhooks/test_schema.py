@@ -25,7 +25,12 @@ def test_the_served_schema_is_valid_and_lists_its_webhooks(served):
     validate(served)
     # OpenAPI 3.0 for the generators' sake (museum/settings.py): the webhooks are x-webhooks.
     assert served["openapi"].startswith("3.0")
-    assert set(served["x-webhooks"]) == {"publishNewEvent", "orderEvent", "museumEvent"}
+    assert set(served["x-webhooks"]) == {
+        "publishNewEvent",
+        "orderEvent",
+        "membershipEvent",
+        "museumEvent",
+    }
 
 
 def test_publish_new_event_is_the_contracts(served):
@@ -39,3 +44,17 @@ def test_publish_new_event_is_the_contracts(served):
     wanted = component(contract, theirs["requestBody"]["content"]["application/json"]["schema"])
     assert set(wanted["properties"]) <= set(body["properties"])
     assert set(wanted["required"]) <= set(body.get("required", []))
+
+
+def test_a_membership_event_carries_the_membership_as_the_api_answers_it(served):
+    ours = served["x-webhooks"]["membershipEvent"]["post"]
+    body = component(served, ours["requestBody"]["content"]["application/json"]["schema"])
+    assert set(component(served, body["properties"]["type"])["enum"]) == {
+        "membership.activated",
+        "membership.renewed",
+        "membership.expired",
+        "membership.cancelled",
+    }
+    data = body["properties"]["data"]
+    data = component(served, data["allOf"][0] if "allOf" in data else data)
+    assert {"membershipId", "status", "validUntil", "cardUrl"} <= set(data["properties"])

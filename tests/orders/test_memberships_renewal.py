@@ -333,3 +333,25 @@ def test_the_holders_name_and_email_go_once_the_membership_ended_long_enough(
         assert anonymise_old_memberships() == 1
         assert anonymise_old_memberships() == 0
     assert Membership.objects.get(pk=kept["membershipId"]).email == ANONYMISED_EMAIL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_giver_is_mailed_the_code_and_the_holder_the_membership(
+    visitor_client, online_client, individual, settings
+):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    gift = buy(visitor_client, gift=True, email="giver@example.com").json()
+    run_task_worker()
+    [to_giver] = mail.outbox
+    assert to_giver.to == ["giver@example.com"] and gift["giftCode"] in to_giver.body
+    mail.outbox.clear()
+    online_client.post(
+        f"{MEMBERSHIPS}/redeem",
+        {"giftCode": gift["giftCode"], "holderName": "Ada", "email": "ada@example.com"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="fr",
+    )
+    run_task_worker()
+    [to_holder] = mail.outbox
+    assert to_holder.to == ["ada@example.com"] and gift["cardCode"] in to_holder.body
+    assert Membership.objects.get().language == "fr"

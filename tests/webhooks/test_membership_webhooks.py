@@ -25,13 +25,6 @@ pytestmark = [
 
 
 @pytest.fixture
-def receivers_allowed(settings):
-    """The loopback receiver (pytest-httpserver's, named `localhost` here) let through."""
-    settings.MUSEUM_WEBHOOK_ALLOWED_HOSTS = ["localhost", "127.0.0.1"]
-    settings.MUSEUM_WEBHOOK_ALLOW_HTTP = True
-
-
-@pytest.fixture
 def individual(db):
     return MembershipType.objects.create(code="individual", name="Individual", price=Decimal(60))
 

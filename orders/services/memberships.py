@@ -147,7 +147,8 @@ def sell_membership(
     type's price, starting on `start_date`, by default today), the order's line and the
     membership, pending until the order is confirmed, which activates it. A gift has no holder
     and starts when it is redeemed (redeem_gift), from its code. `seller`: staff at the desk,
-    selling to the people before them (the order is then the seller's, as a desk sale is).
+    selling for `buyer` (themselves, or a partner paying on account), whom the audit log
+    names.
 
     A start from today to MUSEUM_MEMBERSHIP_MAX_START_DAYS ahead; an online account buys at most
     MUSEUM_MAX_MEMBERSHIPS_PER_DAY a day, for itself and for each mailbox. The membership's
@@ -187,10 +188,10 @@ def sell_membership(
         record(
             action=Action.CREATED,
             obj=membership,
-            by=buyer,
+            by=seller or buyer,
             changes={"type": membership_type.code, "gift": gift, "order": order.pk},
         )
-        _settle(order, held=held, by=buyer)
+        _settle(order, held=held, by=seller or buyer)
         membership.refresh_from_db()
     membership.order = order
     return membership
@@ -270,9 +271,10 @@ def renew_membership(*, membership: Membership, buyer, seller=None) -> Order:
     """Sell the membership's next period at its type's price, as an order of its own: from the
     day after it ends, if renewed before then or within MUSEUM_MEMBERSHIP_GRACE_DAYS after,
     else from the day it is paid (membership_periods.next_period_start, reckoned again when the
-    order is confirmed). Its buyer's own, or staff's at the desk; a pending or cancelled one is
-    MembershipNotRenewable, as is one whose type is no longer on sale."""
-    who = buyer
+    order is confirmed). Its owner's own, or by staff who sell memberships (`buyer` or
+    `seller`, at the desk); a pending or cancelled one is MembershipNotRenewable, as is one
+    whose type is no longer on sale."""
+    who = seller or buyer
     if who.pk != membership.buyer_id and not who.has_perm(SELL_MEMBERSHIPS):
         raise UnknownMembership()
     with transaction.atomic():
@@ -287,7 +289,7 @@ def renew_membership(*, membership: Membership, buyer, seller=None) -> Order:
             raise MembershipNotRenewable(_("This membership type is no longer on sale."))
         price = locked.membership_type.price
         order, held = _new_order(
-            buyer=who,
+            buyer=buyer,
             email=locked.email,
             name=locked.holder_name,
             language=locked.language,

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from audit.models import Action, AuditRecord
+from orders.exceptions import UnknownMembership
 from orders.models import (
     MEMBERSHIP_ORDER,
     Membership,
@@ -17,8 +18,9 @@ from orders.models import (
     Order,
     Payment,
 )
+from orders.services.memberships import renew_membership, sell_membership
 from tests.conftest import assert_problem, client_for
-from tests.factories import UserFactory, staff_member
+from tests.factories import UserFactory, partner_member, staff_member
 
 MEMBERSHIPS = "/v1.1/memberships"
 
@@ -220,3 +222,25 @@ def test_a_membership_order_is_listed_with_the_orders(visitor_client, individual
     orders = visitor_client.get("/v1.1/orders").json()
     assert [o["orderId"] for o in orders] == [sold["orderId"]]
     assert Order.objects.get().ticket_type == MEMBERSHIP_ORDER
+
+
+def test_the_desk_sells_on_a_partners_account_and_the_audit_names_the_seller(staff, individual):
+    """As the desk's ticket sales do (orders/desk.py): the partner buys, staff sell."""
+    partner = partner_member(username="school")
+    membership = sell_membership(
+        buyer=partner,
+        type_code="individual",
+        holder_name="Ada",
+        email="",
+        language="de",
+        seller=staff,
+    )
+    assert membership.status == "active" and membership.order.channel == "on_account"
+    assert membership.buyer == partner and membership.language == "de"
+    created = AuditRecord.objects.get(object_id=str(membership.pk), action=Action.CREATED)
+    assert created.actor == staff
+    order = renew_membership(membership=membership, buyer=partner, seller=staff)
+    assert order.status == "confirmed" and order.buyer == partner
+    stranger = UserFactory(username="stranger")
+    with pytest.raises(UnknownMembership):
+        renew_membership(membership=membership, buyer=stranger)

@@ -12,6 +12,7 @@ from orders.models import Membership, MembershipStatus, MembershipType, Refund
 from tests.conftest import run_task_worker
 from tests.orders.test_memberships_sale import MEMBERSHIPS, buy
 from tests.orders.test_stripe_payments import (
+    expire,
     payment_state,
     start_stripe_payment,
     stripe_on,  # noqa: F401 (the fixture)
@@ -60,3 +61,21 @@ def test_a_membership_paid_with_stripe_activates_only_when_paid(
         "-", ""
     )
     assert Membership.objects.get().status == MembershipStatus.CANCELLED
+
+
+def test_a_payment_after_the_hold_ran_out_still_activates_the_membership(
+    stripe_on,  # noqa: F811
+    online_client,
+    individual,
+):
+    """A membership takes no places: a late payment always finds its order's room."""
+    sold = buy(online_client).json()
+    payment = start_stripe_payment(online_client, sold["orderId"])
+    expire(sold["orderId"])
+    assert online_client.get(f"{MEMBERSHIPS}/{sold['membershipId']}").json()["status"] == "pending"
+
+    stripe_on.pay(payment.reference)
+
+    assert payment_state(payment, "confirmed", "refunded") == "confirmed"
+    active = online_client.get(f"{MEMBERSHIPS}/{sold['membershipId']}").json()
+    assert active["status"] == "active" and active["validFrom"] == timezone.localdate().isoformat()

@@ -318,7 +318,8 @@ class BuyMembershipRequestSerializer(serializers.Serializer):
         "the holder).",
     )
     email = serializers.EmailField(
-        help_text="Where its email goes: the member's, or for a gift its giver's (the gift code)."
+        max_length=254,
+        help_text="Where its email goes: the member's, or for a gift its giver's (the gift code).",
     )
     startDate = StrictDateField(
         required=False,
@@ -331,11 +332,16 @@ class BuyMembershipRequestSerializer(serializers.Serializer):
         help_text="What its email and card speak; by default the request's (Accept-Language).",
     )
 
+    # A domain name, as a ticket's buyer's: no mail to a host the buyer chooses.
+    validate_email = BuyMuseumTicketsRequestSerializer.validate_email
+
 
 class RedeemGiftRequestSerializer(serializers.Serializer):
     giftCode = StrictCharField(max_length=40)
     holderName = StrictCharField(max_length=100)
-    email = serializers.EmailField()
+    email = serializers.EmailField(max_length=254)
+
+    validate_email = BuyMuseumTicketsRequestSerializer.validate_email
 
 
 class MembershipSerializer(serializers.Serializer):

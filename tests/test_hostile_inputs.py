@@ -25,7 +25,17 @@ from hours.models import MuseumDay
 from museum.models import IdempotencyKey
 from museum.query import DEFAULT_LIMIT, MAX_LIMIT
 from orders import tokens
-from orders.models import Order, Payment, Refund, Ticket, TicketType
+from orders.models import (
+    Membership,
+    MembershipSale,
+    MembershipType,
+    Order,
+    Payment,
+    Refund,
+    Ticket,
+    TicketType,
+)
+from orders.services.memberships import sell_membership
 from orders.services.sale import place_order
 from tests.conftest import EVENT, assert_problem, buy_event_ticket, client_for
 from tests.factories import (
@@ -55,6 +65,8 @@ def database_state() -> tuple:
         list(Payment.objects.order_by("pk").values_list()),
         list(Refund.objects.order_by("pk").values_list()),
         list(Subscription.objects.order_by("pk").values_list()),
+        list(Membership.objects.order_by("pk").values_list()),
+        list(MembershipSale.objects.order_by("pk").values_list()),
     )
 
 
@@ -102,6 +114,10 @@ def world(db, settings):
     subscription = Subscription.objects.create(
         owner=visitor, url="http://127.0.0.1:9/hook", event_types=["order.confirmed"]
     )
+    MembershipType.objects.create(code="individual", name="Individual", price=60)
+    gift = sell_membership(
+        buyer=visitor, type_code="individual", holder_name="", email="a@example.com", gift=True
+    )
     return {
         "staff": staff,
         "visitor": visitor,
@@ -110,6 +126,7 @@ def world(db, settings):
         "held": held,
         "sold": sold,
         "subscription": subscription,
+        "gift": gift,
     }
 
 
@@ -123,6 +140,8 @@ WRITES = [
     "cancel-order",
     "subscribe-webhook",
     "change-webhook",
+    "buy-membership",
+    "redeem-gift",
 ]
 
 
@@ -187,6 +206,25 @@ def write(request, world) -> Write:
             f"/v1.1/webhooks/{world['subscription'].pk}",
             {"url": "http://127.0.0.1:9/moved"},
             ("url",),
+        ),
+        "buy-membership": Write(
+            visitor,
+            "POST",
+            "/v1.1/memberships",
+            {
+                "membershipType": "individual",
+                "holderName": "Ada Lovelace",
+                "email": "ada@example.com",
+                "startDate": days_from_today(3).isoformat(),
+            },
+            ("membershipType", "holderName", "email"),
+        ),
+        "redeem-gift": Write(
+            visitor,
+            "POST",
+            "/v1.1/memberships/redeem",
+            {"giftCode": world["gift"].gift_code, "holderName": "Ada", "email": "ada@example.com"},
+            ("giftCode", "holderName", "email"),
         ),
     }[request.param]
 

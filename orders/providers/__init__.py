@@ -2,7 +2,7 @@
 (`base.Provider`), a module per provider:
 
 - `stripe`: a card payment the buyer completes in the browser; Stripe's webhook says how it went;
-- `desk`: staff record cash or a card terminal's payment: paid at once;
+- `at_desk`: staff record cash or a card terminal's payment: paid at once;
 - `demo`: local work only, a page with "Pay" and "Decline";
 - `on_account`: a sales partner's order, invoiced monthly; never started through the API.
 

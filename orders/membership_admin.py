@@ -10,7 +10,6 @@ from datetime import date, timedelta
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.urls import path
 from django.utils import timezone
@@ -53,13 +52,8 @@ class MembershipTypeAdmin(AuditedAdmin, TranslationAdmin):
     search_fields = ["code", "name"]
 
     def get_queryset(self, request):
-        today = timezone.localdate()
-        valid = Q(
-            memberships__status=MembershipStatus.ACTIVE,
-            memberships__valid_from__lte=today,
-            memberships__valid_until__gte=today,
-        )
-        return super().get_queryset(request).annotate(members=Count("memberships", filter=valid))
+        members = reports.members_on(timezone.localdate())
+        return super().get_queryset(request).annotate(members=members)
 
     @admin.display(description="members today", ordering="members")
     def members_today(self, kind):
@@ -298,8 +292,11 @@ def member_tables(*, first: date, last: date, today: date) -> dict[str, Table]:
         "active": Table(
             title=f"Active members per type on {today:%d %B %Y}",
             header=["Type", "Code", "Members"],
-            rows=[report_cells(kind.name, kind.code, kind.members) for kind in kinds],
-            total=report_cells("Total", "", sum(kind.members for kind in kinds)),
+            rows=[
+                report_cells(line.membership_type.name, line.membership_type.code, line.members)
+                for line in kinds
+            ],
+            total=report_cells("Total", "", sum(line.members for line in kinds)),
         ),
         "months": Table(
             title="New, renewed and lapsed per month",

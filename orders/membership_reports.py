@@ -31,15 +31,29 @@ def next_month(month: date) -> date:
     return date(month.year + month.month // 12, month.month % 12 + 1, 1)
 
 
-def active_members(*, day: date) -> list[MembershipType]:
-    """Every membership type with `members`: its memberships valid on `day` (active, and `day`
-    within their validity; one that lapsed is not counted before the sweep marks it)."""
-    valid = Q(
-        memberships__status=MembershipStatus.ACTIVE,
-        memberships__valid_from__lte=day,
-        memberships__valid_until__gte=day,
+@dataclass(frozen=True)
+class TypeMembers:
+    membership_type: MembershipType
+    members: int
+
+
+def members_on(day: date) -> Count:
+    """A membership type's memberships valid on `day`: active, and `day` within their validity
+    (one that lapsed is not counted, before the sweep marks it too)."""
+    return Count(
+        "memberships",
+        filter=Q(
+            memberships__status=MembershipStatus.ACTIVE,
+            memberships__valid_from__lte=day,
+            memberships__valid_until__gte=day,
+        ),
     )
-    return list(MembershipType.objects.annotate(members=Count("memberships", filter=valid)))
+
+
+def active_members(*, day: date) -> list[TypeMembers]:
+    """Every membership type with its members on `day`."""
+    kinds = MembershipType.objects.annotate(members=members_on(day))
+    return [TypeMembers(kind, kind.members) for kind in kinds]  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -207,6 +221,6 @@ class ActiveMembersCollector:
         gauge = GaugeMetricFamily(
             "museum_active_members", "Memberships valid today, per type", labels=["type"]
         )
-        for kind in active_members(day=timezone.localdate()):
-            gauge.add_metric([kind.code], kind.members)
+        for line in active_members(day=timezone.localdate()):
+            gauge.add_metric([line.membership_type.code], line.members)
         yield gauge

@@ -27,7 +27,9 @@ from orders.models import (
 
 
 def next_month(month: date) -> date:
-    """The first day of the month after `month`'s."""
+    """The first day of the month after `month`'s (the last day there is after December 9999)."""
+    if (month.year, month.month) == (date.max.year, 12):
+        return date.max
     return date(month.year + month.month // 12, month.month % 12 + 1, 1)
 
 

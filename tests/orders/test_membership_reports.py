@@ -293,6 +293,8 @@ def test_an_unknown_table_is_not_found_and_the_range_is_read_forgivingly(kinds, 
     answer = desk_client.get(REPORTS, {"first": "not a date", "last": "2030-02-30"})
     assert answer.status_code == 200
     assert b"1 January 2030" in answer.content  # the default range, from five months back
+    widest = report(desk_client, first="0001-01-01", last="9999-12-31")
+    assert widest["months"][-1] == ["Total", "", "0", "0", "0"]
 
 
 def test_the_reports_are_for_staff_who_may_see_memberships(kinds, client, bare_staff):

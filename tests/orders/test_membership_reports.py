@@ -26,6 +26,8 @@ from orders.models import (
     MembershipStatus,
     MembershipType,
     OrderStatus,
+    Payment,
+    Refund,
 )
 from tests.factories import OrderFactory, TicketFactory, UserFactory
 from tests.orders.test_sales_report import Tables
@@ -339,3 +341,29 @@ def test_member_visits_are_counted_once_committed(db, scraper, django_capture_on
     assert walk_ins() == before + 3
     assert f'museum_member_visits_total{{kind="walk_in"}} {before + 3}' in text
     assert 'museum_member_visits_total{kind="reservation"}' in text
+
+
+def test_memberships_sold_are_in_the_sales_report_and_its_takings_agree(kinds, desk_client):
+    individual, family = kinds
+    day, year = d(6, 1), {"since": d(6, 1), "until": dt.date(2031, 5, 31)}
+    paid = {"provider": "desk", "currency": "EUR", "state": "confirmed", "confirmed_at": at(day)}
+    paid["taken_by"] = UserFactory(username="desk1")
+    bought = sale(member(family, **year), MembershipSaleKind.NEW, confirmed=day, price="120")
+    Payment.objects.create(order=bought.order, amount=120, info="cash", **paid)
+    back = sale(member(individual, status=CANCELLED), "new", confirmed=day, cancelled=True)
+    payment = Payment.objects.create(order=back.order, amount=60, info="card", **paid)
+    Refund.objects.create(
+        order=back.order, membership_sale=back, payment=payment, amount=45, source="buyer"
+    )
+    sale(member(individual, status=PENDING), MembershipSaleKind.NEW)  # held: no sale
+    sale(member(individual, **year), MembershipSaleKind.NEW, confirmed=d(6, 2))  # another day
+
+    page = desk_client.get("/admin/orders/order/sales/", {"first": "2030-06-01", "last": day})
+    sales, takings = Tables(page.content.decode()).tables
+
+    assert sales[1:] == [
+        ["2030-06-01", "Membership", "Individual", "1", "60.00", "1", "45.00", "15.00"],
+        ["2030-06-01", "Membership", "Family", "1", "120.00", "0", "0.00", "120.00"],
+        ["Total", "", "", "2", "180.00", "1", "45.00", "135.00"],
+    ]
+    assert takings[-1] == ["Total", "2", "180.00", "45.00", "135.00"]

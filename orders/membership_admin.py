@@ -73,6 +73,11 @@ class RecordInline(admin.TabularInline):
 
     extra = 0
     can_delete = False
+    # The rows' related objects the inline shows, read with them.
+    related: list[str] = []
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(*self.related)
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -84,6 +89,7 @@ class RecordInline(admin.TabularInline):
 class SaleInline(RecordInline):
     model = MembershipSale
     verbose_name_plural = "sales (each period paid for)"
+    related = ["order", "membership"]  # its name says its membership
     fields = readonly_fields = (
         "order",
         "kind",
@@ -110,6 +116,7 @@ class VisitInline(RecordInline):
     fk_name = "membership"
     verbose_name = "member visit"
     verbose_name_plural = "member visits (reservations)"
+    related = ["slot"]
     fields = readonly_fields = ("confirmation_code", "date", "slot", "status", "created_at")
     show_change_link = True
 
@@ -117,6 +124,7 @@ class VisitInline(RecordInline):
 class EntryInline(RecordInline):
     model = MemberEntry
     verbose_name_plural = "walk-ins (untimed days)"
+    related = ["admitted_by"]
     fields = readonly_fields = ("date", "people", "entered_at", "admitted_by")
 
 
@@ -191,7 +199,7 @@ class MembershipAdmin(AuditedAdmin):
 
     def history_records(self, obj):
         # A membership's history tells its sales' too.
-        return history(obj, also=obj.sales.only("pk"))
+        return history(obj, also=MembershipSale.objects.filter(membership=obj).only("pk"))
 
     @admin.display(description="holder", ordering="holder_name")
     def holder(self, membership):

@@ -4,6 +4,8 @@ memberships, their sales, visits and walk-ins there, never changing them past th
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
 from audit.models import Action, AuditRecord
@@ -175,3 +177,31 @@ def test_member_entries_are_listed_and_only_read(desk_client, family):
     assert "Ada Lovelace" in listed.content.decode()
     assert desk_client.get(f"{ENTRIES}add/").status_code == 403
     assert desk_client.post(f"{ENTRIES}{entry.pk}/change/", {"people": "9"}).status_code == 403
+
+
+def test_the_memberships_list_and_page_read_a_fixed_number_of_queries(desk_client, family):
+    def page_queries(membership) -> list[int]:
+        counts = []
+        for url in (MEMBERSHIPS, f"{MEMBERSHIPS}{membership.pk}/change/"):
+            with CaptureQueriesContext(connection) as queries:
+                assert desk_client.get(url).status_code == 200
+            counts.append(len(queries))
+        return counts
+
+    def add_one():
+        membership = member(family, since=days_from_today(-30), until=days_from_today(300))
+        sale(membership, MembershipSaleKind.NEW, confirmed=days_from_today(-30))
+        visit = OrderFactory(membership=membership, date=days_from_today(-2), total=0)
+        TicketFactory(order=visit, date=visit.date, member=True, price=0)
+        MemberEntry.objects.create(membership=membership, date=days_from_today(-1), people=2)
+        return membership
+
+    first = add_one()
+    few = page_queries(first)
+    for _ in range(4):
+        add_one()
+    sale(first, MembershipSaleKind.RENEWAL, confirmed=days_from_today(-1))
+    OrderFactory(membership=first, date=days_from_today(-5), total=0)
+    MemberEntry.objects.create(membership=first, date=days_from_today(-6), people=1)
+
+    assert page_queries(first) == few

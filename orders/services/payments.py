@@ -484,8 +484,6 @@ def refund_tickets(
     INSERT for both: audit.services.record_each)."""
     refunds, changes = _refund_lines(order=order, lines=tickets, source=source, by=by)
     metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
-    for ticket, refund in zip(tickets, refunds, strict=True):
-        ticket.refund = refund  # the answer shows it
     changes = {"tickets": [ticket.pk for ticket in tickets], **changes}
     return refunds, (Action.REFUNDED, order, changes)
 
@@ -524,6 +522,7 @@ def _refund_lines(
             cancelled_by=by,
             state=RefundState.CREATED if payment and amount else _without_provider(amount),
         )
+        # Set on the line too (the reverse side of a one-to-one): the answer shows it.
         if isinstance(line, Ticket):
             refund.ticket = line
         else:

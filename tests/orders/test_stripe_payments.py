@@ -255,7 +255,8 @@ def test_a_failed_refund_stays_visible_until_staff_try_it_again(
 
 def succeeded_event(fake, payment: Payment) -> dict:
     """Stripe's payment_intent.succeeded event of the payment's intent, as Stripe sends it."""
-    events = fake.client().v1.events.list(params={"type": "payment_intent.succeeded"})
+    # Up to 100 (Stripe's default page is 10): other tests' payments share the fake.
+    events = fake.client().v1.events.list(params={"type": "payment_intent.succeeded", "limit": 100})
     [event] = [e for e in events if e.data.object.id == payment.reference]
     return event.to_dict()
 

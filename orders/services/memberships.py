@@ -494,12 +494,6 @@ def send_renewal_reminders() -> int:
     return sent
 
 
-def membership_order(membership: Membership) -> Order | None:
-    """The order that sold the membership (its first sale's)."""
-    sale = membership.sales.select_related("order").order_by("pk").first()
-    return sale.order if sale else None
-
-
 def viewable_memberships(
     *,
     viewer,

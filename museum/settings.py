@@ -590,6 +590,11 @@ if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PE
     )
 if MUSEUM_MAX_FREE_PLACES_PER_DAY < 0:
     raise ImproperlyConfigured("MUSEUM_MAX_FREE_PLACES_PER_DAY must be 0 or more")
+# A slot's places kept for members (EntrySlot.member_places) are sold to anyone from this many
+# hours before the slot begins.
+MUSEUM_MEMBER_PLACES_RELEASE_HOURS = envint("MUSEUM_MEMBER_PLACES_RELEASE_HOURS", 24)
+if MUSEUM_MEMBER_PLACES_RELEASE_HOURS < 0:
+    raise ImproperlyConfigured("MUSEUM_MEMBER_PLACES_RELEASE_HOURS must be 0 or more")
 
 # The audit log (docs/webhooks.md): records older than this go.
 MUSEUM_AUDIT_RETENTION_DAYS = envint("MUSEUM_AUDIT_RETENTION_DAYS", 400)

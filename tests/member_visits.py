@@ -33,8 +33,9 @@ def membership(
     valid_until: dt.date | None = None,
     holder_name: str = "Ada Lovelace",
 ) -> Membership:
-    """An active membership from today for a year, bought by `buyer` (default: a new account)."""
-    today = timezone.localdate()
+    """An active membership from `valid_from` (default today) for a year, bought by `buyer`
+    (default: a new account)."""
+    valid_from = valid_from or timezone.localdate()
     return Membership.objects.create(
         membership_type=membership_type(
             code=f"t{admits}-{discount}", admits=admits, discount=discount
@@ -43,7 +44,7 @@ def membership(
         holder_name=holder_name,
         email="ada@example.com",
         status=status,
-        valid_from=valid_from or today,
-        valid_until=valid_until or today + dt.timedelta(days=364),
+        valid_from=valid_from,
+        valid_until=valid_until or valid_from + dt.timedelta(days=364),
         card_code=new_confirmation_code("member"),
     )

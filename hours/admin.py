@@ -158,6 +158,14 @@ class EntrySlotForm(forms.ModelForm):
         model = EntrySlot
         fields = ["day", "entry_time", "capacity", "member_places"]
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Empty keeps none, as a slot made without the field does.
+        self.fields["member_places"].required = False
+
+    def clean_member_places(self):
+        return self.cleaned_data["member_places"] or 0
+
     def clean_capacity(self):
         capacity = self.cleaned_data["capacity"]
         sold = self.instance.sold if self.instance.pk else 0

@@ -9,6 +9,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Sum
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format, time_format
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_http_methods
 
 from museum.exceptions import MuseumProblem
 from museum.permissions import MayCheckIn
-from orders.models import Membership, Ticket
+from orders.models import MemberEntry, Membership, Ticket
 from tickets import members, services
 from tickets.exceptions import AlreadyCheckedIn, TicketRefused, TooEarly, WrongDay
 
@@ -89,12 +90,15 @@ class Verdict:
 
 
 def admitted_today() -> int:
-    """Tickets checked in on the museum's today."""
+    """Visitors let in on the museum's today: tickets checked in, and members' walk-ins."""
+    today = timezone.localdate()
     # A range on the column rather than checked_in_at__date, so an index on it can serve.
-    midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
-    return Ticket.objects.filter(
+    midnight = timezone.make_aware(datetime.combine(today, time.min))
+    tickets = Ticket.objects.filter(
         checked_in_at__gte=midnight, checked_in_at__lt=midnight + timedelta(days=1)
     ).count()
+    walk_ins = MemberEntry.objects.filter(date=today).aggregate(people=Sum("people"))["people"]
+    return tickets + (walk_ins or 0)
 
 
 def reason(problem: MuseumProblem) -> str:

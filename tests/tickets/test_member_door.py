@@ -109,6 +109,7 @@ def test_on_an_untimed_day_the_card_admits_walk_ins_up_to_what_it_admits(
     assert verdict(second) == "admit" and "1 admitted (0 more today)" in second
     assert verdict(third) == "refuse"
     assert "The card has admitted all it admits today" in third
+    assert '<strong id="admitted-today">3</strong>' in third
     entries = MemberEntry.objects.filter(membership=member, date=untimed_today.date)
     assert sorted(entries.values_list("people", flat=True)) == [1, 2]
     assert {entry.admitted_by.username for entry in entries} == {"desk"}

@@ -135,7 +135,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         if "membership" in data:
             data["membership"] = membership_for(data["membership"])
         if data.pop("dry_run"):
-            quote = quote_order(**{name: data[name] for name in QUOTED if name in data})
+            quoted = {name: data[name] for name in QUOTED if name in data}
+            quote = quote_order(**quoted, buyer=request.user)
             return Response(QuoteSerializer(quote).data)
         order = place_order(buyer=request.user, **data)
         location = reverse("orders-detail", kwargs={"orderId": order.pk})

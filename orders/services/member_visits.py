@@ -85,11 +85,19 @@ def refuse_member_visit(
     """Refuse a member visit on `ticket_date`: a membership the buyer may not use reads as
     unknown, one not valid that day is MembershipNotValid (with its `validUntil`), one with a
     visit that day already MemberVisitExists."""
+    refuse_unless_usable(membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller)
+    if visit_on(membership=membership, day=ticket_date) is not None:
+        raise MemberVisitExists(ticketDate=ticket_date.isoformat())
+
+
+def refuse_unless_usable(
+    *, membership: Membership, ticket_date: date, buyer=None, seller=None
+) -> None:
+    """UnknownMembership for a membership `buyer` may not use (another's), MembershipNotValid
+    for one not valid on `ticket_date`."""
     if buyer is not None and not may_use(membership=membership, buyer=buyer, seller=seller):
         raise UnknownMembership()
     refuse_unless_valid(membership, ticket_date)
-    if visit_on(membership=membership, day=ticket_date) is not None:
-        raise MemberVisitExists(ticketDate=ticket_date.isoformat())
 
 
 def visit_on(*, membership: Membership, day: date) -> Order | None:

@@ -36,8 +36,8 @@ from orders.services.member_visits import (
     check_member_lines,
     one_visit_a_day,
     refuse_member_visit,
+    refuse_unless_usable,
 )
-from orders.services.memberships import refuse_unless_valid
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -187,6 +187,7 @@ def quote_order(
     entry_time: time | None = None,
     seller=None,
     membership: Membership | None = None,
+    buyer=None,
 ) -> Quote:
     """What place_order would charge for the order, by the same rules and prices, taking no
     place (so a quote says nothing of the places left, nor of a member visit booked that day).
@@ -201,7 +202,9 @@ def quote_order(
     )
     check_member_lines(lines=lines, membership=membership, ticket_type=ticket_type)
     if membership is not None:
-        refuse_unless_valid(membership, ticket_date)
+        refuse_unless_usable(
+            membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
+        )
     event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
     lines_priced = priced(
         lines=lines,

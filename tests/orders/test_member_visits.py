@@ -208,8 +208,11 @@ def test_someone_elses_or_an_unknown_membership_is_not_found(online_client, kept
 
     for reference in (str(others.pk), others.card_code, "member-zzzzzz-zzzzz"):
         body = order_body(kept_slot.day_id, ("member", 1), entryTime="10:00", membership=reference)
-        problem = assert_problem(online_client.post("/v1.1/orders", body, format="json"), 404)
-        assert problem["reason"] == "unknown_membership"
+        for dry_run in (False, True):
+            response = online_client.post(
+                "/v1.1/orders", {**body, "dryRun": dry_run}, format="json"
+            )
+            assert assert_problem(response, 404)["reason"] == "unknown_membership"
 
 
 def test_the_desk_books_a_visit_on_any_membership(member, kept_slot):

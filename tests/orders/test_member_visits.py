@@ -336,3 +336,40 @@ def test_a_member_visit_on_an_untimed_day_takes_a_day_place(online_client, membe
 
     assert response.status_code == 201, response.json()
     assert MuseumDay.objects.get(pk=day.pk).sold == 2
+
+
+def test_moving_a_member_visit_moves_its_member_places(member, kept_slot):
+    from orders.exceptions import MemberVisitExists
+    from orders.services.changes import move_order
+    from orders.services.sale import place_order
+
+    later_slot = EntrySlot.objects.create(
+        day_id=kept_slot.day_id, entry_time=dt.time(11), capacity=4, member_places=1
+    )
+    desk = staff_member(username="desk")
+
+    def visit(slot, day=None):
+        return place_order(
+            buyer=member.buyer,
+            email="a@example.com",
+            ticket_type="general",
+            ticket_date=day or slot.day_id,
+            entry_time=slot.entry_time,
+            lines=[{"category": "member", "quantity": 2}],
+            membership=member,
+        )
+
+    order = visit(kept_slot)
+    move_order(order_id=order.pk, by=desk, ticket_date=kept_slot.day_id, entry_time=dt.time(11))
+
+    kept_slot.refresh_from_db()
+    later_slot.refresh_from_db()
+    assert (kept_slot.sold, kept_slot.member_sold) == (0, 0)
+    assert (later_slot.sold, later_slot.member_sold) == (2, 2)
+
+    # Not to a day the membership has its visit already.
+    other_day = MuseumDayFactory(date=later(8), opens_at=dt.time(10), closes_at=dt.time(17))
+    other_slot = EntrySlot.objects.create(day=other_day, entry_time=dt.time(10), capacity=4)
+    visit(other_slot)
+    with pytest.raises(MemberVisitExists):
+        move_order(order_id=order.pk, by=desk, ticket_date=other_day.date, entry_time=dt.time(10))

@@ -206,6 +206,10 @@ def door(request):
         if form.is_valid():
             data = form.cleaned_data
             verdict = scan(scanned=data["scanned"], by=request.user, people=data["people"])
+        elif set(form.errors) == {"people"}:
+            verdict = Verdict(
+                admitted=False, words=_("People coming in: a number from 1 to 20, or empty.")
+            )
         else:
             # Nothing a ticket's code could be (too long, empty, a NUL character): a verdict
             # all the same, which the page's script shows as it shows any other.

@@ -192,3 +192,42 @@ def test_a_card_code_at_the_api_check_in_admits_no_ticket(db, staff, untimed_tod
 
     assert response.status_code == 404
     assert not Ticket.objects.filter(checked_in_at__isnull=False).exists()
+
+
+def test_a_count_of_people_that_is_no_count_is_refused_saying_so(desk_client, untimed_today):
+    member = membership(admits=2)
+
+    for people in ("0", "-1", "21", "two"):
+        page = scan(desk_client, card(member), people=people)
+        assert verdict(page) == "refuse" and "a number from 1 to 20" in page
+
+    assert not MemberEntry.objects.exists()
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_scans_of_one_card_at_once_never_admit_more_than_it_admits(door_staff):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from tickets.exceptions import MemberVisitsUsed
+    from tickets.members import check_in_member
+
+    MuseumDayFactory(date=timezone.localdate())
+    member = membership(admits=3)
+
+    def walk_in(_):
+        try:
+            check_in_member(membership=member, by=door_staff, people=1)
+            return "admitted"
+        except MemberVisitsUsed:
+            return "refused"
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        outcomes = list(pool.map(walk_in, range(8)))
+
+    assert sorted(outcomes) == ["admitted"] * 3 + ["refused"] * 5
+    assert MemberEntry.objects.filter(membership=member).count() == 3

@@ -104,6 +104,25 @@ def check_in_member(*, membership: Membership, by, people: int | None = None) ->
     return walked_in
 
 
+def check_in_booked_visit(*, membership: Membership, by) -> Admission:
+    """Admit today's booked member visit of the membership whole, as its order's code does: what
+    a scanner reading a member card through the API does (its answer names tickets; walk-ins,
+    which have none, are let in on the door page). NoMemberVisit without one."""
+    today = timezone.localdate()
+    try:
+        refuse_unless_valid_today(membership, today=today)
+        visit = visit_on(membership=membership, day=today)
+        if visit is None:
+            raise NoMemberVisit(
+                _("No member visit is booked for today: the door page lets walk-ins in."),
+                membership=membership,
+            )
+    except MuseumProblem as refusal:
+        metrics.CHECK_INS.labels("refused", refusal.code).inc()
+        raise
+    return check_in(scanned=visit.confirmation_code, by=by)
+
+
 def refuse_unless_valid_today(membership: Membership, *, today) -> None:
     """The card's refusal, by what its membership is today, unless it is valid."""
     if is_valid_on(membership, today):

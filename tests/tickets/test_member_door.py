@@ -186,11 +186,13 @@ def test_a_card_code_at_the_api_check_in_admits_no_ticket(db, staff, untimed_tod
     TicketFactory(date=untimed_today.date, museum_day_id=untimed_today.date)
     member = membership()
 
-    response = client_for(staff).post(
-        "/v1.1/tickets/check-in", {"code": member.card_code}, format="json"
-    )
+    api = client_for(staff)
 
-    assert response.status_code == 404
+    card_code = api.post("/v1.1/tickets/check-in", {"code": member.card_code}, format="json")
+    unknown = api.post("/v1.1/tickets/check-in", {"code": "member-zzzzzz-zzzzz"}, format="json")
+
+    assert card_code.status_code == 409 and card_code.json()["reason"] == "no_member_visit"
+    assert unknown.status_code == 404 and unknown.json()["reason"] == "unknown_member_card"
     assert not Ticket.objects.filter(checked_in_at__isnull=False).exists()
 
 
@@ -231,3 +233,27 @@ def test_scans_of_one_card_at_once_never_admit_more_than_it_admits(door_staff):
 
     assert sorted(outcomes) == ["admitted"] * 3 + ["refused"] * 5
     assert MemberEntry.objects.filter(membership=member).count() == 3
+
+
+def test_a_scanner_reads_a_member_card_through_the_api(staff, timed_today):
+    member = membership(admits=2)
+    order = book(member, timed_today)
+    api = client_for(staff)
+
+    admitted = api.post("/v1.1/tickets/check-in", {"code": card(member)}, format="json")
+
+    assert admitted.status_code == 200, admitted.json()
+    assert admitted.json()["orderCode"] == order.confirmation_code
+    assert len(admitted.json()["admitted"]) == 2
+    again = api.post("/v1.1/tickets/check-in", {"code": member.card_code}, format="json")
+    assert again.status_code == 409 and again.json()["reason"] == "already_checked_in"
+
+    other = membership(valid_from=dt.date(2020, 1, 1), valid_until=dt.date(2020, 12, 31))
+    expired = api.post("/v1.1/tickets/check-in", {"code": card(other)}, format="json")
+    assert expired.status_code == 409
+    assert (expired.json()["reason"], expired.json()["validUntil"]) == (
+        "card_expired",
+        "2020-12-31",
+    )
+    unbooked = api.post("/v1.1/tickets/check-in", {"code": card(membership())}, format="json")
+    assert unbooked.status_code == 409 and unbooked.json()["reason"] == "no_member_visit"

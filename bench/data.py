@@ -204,6 +204,7 @@ TICKET_FIELDS = [
     "price",
     "confirmation_code",
     "purchased_at",
+    "member",
 ]
 
 
@@ -250,6 +251,7 @@ def load_tickets(
             price,
             _code(f"ticket-{kind}", n),
             now,
+            False,  # member: a visitor's, not a member's free place
         )
 
     tickets = [ticket(n, today, DOOR_EMAIL) for n in range(volume.door_tickets)]

@@ -105,8 +105,10 @@ def refresh() -> None:
 
     from bench import data
     from hours.services import add_entry_slots
+    from octo.models import Booking
     from orders.models import Order, Payment, Refund, Ticket
 
+    Booking.objects.filter(order__email=data.BOUGHT_EMAIL).delete()  # the OCTO bookings made
     Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Payment.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
     Ticket.objects.filter(order__email=data.BOUGHT_EMAIL).delete()

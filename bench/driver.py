@@ -8,6 +8,7 @@ import subprocess
 import time
 import urllib.request
 import uuid
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from bench.plans import authorization
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum.authentication import verified_credential_key
+from octo.keys import issue_api_key
+from octo.models import ApiKey
 from orders import tokens
 from orders.models import Ticket
 from orders.services.sale import place_order
@@ -53,10 +56,21 @@ class Endpoint:
     path: Path | None = None
 
 
-def request_line(method: str, path: str, username: str | None = None, etag=None, body=None) -> str:
-    auth = authorization(username) if username else "-"
+def request_line(
+    method: str,
+    path: str,
+    username: str | None = None,
+    etag=None,
+    body=None,
+    *,
+    auth: str | None = None,
+    after: str | None = None,
+) -> str:
+    """One request for wrk.lua: signed in as `username` (Basic) or with `auth` (an Authorization
+    value); `after`, a uuid: sent only once an answer names it (wrk.lua)."""
+    auth = auth or (authorization(username) if username else "-")
     body_text = json.dumps(body, separators=(",", ":")) if body is not None else "-"
-    return "\t".join([method, path, auth, etag or "-", body_text])
+    return "\t".join([method, path, auth, etag or "-", body_text] + ([after] if after else []))
 
 
 def _visitors(count: int) -> list[str]:
@@ -216,26 +230,104 @@ def _check_in_lines() -> list[str]:
     ]
 
 
-def endpoints() -> list[Endpoint]:
+# The benchmark's partners' API keys for OCTO (octo.keys), issued afresh each run.
+OCTO_KEY_NAME = "bench"
+OCTO_PARTNERS = 4
+
+
+def _octo_keys() -> list[str]:
+    """A key for each of the first visitors (sales partners, as OCTO's resellers are), issued
+    through octo's own service; the last run's keys deleted."""
+    ApiKey.objects.filter(name=OCTO_KEY_NAME).delete()
+    partners = get_user_model().objects.filter(username__in=data.VISITORS[:OCTO_PARTNERS])
+    return [f"Bearer {issue_api_key(account=p, name=OCTO_KEY_NAME)[1]}" for p in partners]
+
+
+def _octo_availability_lines(today: dt.date, keys: list[str]) -> list[str]:
+    """General entry's slots on one timed day, each day asked by each partner."""
+    return [
+        request_line(
+            "POST",
+            "/octo/availability",
+            body={
+                "productId": "general",
+                "optionId": "DEFAULT",
+                "localDateStart": day.isoformat(),
+                "localDateEnd": day.isoformat(),
+            },
+            auth=key,
+        )
+        for day in _slot_times(today)
+        for key in keys
+    ]
+
+
+def _octo_booking_lines(today: dt.date, rng: random.Random, keys: list[str]) -> list[str]:
+    """A reservation of one adult's place in a slot (a new uuid each), and its confirmation,
+    which wrk.lua sends once the reservation's answer names its uuid."""
+    times = _slot_times(today)
+    days = list(times)
+    contact = {"fullName": "Bench Reseller", "emailAddress": data.BOUGHT_EMAIL}
+    lines = []
+    for n in range(12_000):
+        key, day = keys[n % len(keys)], rng.choice(days)
+        start = dt.datetime.combine(day, dt.time.fromisoformat(rng.choice(times[day])))
+        booking = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        reserve = {
+            "uuid": booking,
+            "productId": "general",
+            "optionId": "DEFAULT",
+            "availabilityId": timezone.make_aware(start).isoformat(),
+            "unitItems": [{"unitId": "adult"}],
+            "contact": contact,
+        }
+        confirm = {"contact": contact}
+        lines.append(request_line("POST", "/octo/bookings", body=reserve, auth=key))
+        path = f"/octo/bookings/{booking}/confirm"
+        lines.append(request_line("POST", path, body=confirm, auth=key, after=booking))
+    return lines
+
+
+def endpoints(wanted: Collection[str] = ()) -> list[Endpoint]:
+    """Every endpoint; only those `wanted` (all if none) and the floors get their requests, so
+    that measuring a few does not wait for the others' (the confirm and cancel endpoints place
+    24,000 orders)."""
     today, rng = timezone.localdate(), random.Random(7)
+
+    def lines(key: str, make: Callable[[], list[str]]) -> list[str]:
+        return make() if not wanted or key in wanted else []
+
     floor = [request_line("GET", FLOOR_PATH)] * 64
     hours = [request_line("GET", "/v1.1/museum-hours", username) for username in data.VISITORS] * 4
     # The cheapest authenticated operation: what every API request pays before its own work
     # (the remembered credential, the account, the throttle), with no query of its own.
     signed_in = [request_line("GET", "/v1.1/tickets/signing-key", u) for u in data.VISITORS] * 4
+    keys = _octo_keys() if not wanted or {"octo-availability", "octo-book"} & set(wanted) else []
     return [
         Endpoint("bare", f"GET {FLOOR_PATH} (bare project)", floor, {200}, bare=True),
         Endpoint("floor", f"GET {FLOOR_PATH} (own floor)", floor, {200}, 0.85),
         Endpoint("signed-in", "GET /v1.1/tickets/signing-key (signed in)", signed_in, {200}),
         Endpoint("hours", "GET /v1.1/museum-hours", hours, {200}, 0.35, read=True),
-        Endpoint("list", "GET /v1.1/special-events (30)", _list_lines(today), {200}, 0.25, True),
         Endpoint(
-            "get", "GET /v1.1/special-events/{id}", _event_lines(today, rng), {200}, 0.35, True
+            "list",
+            "GET /v1.1/special-events (30)",
+            lines("list", lambda: _list_lines(today)),
+            {200},
+            0.25,
+            True,
+        ),
+        Endpoint(
+            "get",
+            "GET /v1.1/special-events/{id}",
+            lines("get", lambda: _event_lines(today, rng)),
+            {200},
+            0.35,
+            True,
         ),
         Endpoint(
             "qr",
             "GET /v1.1/tickets/{id}/qr (stored)",
-            _qr_lines(data.DRAWN_EMAIL),
+            lines("qr", lambda: _qr_lines(data.DRAWN_EMAIL)),
             {200},
             0.35,
             True,
@@ -243,7 +335,7 @@ def endpoints() -> list[Endpoint]:
         Endpoint(
             "qr-304",
             "GET /v1.1/tickets/{id}/qr (If-None-Match)",
-            _qr_lines(data.DRAWN_EMAIL, conditional=True),
+            lines("qr-304", lambda: _qr_lines(data.DRAWN_EMAIL, conditional=True)),
             {304},
             0.35,
             read=True,
@@ -251,27 +343,43 @@ def endpoints() -> list[Endpoint]:
         Endpoint(
             "qr-first",
             "GET /v1.1/tickets/{id}/qr (first: draws)",
-            _qr_lines(data.UNDRAWN_EMAIL),
+            lines("qr-first", lambda: _qr_lines(data.UNDRAWN_EMAIL)),
             {200},
             again={200},
         ),
         Endpoint(
             "check-in",
             "POST /v1.1/tickets/check-in",
-            _check_in_lines(),
+            lines("check-in", _check_in_lines),
             {200},
             0.12,
             again={409},
         ),
-        Endpoint("buy", "POST /v1.1/tickets", _buy_lines(today, rng), {201}, 0.06),
         Endpoint(
-            "slots", "GET /v1.1/museum-hours/{date}/slots", _slots_lines(today), {200}, 0.35, True
+            "buy", "POST /v1.1/tickets", lines("buy", lambda: _buy_lines(today, rng)), {201}, 0.06
         ),
-        Endpoint("order", "POST /v1.1/orders (4 tickets)", _order_lines(today, rng), {201}, 0.04),
+        Endpoint(
+            "slots",
+            "GET /v1.1/museum-hours/{date}/slots",
+            lines("slots", lambda: _slots_lines(today)),
+            {200},
+            0.35,
+            True,
+        ),
+        Endpoint(
+            "order",
+            "POST /v1.1/orders (4 tickets)",
+            lines("order", lambda: _order_lines(today, rng)),
+            {201},
+            0.04,
+        ),
         Endpoint(
             "confirm",
             "POST /v1.1/orders/{id}/confirm",
-            _order_action_lines(today, rng, action="confirm", hold=True),
+            lines(
+                "confirm",
+                lambda: _order_action_lines(today, rng, action="confirm", hold=True),
+            ),
             {200},
             0.05,
             again={200},
@@ -279,10 +387,28 @@ def endpoints() -> list[Endpoint]:
         Endpoint(
             "cancel",
             "POST /v1.1/orders/{id}/cancel",
-            _order_action_lines(today, rng, action="cancel", hold=False),
+            lines(
+                "cancel",
+                lambda: _order_action_lines(today, rng, action="cancel", hold=False),
+            ),
             {200},
             0.04,
             again={409},
+        ),
+        # Issue 38 asks for their ratios to the floors, with no target.
+        Endpoint(
+            "octo-availability",
+            "POST /octo/availability (a day's slots)",
+            lines("octo-availability", lambda: _octo_availability_lines(today, keys)),
+            {200},
+        ),
+        Endpoint(
+            "octo-book",
+            "POST /octo/bookings, then …/confirm",
+            lines("octo-book", lambda: _octo_booking_lines(today, rng, keys)),
+            {200},
+            # A reservation sent again answers its booking, and confirming it again too.
+            again={200},
         ),
         Endpoint("floor-again", f"GET {FLOOR_PATH} (own floor, again, last)", floor, {200}, 0.85),
         Endpoint(
@@ -291,12 +417,13 @@ def endpoints() -> list[Endpoint]:
     ]
 
 
-def write_requests(work: Path) -> list[Endpoint]:
-    """Each endpoint's requests, one file each for wrk.lua."""
+def write_requests(work: Path, wanted: Collection[str] = ()) -> list[Endpoint]:
+    """Each endpoint's requests, one file each for wrk.lua (empty for those not `wanted`)."""
     rng = random.Random(11)
-    found = endpoints()
+    found = endpoints(wanted)
     for endpoint in found:
-        if endpoint.key not in {"qr-first", "check-in", "confirm", "cancel"}:
+        # Kept in order: each sent once, in turn (a booking's confirmation after its reservation).
+        if endpoint.key not in {"qr-first", "check-in", "confirm", "cancel", "octo-book"}:
             rng.shuffle(endpoint.lines)
         endpoint.path = work / f"requests-{endpoint.key}.tsv"
         endpoint.path.write_text("\n".join(endpoint.lines) + "\n")

@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     (WORK / "plans.txt").write_text(plans.report(read_plans))
     plan_summary = plans.summary(read_plans)
     print(f"Query plans (in full in {WORK}/plans.txt):\n{plan_summary}\n", flush=True)
-    workload = driver.write_requests(WORK)
+    workload = driver.write_requests(WORK, [key for key in args.endpoints.split(",") if key])
     machine = report.describe_machine()
     results = driver.run_servers(args, workload)
     elapsed = time.monotonic() - started

@@ -6,6 +6,10 @@
 -- sent once (a ticket to check in, an image to draw) are, until a thread runs out and starts
 -- over: `wrapped` counts those restarts, and `furthest` is the last line any thread sent (in flight
 -- or answered). done() prints one line of JSON: statuses, latency, those two.
+--
+-- A line with a sixth field, a uuid, waits for an answer that names it ("uuid": "<it>" in its
+-- body): the thread that got that answer sends the line next, once (a booking's confirmation
+-- after its reservation). Such lines take no turn of their own.
 
 local threads = {}
 
@@ -22,8 +26,7 @@ local function split(line)
   return fields
 end
 
-local function prepare(line)
-  local f = split(line)
+local function prepare(f)
   local headers = {}
   if f[3] ~= "-" then headers["Authorization"] = f[3] end
   if f[4] ~= "-" then headers["If-None-Match"] = f[4] end
@@ -38,18 +41,30 @@ end
 function init(args)
   local count = tonumber(os.getenv("BENCH_THREADS"))
   formatted, numbers, position, wrapped, statuses = {}, {}, 0, 0, {}
+  waiting, ready = {}, {}  -- lines waiting for an answer, by its uuid; and those it released
   furthest = -1  -- the last line of the file this thread sent, counting from 0
-  local n = 0
+  local n, turns = 0, 0
   for line in io.lines(os.getenv("BENCH_REQUESTS")) do
-    if n % count == id then
-      table.insert(formatted, prepare(line))
-      table.insert(numbers, n)
+    local f = split(line)
+    if f[6] and f[6] ~= "" then
+      waiting[f[6]] = {request = prepare(f), number = n}
+    else
+      if turns % count == id then
+        table.insert(formatted, prepare(f))
+        table.insert(numbers, n)
+      end
+      turns = turns + 1
     end
     n = n + 1
   end
 end
 
 function request()
+  local released = table.remove(ready)
+  if released then
+    furthest = math.max(furthest, released.number)
+    return released.request
+  end
   position = position + 1
   if position > #formatted then
     position, wrapped = 1, wrapped + 1
@@ -60,6 +75,16 @@ end
 
 function response(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
+  if body and next(waiting) ~= nil then
+    for uuid in body:gmatch('"uuid"%s*:%s*"([^"]+)"') do
+      local line = waiting[uuid]
+      if line then
+        waiting[uuid] = nil
+        table.insert(ready, line)
+        break
+      end
+    end
+  end
 end
 
 function done(summary, latency, requests)

@@ -39,6 +39,12 @@ STAFF_PERMISSIONS = [
     "orders.add_salelimits",
     "orders.change_salelimits",
     *(f"orders.{action}_visitorcategory" for action in ("view", "add", "change")),
+    # Membership types are priced and described here; memberships, their sales and members'
+    # walk-ins are sold and written by the services, only read.
+    *(f"orders.{action}_membershiptype" for action in ("view", "add", "change")),
+    "orders.view_membership",
+    "orders.view_membershipsale",
+    "orders.view_memberentry",
     *(f"hours.{action}_entryslot" for action in ("view", "add", "change")),
     # Who changed what; webhook subscriptions (everyone's) and their deliveries, sent again.
     "audit.view_auditrecord",

@@ -3,6 +3,7 @@ what the admin's lists and reports share: the visit-date filter and the CSV file
 
 import csv
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
@@ -65,3 +66,17 @@ def report_cell(value):
     if isinstance(value, date):
         return value.isoformat()
     return value
+
+
+def report_cells(*values) -> list[str]:
+    return [str(report_cell(value)) for value in values]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A report's table as its page and its CSV both show it: every cell already a string."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    total: list[str]

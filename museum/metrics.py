@@ -61,6 +61,12 @@ WEBHOOK_DELIVERIES = Counter(
     "museum_webhook_deliveries", "Outgoing webhook delivery attempts", ["outcome"]
 )
 
+# Members' visits, each person once: `kind` is reservation (a member place booked in a slot on a
+# timed day) or walk_in (let in by the card on an untimed day). Active members per type are read
+# when scraped (orders.membership_reports).
+MEMBER_VISITS = Counter("museum_member_visits", "People visiting as members", ["kind"])
+MEMBER_RESERVATION, MEMBER_WALK_IN = "reservation", "walk_in"
+
 
 def count_tickets(counter: Counter, tickets: Iterable) -> None:
     """Count `tickets` (their categories loaded) by channel, type and category, once the
@@ -98,6 +104,13 @@ def count_orders(counter: Counter, n: int = 1, *, by_channel: bool = True) -> No
 def count_payment(*, provider: str, state: str) -> None:
     """Count a payment that reached `state`, once the transaction commits."""
     transaction.on_commit(lambda: PAYMENTS.labels(provider, state).inc())
+
+
+def count_member_visits(n: int, kind: str) -> None:
+    """Count `n` people visiting on a membership (MEMBER_RESERVATION or MEMBER_WALK_IN), once the
+    transaction commits."""
+    if n > 0:
+        transaction.on_commit(lambda: MEMBER_VISITS.labels(kind).inc(n))
 
 
 def count_delivery(outcome: str) -> None:

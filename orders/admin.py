@@ -5,7 +5,6 @@ Orders are made through the API and never edited or deleted here: cancelling goe
 same service as the API (orders.services.cancel_order), under the same locks.
 """
 
-from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django import forms
@@ -19,10 +18,17 @@ from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
 from audit.services import history
-from museum.admin_pages import VisitDateFilter, admin_page, csv_response, report_cell
+from museum.admin_pages import (
+    Table,
+    VisitDateFilter,
+    admin_page,
+    csv_response,
+    report_cells,
+)
 from museum.exceptions import MuseumProblem
 from museum.forms import DATE_INPUT
 from orders import selectors
+from orders.membership_admin import membership_sale_inlines
 from orders.models import (
     Order,
     OrderStatus,
@@ -153,6 +159,9 @@ class OrderAdmin(AuditedAdmin):
     inlines = [OrderTicketInline, PaymentInline, RefundInline]
     actions = ["cancel_selected_orders"]
 
+    def get_inlines(self, request, obj):
+        return [*self.inlines, *membership_sale_inlines(obj)]
+
     def history_records(self, obj):
         # An order's history tells its tickets' too: each one's check-in.
         return history(obj, also=obj.tickets.only("pk"))
@@ -223,16 +232,6 @@ class SalesRangeForm(forms.Form):
     last = forms.DateField(label="To", required=False, widget=DATE_INPUT)
 
 
-@dataclass(frozen=True)
-class Table:
-    """A report's table as its page and its CSV both show it: every cell already a string."""
-
-    title: str
-    header: list[str]
-    rows: list[list[str]]
-    total: list[str]
-
-
 def sales_tables(report: selectors.SalesReport) -> list[Table]:
     """The report's two tables, each cell as the page and the CSV write it (report_cell: money
     with two decimal places, in MUSEUM_CURRENCY, which the headers name)."""
@@ -250,7 +249,7 @@ def sales_tables(report: selectors.SalesReport) -> list[Table]:
             f"Net {money}",
         ],
         rows=[
-            _cells(
+            report_cells(
                 row["date"],
                 row["what"],
                 row["category__name"] or "",
@@ -262,26 +261,24 @@ def sales_tables(report: selectors.SalesReport) -> list[Table]:
             )
             for row in report.rows
         ],
-        total=_cells("Total", "", "", *(report.totals[name] for name in SALES_TOTALS)),
+        total=report_cells("Total", "", "", *(report.totals[name] for name in SALES_TOTALS)),
     )
     amounts = selectors.AMOUNTS
     takings = Table(
         title="Takings per payment method",
         header=["Paid by", "Payments", *(f"{name.capitalize()} {money}" for name in amounts)],
         rows=[
-            _cells(row["method"], row["payments"], *(row[name] for name in amounts))
+            report_cells(row["method"], row["payments"], *(row[name] for name in amounts))
             for row in report.takings
         ],
-        total=_cells("Total", *(report.takings_totals[name] for name in ("payments", *amounts))),
+        total=report_cells(
+            "Total", *(report.takings_totals[name] for name in ("payments", *amounts))
+        ),
     )
     return [sales, takings]
 
 
 SALES_TOTALS = ("sold", "gross", "cancelled", "refunds", "net")
-
-
-def _cells(*values) -> list[str]:
-    return [str(report_cell(value)) for value in values]
 
 
 def sales_csv(tables: list[Table], *, first: date, last: date) -> HttpResponse:

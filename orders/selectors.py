@@ -17,7 +17,15 @@ from hours.services import slots_on_sale
 from museum.exceptions import NotAllowed, NotFound
 from orders.codes import read_code
 from orders.exceptions import NotPaid
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund, Ticket
+from orders.models import (
+    ANONYMISED_EMAIL,
+    MembershipSale,
+    Order,
+    OrderStatus,
+    Payment,
+    Refund,
+    Ticket,
+)
 
 VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
@@ -397,7 +405,8 @@ def sales_report(*, first: date, last: date) -> SalesReport:
     (paid, sold on account or free), still valid or cancelled since (a ticket cancelled while
     its order was held was never sold; a hold never paid is no sale). Per day, visit and
     category: tickets sold, their price (gross), those cancelled, what went back for them
-    (refunds, recorded whether paid out yet or not) and net.
+    (refunds, recorded whether paid out yet or not) and net. Memberships are sold on the same
+    terms, each day's after its visits (_membership_sales).
 
     The takings are the payments that confirmed those orders, per method, with the refunds made
     through each: their net totals equal the sales' (a payment for tickets cancelled while its
@@ -423,6 +432,9 @@ def sales_report(*, first: date, last: date) -> SalesReport:
     )
     for row in rows:
         row["what"] = row["event__name"] or "General entry"
+    # After each day's visits, the memberships sold for periods starting that day.
+    rows = sorted([*rows, *_membership_sales(first=first, last=last)], key=lambda row: row["date"])
+    for row in rows:
         row["net"] = row["gross"] - row["refunds"]
     return SalesReport(
         rows=rows,
@@ -430,6 +442,32 @@ def sales_report(*, first: date, last: date) -> SalesReport:
         takings=(takings := _takings(first=first, last=last)),
         takings_totals=_totals(takings, counts=("payments",)),
     )
+
+
+def _membership_sales(*, first: date, last: date) -> list[dict]:
+    """The membership sales lines of confirmed orders dated (the period's start, a gift's day of
+    purchase) from `first` to `last`, as the tickets' rows: per day and type."""
+    sold = MembershipSale.objects.filter(
+        Q(cancelled_at__isnull=True) | Q(refund__isnull=False),
+        order__date__gte=first,
+        order__date__lte=last,
+        order__confirmed_at__isnull=False,
+    )
+    rows = list(
+        sold.values("order__date", "membership__membership_type__name")
+        .annotate(
+            sold=Count("pk"),
+            cancelled=Count("pk", filter=Q(cancelled_at__isnull=False)),
+            gross=Sum("price", default=Decimal("0")),
+            refunds=Sum("refund__amount", default=Decimal("0")),
+        )
+        .order_by("order__date", "membership__membership_type__ordering")
+    )
+    for row in rows:
+        row["date"] = row.pop("order__date")
+        row["category__name"] = row.pop("membership__membership_type__name")
+        row["what"] = "Membership"
+    return rows
 
 
 def _takings(*, first: date, last: date) -> list[dict]:
@@ -448,8 +486,8 @@ def _takings(*, first: date, last: date) -> list[dict]:
         rows[key]["refunds"] = row["amount"]
     unpaid = Refund.objects.filter(
         payment__isnull=True,
-        ticket__date__gte=first,
-        ticket__date__lte=last,
+        order__date__gte=first,
+        order__date__lte=last,
         order__confirmed_at__isnull=False,
     ).aggregate(amount=Sum("amount", default=Decimal("0")))["amount"]
     if unpaid:

@@ -4,11 +4,10 @@ import datetime as dt
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import BooleanField, Expression, ExpressionWrapper, Field, Q
+from django.db.models import BooleanField, Expression, ExpressionWrapper, Q
 from modeltranslation.fields import TranslationFieldDescriptor
 from modeltranslation.utils import build_localized_fieldname, get_language, resolution_order
 
@@ -167,40 +166,15 @@ class Scan:
 
     @property
     def tickets(self) -> Q:
-        """The scan's tickets, as a filter on Ticket."""
-        return self.filter(self.values())
-
-    def values(self) -> dict[str, Any]:
-        """What the scan compares tickets with, by name: `ticket_id`; or `code_0`, `code_1`... and
-        `order_code`."""
+        """The scan's tickets, as a filter on Ticket (the admission names them in its own SQL,
+        tickets.services._scanned)."""
         if self.ticket_id is not None:
-            return {"ticket_id": self.ticket_id}
-        values: dict[str, Any] = {f"code_{n}": code for n, code in enumerate(self.ticket_codes)}
+            return Q(pk=self.ticket_id)
+        found = Q(confirmation_code__in=self.ticket_codes) if self.ticket_codes else Q()
         if self.order_code is not None:
-            values["order_code"] = self.order_code
-        return values
-
-    @staticmethod
-    def filter(values: dict[str, Any]) -> Q:
-        """The tickets a scan with these `values` names (its values(), or stand-ins for them by
-        the same names), as a filter on Ticket."""
-        if "ticket_id" in values:
-            return Q(pk=values["ticket_id"])
-        codes = [value for name, value in values.items() if name.startswith("code_")]
-        found = Q(confirmation_code__in=codes) if codes else Q()
-        if "order_code" in values:
-            # A subquery, not a join: the admission's UPDATE takes none (tickets.services).
-            order = Order.objects.filter(confirmation_code=values["order_code"]).values("pk")
+            order = Order.objects.filter(confirmation_code=self.order_code).values("pk")
             found |= Q(order__in=order)
         return found
-
-    @staticmethod
-    def field(name: str) -> Field:
-        """The field a value of the scan (by its name in values()) is compared with."""
-        if name == "ticket_id":
-            return Ticket._meta.get_field("id")
-        model = Order if name == "order_code" else Ticket
-        return model._meta.get_field("confirmation_code")
 
     def names_one_ticket(self, codes) -> bool:
         """Whether the scan named a single ticket, given the codes of the tickets it found."""

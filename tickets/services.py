@@ -1,49 +1,34 @@
 """Letting a ticket's holder in: the door's rules and the one-statement admission.
 
-Each rule of the door is an ORM expression on the ticket (`_RULES`: a Q or an Exists, true for a
-ticket the rule lets in), stated once and used twice: the admission claims the scanned tickets
-that pass them all (`Ticket.objects.filter(scan, *rules).update(checked_in_at=...)`), and a
-refused scan reads each rule as a boolean of the ticket to name the first that failed. A new
-rule (a membership's, say) is one more entry, checked by the ORM.
+Each rule of the door is a condition on the ticket's row in SQL (`_RULES`, true for a ticket the
+rule lets in), stated once and used twice: the admission claims the scanned tickets that pass them
+all, and a refused scan reads each rule as a boolean of the ticket (Django's documented RawSQL
+expression, in the ORM's SELECT of the scanned tickets) to name the first that failed. A new rule
+is one more entry, checked by both paths (tests/tickets/test_door_rules.py breaks each rule).
 
-The claim is one statement, UPDATE ... RETURNING what the door shows, because it is the door's
-every scan: through QuerySet.update(), which returns only a count, a valid scan would be an UPDATE
-and then a SELECT. Django 5.2 has no UPDATE ... RETURNING, so `_claim` has Django's own update
-compiler write the UPDATE that `filter(...).update(...)` runs (Query.chain(UpdateQuery), as
-QuerySet.update() does) and appends a RETURNING of ORM expressions compiled by the same compiler:
-no table or column is named by hand. It is the one place we drive the ORM's compiler rather than
-write the statement as SQL, because here the rules must stay ORM expressions and the scan stay one
-statement. The statement is compiled once per kind of scan, with a stand-in expression for each
-value (`_StandIn`), which each scan fills: building the expressions every time made a scan cost
-five times as much CPU.
+The claim is written by hand, `UPDATE ... SET checked_in_at ... WHERE <scan> AND <rules>
+RETURNING <what the door shows>`, run through `Manager.raw()` (documented: the ORM reads the
+returned columns into Ticket instances as it reads a SELECT's), because it is the door's every
+scan and one statement replaces two: Django has no documented UPDATE ... RETURNING, and through
+QuerySet.update(), which returns only a count, a valid scan would be an UPDATE and then a SELECT
+of what it admitted, and would build both statements through the ORM on every scan. PostgreSQL
+and SQLite (3.35 and later) both run it; the refusal's SELECT stays the ORM's (tickets_for_scan).
 
-No rule may join another table (a related row is read through Exists): a join would make Django's
-UPDATE re-read the ticket table in a subquery, whose rows PostgreSQL does not re-check after
-waiting for another scanner's row lock, so two scanners could claim one ticket.
-tests/tickets/test_door_rules.py holds the statement's shape and breaks each rule in both paths.
+No rule may join another table (another table's row is read through a subquery): PostgreSQL
+re-checks the WHERE on the very row it waited for once another scanner's row lock is released, so
+of two scanners of one ticket exactly one claims it ("unclaimed" fails for the other).
 """
 
 import functools
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.db import connections, router, transaction
-from django.db.models import (
-    Exists,
-    Expression,
-    F,
-    Field,
-    ForeignKey,
-    Model,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-)
-from django.db.models.sql import UpdateQuery
+from django.db.models import BooleanField, Expression, Model, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from modeltranslation.utils import get_language
@@ -77,26 +62,32 @@ def _latest_entry_time(now: datetime) -> time:
 
 @dataclass(frozen=True)
 class _Moment:
-    """What the rules compare a ticket with at a moment: the museum's today, its time of day, and
-    the latest entry time the door admits. Each a value, or the claim's stand-in for one."""
+    """What the rules compare a ticket with at a moment, each as the database takes it: the
+    museum's today, its time of day, and the latest entry time the door admits."""
 
     today: Any
     time: Any
     latest_entry: Any
 
     @classmethod
-    def at(cls, now: datetime) -> "_Moment":
+    def at(cls, now: datetime, connection) -> "_Moment":
         local = timezone.localtime(now)
-        return cls(today=local.date(), time=local.time(), latest_entry=_latest_entry_time(now))
+        return cls(
+            today=_db_value(Ticket, "date", local.date(), connection),
+            time=_db_value(MuseumDay, "closes_at", local.time(), connection),
+            latest_entry=_db_value(EntrySlot, "entry_time", _latest_entry_time(now), connection),
+        )
 
 
 @dataclass(frozen=True)
 class _Rule:
-    """One rule of the door: whether it lets a ticket in at a moment (an expression on Ticket, a
-    Q or an Exists, never a join), and the refusal of a ticket it does not."""
+    """One rule of the door: the condition on the ticket's row that lets it in (SQL on
+    "tickets_ticket", a subquery for another table's row, never a join), its values at a moment,
+    and the refusal of a ticket it does not."""
 
     name: str
-    holds: Callable[[_Moment], Q | Expression]
+    condition: str
+    values: Callable[[_Moment], list]
     refusal: Callable[[Ticket], TicketRefused]
 
 
@@ -135,41 +126,43 @@ _RULES = (
     # First: a ticket of an order never paid (held, or its hold ran out, which cancels it) hears
     # so, as its PDF and image answer (orders.selectors.refuse_unless_printable). Paying an order
     # unholds its tickets; nothing holds them again.
-    _Rule("paid", lambda at: Q(held=False), _not_paid),
+    _Rule("paid", 'NOT "tickets_ticket"."held"', lambda at: [], _not_paid),
     _Rule(
         "not_cancelled",
-        lambda at: Q(cancelled_at__isnull=True),
+        '"tickets_ticket"."cancelled_at" IS NULL',
+        lambda at: [],
         lambda ticket: TicketCancelled(ticket=ticket),
     ),
     _Rule(
         "today",
-        lambda at: Q(date=at.today),
+        '"tickets_ticket"."date" = %s',
+        lambda at: [at.today],
         lambda ticket: WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat()),
     ),
     # General entry, timed or not, until the museum closes (on the ticket's day, the rule above);
     # an event ticket's day is its event date, which has no times: all day.
     _Rule(
         "before_closing",
-        lambda at: (
-            ~Exists(
-                MuseumDay.objects.filter(date=OuterRef("museum_day_id"), closes_at__lte=at.time)
-            )
-        ),
+        'NOT EXISTS (SELECT 1 FROM "hours_museumday" "door_day"'
+        ' WHERE "door_day"."date" = "tickets_ticket"."museum_day_id"'
+        ' AND "door_day"."closes_at" <= %s)',
+        lambda at: [at.time],
         lambda ticket: AfterClosing(ticket=ticket),
     ),
     _Rule(
         "entry_time_come",
-        lambda at: (
-            ~Exists(
-                EntrySlot.objects.filter(pk=OuterRef("slot_id"), entry_time__gt=at.latest_entry)
-            )
-        ),
+        'NOT EXISTS (SELECT 1 FROM "hours_entryslot" "door_slot"'
+        ' WHERE "door_slot"."id" = "tickets_ticket"."slot_id"'
+        ' AND "door_slot"."entry_time" > %s)',
+        lambda at: [at.latest_entry],
         _too_early,
     ),
     # The claim, in the same WHERE: of two scanners reading the same ticket at once, one UPDATE
     # finds the row still unclaimed; the other (on PostgreSQL, once the first's row lock is
     # released, against the committed row) changes nothing and is refused here.
-    _Rule("unclaimed", lambda at: Q(checked_in_at__isnull=True), _already_checked_in),
+    _Rule(
+        "unclaimed", '"tickets_ticket"."checked_in_at" IS NULL', lambda at: [], _already_checked_in
+    ),
 )
 
 
@@ -250,8 +243,11 @@ def _refusals(
     """The tickets `scan` names but those `excluding`, in one SELECT that reads every rule as a
     boolean: the refusal of the first rule each fails now, and TicketChanging for each that passes
     them all (it changed since the admission)."""
-    at = _Moment.at(now)
-    rules = {f"door_{rule.name}": rule.holds(at) for rule in _RULES}
+    at = _Moment.at(now, connections[router.db_for_read(Ticket)])
+    rules: dict[str, Q | Expression] = {
+        f"door_{rule.name}": RawSQL(rule.condition, rule.values(at), output_field=BooleanField())
+        for rule in _RULES
+    }
     refused: list[TicketRefused] = []
     changed: list[TicketRefused] = []
     for ticket in tickets_for_scan(scan, conditions=rules, excluding=excluding):
@@ -270,142 +266,107 @@ def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
     if scan.date not in (None, timezone.localdate(now)):
         return []  # the token names another day's ticket: refused without a statement
     alias = router.db_for_write(Ticket)
-    scanned = scan.values()
-    claim = _claim(alias=alias, language=get_language(), scanned=tuple(scanned))
-    values = {**scanned, **asdict(_Moment.at(now)), "now": now, "by": by.pk}
     connection = connections[alias]
-    with connection.cursor() as cursor:
-        cursor.execute(claim.sql, claim.bind(values, connection))
-        rows = cursor.fetchall()
-    compiler = claim.query.get_compiler(alias)
-    read = compiler.apply_converters(rows, compiler.get_converters(claim.returning))
-    tickets = [_door_ticket(dict(zip(claim.names, row, strict=True)), alias) for row in read]
+    scanned, scanned_values = _scanned(scan, connection)
+    at = _Moment.at(now, connection)
+    values = [_db_value(Ticket, "checked_in_at", now, connection), by.pk, *scanned_values]
+    for rule in _RULES:
+        values += rule.values(at)
+    sql = _claim(scanned=scanned, language=get_language())
+    # Ticket instances, each column read as the ORM reads it; what the door shows of the
+    # ticket's related rows rides along as attributes named as door_fields() names them.
+    tickets = [
+        _with_related(ticket, alias) for ticket in Ticket.objects.db_manager(alias).raw(sql, values)
+    ]
     for ticket in tickets:
         ticket.checked_in_by = by
     return tickets
 
 
-@dataclass(frozen=True)
-class _Slot:
-    """Where a value of the claim goes among its statement's parameters, and the field that says
-    how the database takes it."""
-
-    name: str
-    field: Field
-
-
-class _StandIn(Expression):
-    """A value of the claim in its statement compiled once (`_claim`): its parameter a _Slot, which
-    each scan fills with the value."""
-
-    def __init__(self, name: str, field: Field):
-        super().__init__(output_field=field)
-        self.slot = _Slot(name, field)
-
-    def as_sql(self, compiler, connection):
-        return "%s", [self.slot]
-
-
-@dataclass(frozen=True)
-class _Claim:
-    """The claim of a scan's tickets, as one statement: its SQL, its parameters (a _Slot where a
-    scan's value goes), what it returns of each ticket claimed (the names, and the columns as the
-    ORM resolved them, which read the values back) and its query."""
-
-    sql: str
-    params: tuple
-    names: tuple[str, ...]
-    returning: tuple
-    query: UpdateQuery
-
-    def bind(self, values: dict[str, Any], connection) -> list:
-        """The parameters, each slot filled with its value as its field sends it."""
-        return [
-            p.field.get_db_prep_value(values[p.name], connection) if isinstance(p, _Slot) else p
-            for p in self.params
-        ]
+def _scanned(scan: Scan, connection) -> tuple[str, list]:
+    """The tickets `scan` names (as Scan.tickets names them to the ORM), as SQL on
+    "tickets_ticket" and its values."""
+    if scan.ticket_id is not None:
+        return '"tickets_ticket"."id" = %s', [_db_value(Ticket, "id", scan.ticket_id, connection)]
+    where: list[str] = []
+    values: list = []
+    if scan.ticket_codes:
+        marks = ", ".join(["%s"] * len(scan.ticket_codes))
+        where.append(f'"tickets_ticket"."confirmation_code" IN ({marks})')
+        values += scan.ticket_codes
+    if scan.order_code is not None:
+        where.append(
+            '"tickets_ticket"."order_id" IN (SELECT "door_order"."id" FROM "orders_order"'
+            ' "door_order" WHERE "door_order"."confirmation_code" = %s)'
+        )
+        values.append(scan.order_code)
+    return " OR ".join(where), values
 
 
 @functools.cache
-def _claim(*, alias: str, language: str, scanned: tuple[str, ...]) -> _Claim:
-    """The claim of the tickets a scan names (by its values' names, `scanned`) that every rule
-    lets in, on the database `alias`: `Ticket.objects.filter(scan, *rules).update(checked_in_at=
-    now, checked_in_by=by)` as Django's update compiler writes it, a stand-in for each value, and
-    a RETURNING of what the door shows (door_fields, in `language`) compiled by the same compiler.
-    Made once per database, kind of scan and language (door_fields reads the active one), and
-    each scan binds its values: building and compiling the rules' expressions on every scan cost
-    several times the rest of it."""
-    at = _Moment(
-        today=_StandIn("today", Ticket._meta.get_field("date")),
-        time=_StandIn("time", MuseumDay._meta.get_field("closes_at")),
-        latest_entry=_StandIn("latest_entry", EntrySlot._meta.get_field("entry_time")),
-    )
-    scan = Scan.filter({name: _StandIn(name, Scan.field(name)) for name in scanned})
-    tickets = Ticket.objects.filter(scan, *(rule.holds(at) for rule in _RULES))
-    query = cast(UpdateQuery, tickets.query.chain(UpdateQuery))
-    query.add_update_values(
-        {
-            "checked_in_at": _StandIn("now", Ticket._meta.get_field("checked_in_at")),
-            "checked_in_by": _StandIn("by", Ticket._meta.get_field("checked_in_by")),
-        }
-    )
-    compiler = query.get_compiler(alias)
-    update, params = compiler.as_sql()
-    shown = _shown()
-    # On the ticket's own table: a column that needs a join is refused (FieldError).
-    columns = tuple(each.resolve_expression(query, allow_joins=False) for each in shown.values())
-    compiled = [compiler.compile(column) for column in columns]
-    assert not any(values for _, values in compiled)  # RETURNING takes no values
-    returning = ", ".join(sql for sql, _ in compiled)
-    return _Claim(f"{update} RETURNING {returning}", params, tuple(shown), columns, query)
-
-
-def _shown() -> dict[str, F | Subquery]:
-    """What the door shows of a ticket (door_fields) as expressions on its row alone (RETURNING
-    takes no join): its own columns, and a subquery for each column of a related row."""
-    shown: dict[str, F | Subquery] = {}
+def _claim(*, scanned: str, language: str) -> str:
+    """The claim of the tickets `scanned` (SQL) names that every rule lets in, returning what the
+    door shows of each (door_fields, in `language`: it reads the active one's columns): the
+    ticket's own columns, and a subquery for each column of a related row (RETURNING reads the
+    updated row alone)."""
+    returned: dict[str, str] = {}
     for name in door_fields():
         relation, _sep, column = name.rpartition("__")
         if not relation:
-            shown[name] = F(name)
+            returned[name] = f'"tickets_ticket"."{column}"'
             continue
-        key = _relation(relation).attname
-        shown.setdefault(key, F(key))
-        # A plain QuerySet: the column as named (modeltranslation's would add a name's fallbacks).
-        related: QuerySet = QuerySet(_related_model(relation))
-        shown[name] = Subquery(related.filter(pk=OuterRef(key)).values(column))
-    return shown
+        key = f"{relation}_id"  # a foreign key's column (Django appends "_id" to its name)
+        returned.setdefault(key, f'"tickets_ticket"."{key}"')
+        table = _related_model(relation)._meta.db_table
+        returned[name] = (
+            f'(SELECT "door_{relation}"."{column}" FROM "{table}" "door_{relation}"'
+            f' WHERE "door_{relation}"."id" = "tickets_ticket"."{key}")'
+        )
+    rules = " AND ".join(f"({rule.condition})" for rule in _RULES)
+    shown = ", ".join(f'{sql} AS "{name}"' for name, sql in returned.items())
+    return (
+        'UPDATE "tickets_ticket" SET "checked_in_at" = %s, "checked_in_by_id" = %s'
+        f" WHERE ({scanned}) AND {rules} RETURNING {shown}"
+    )
 
 
-def _door_ticket(row: dict, alias: str) -> Ticket:
-    """The ticket from what the door shows of it (a row of its claim), with its related rows as
-    far as the door reads them; the rest of each deferred (read if used), as only() leaves it."""
-    ticket = _loaded(Ticket, alias, {name: v for name, v in row.items() if "__" not in name})
-    for relation in dict.fromkeys(name.split("__")[0] for name in row if "__" in name):
-        key = row[_relation(relation).attname]
+def _with_related(ticket: Ticket, alias: str) -> Ticket:
+    """The claimed ticket with its related rows as far as the door reads them (from the claim's
+    returned attributes); the rest of each deferred (read if used), as only() leaves it."""
+    shown = {name: value for name, value in vars(ticket).items() if "__" in name}
+    for relation in dict.fromkeys(name.split("__")[0] for name in shown):
+        key = getattr(ticket, f"{relation}_id")
         if key is None:
             continue
-        prefix = f"{relation}__"
-        read = {name.removeprefix(prefix): v for name, v in row.items() if name.startswith(prefix)}
         model = _related_model(relation)
-        setattr(ticket, relation, _loaded(model, alias, {model._meta.pk.attname: key, **read}))
+        prefix = f"{relation}__"
+        read = {
+            # A raw statement's extra columns come as the database gives them (SQLite: times as
+            # text, booleans as 0 and 1): each read as its field reads it.
+            column: _py_value(model, column, value)
+            for name, value in shown.items()
+            if name.startswith(prefix) and (column := name.removeprefix(prefix))
+        }
+        setattr(ticket, relation, _loaded(model, alias, {"id": key, **read}))
     return ticket
 
 
-def _relation(name: str) -> ForeignKey:
-    field = Ticket._meta.get_field(name)
-    assert isinstance(field, ForeignKey)  # the door reads its tickets' foreign keys alone
-    return field
-
-
-def _related_model(name: str) -> type[Model]:
-    model = _relation(name).related_model
-    assert not isinstance(model, str)  # resolved once the apps are loaded
+def _related_model(relation: str) -> type[Model]:
+    model = Ticket._meta.get_field(relation).related_model
+    assert isinstance(model, type)  # resolved once the apps are loaded
     return model
 
 
 def _loaded(model, alias: str, values: dict):
     """An instance of `model` from some of its columns, the others deferred (read if used), as
     QuerySet.only() makes them."""
-    names = [field.attname for field in model._meta.concrete_fields if field.attname in values]
+    names = [f.name for f in model._meta.get_fields() if f.concrete and f.name in values]
     return model.from_db(alias, names, [values[name] for name in names])
+
+
+def _db_value(model, field: str, value, connection):
+    return model._meta.get_field(field).get_db_prep_value(value, connection)
+
+
+def _py_value(model, field: str, value):
+    return None if value is None else model._meta.get_field(field).to_python(value)

@@ -2,7 +2,7 @@
 (`base.Provider`), a module per provider:
 
 - `stripe`: a card payment the buyer completes in the browser; Stripe's webhook says how it went;
-- `desk`: staff record cash or a card terminal's payment: paid at once;
+- `at_desk`: staff record cash or a card terminal's payment: paid at once;
 - `demo`: local work only, a page with "Pay" and "Decline";
 - `on_account`: a sales partner's order, invoiced monthly; never started through the API.
 
@@ -10,9 +10,9 @@ What a provider calls (Stripe's webhook, the demo page) is in `views`, a thin fa
 orders.services.payments.
 """
 
+from orders.providers.at_desk import DESK, SELL_AT_DESK, TAKE_DESK_PAYMENT, DeskProvider
 from orders.providers.base import Provider
 from orders.providers.demo import DEMO, DemoProvider
-from orders.providers.desk import DESK, SELL_AT_DESK, TAKE_DESK_PAYMENT, DeskProvider
 from orders.providers.on_account import ON_ACCOUNT, SELL_ON_ACCOUNT, OnAccountProvider
 from orders.providers.stripe import STRIPE, StripeProvider
 

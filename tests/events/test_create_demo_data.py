@@ -3,11 +3,11 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot
-from orders.models import Order, Ticket
+from orders.models import MembershipType, Order, Ticket
 from tests.factories import SpecialEventFactory
 
 
@@ -89,3 +89,28 @@ def test_an_open_day_two_days_away_is_timed_with_the_visitors_family_order_in_a_
     assert EntrySlot.objects.filter(day_id=order.date).count() == 16  # 09:00 to 16:30
     assert order.slot.sold == 4
     assert order.confirmation_code in output
+
+
+def test_members_get_types_in_each_language_and_places_kept_in_the_morning_slots(fresh_museum):
+    output = run("create_demo_data")
+
+    kinds = MembershipType.objects.all()
+    assert [(kind.code, kind.admits) for kind in kinds] == [
+        ("individual", 1),
+        ("dual", 2),
+        ("family", 6),
+    ]
+    with translation.override("fr"):
+        assert kinds.get(code="family").name == "Famille"
+    kept = EntrySlot.objects.filter(member_places__gt=0).values_list("entry_time", flat=True)
+    assert sorted(kept) == [dt.time(10), dt.time(10, 30), dt.time(11), dt.time(11, 30), dt.time(12)]
+    assert "places kept for members in 5 slots" in output
+
+
+def test_a_museums_own_membership_type_is_kept(fresh_museum):
+    MembershipType.objects.create(code="family", name="Household", price=200, admits=5)
+
+    run("create_demo_data")
+
+    assert MembershipType.objects.get(code="family").name == "Household"
+    assert MembershipType.objects.count() == 3

@@ -11,7 +11,7 @@ from events.models import SpecialEvent
 from events.services import create_event
 from hours.models import EntrySlot, MuseumDay
 from hours.services import add_entry_slots
-from orders.models import TicketType
+from orders.models import MembershipType, TicketType
 from orders.providers import DESK
 from orders.services.payments import start_payment
 from orders.services.sale import buy_ticket, place_order
@@ -22,6 +22,54 @@ DEMO_EMAIL = "visitor@example.com"
 # The demo visitor's family order, on the first timed day.
 DEMO_FAMILY = [{"category": "adult", "quantity": 2}, {"category": "child", "quantity": 2}]
 DEMO_SLOT_MINUTES, DEMO_SLOT_CAPACITY = 30, 40
+
+# Kept for members in each demo slot from 10:00 to 12:00 (until the cut-off before the slot).
+DEMO_MEMBER_PLACES = 6
+# (code, price, admits, discount on events (%), names and descriptions by language)
+DEMO_MEMBERSHIP_TYPES = [
+    (
+        "individual",
+        "60.00",
+        1,
+        10,
+        {
+            "en": ("Individual", "A year of free visits for one, and 10 % off special events."),
+            "de": ("Einzelperson", "Ein Jahr freier Eintritt für eine Person, 10 % auf Events."),
+            "fr": ("Individuel", "Un an d'entrées libres pour une personne, -10 % aux événements."),
+            "nl": ("Individueel", "Een jaar gratis toegang voor één, 10 % korting op evenementen."),
+            "es": ("Individual", "Un año de visitas gratis para una persona y 10 % en eventos."),
+        },
+    ),
+    (
+        "dual",
+        "95.00",
+        2,
+        10,
+        {
+            "en": ("Dual", "A year of free visits for two adults, and 10 % off special events."),
+            "de": ("Zwei Personen", "Ein Jahr freier Eintritt für zwei, 10 % auf Events."),
+            "fr": ("Duo", "Un an d'entrées libres pour deux adultes, -10 % aux événements."),
+            "nl": ("Duo", "Een jaar gratis toegang voor twee, 10 % korting op evenementen."),
+            "es": ("Dúo", "Un año de visitas gratis para dos adultos y 10 % en eventos."),
+        },
+    ),
+    (
+        "family",
+        "120.00",
+        6,
+        15,
+        {
+            "en": ("Family", "Two adults and up to four children, a year, 15 % off events."),
+            "de": ("Familie", "Zwei Erwachsene und bis zu vier Kinder, ein Jahr, 15 % auf Events."),
+            "fr": (
+                "Famille",
+                "Deux adultes et jusqu'à quatre enfants, un an, -15 % aux événements.",
+            ),
+            "nl": ("Gezin", "Twee volwassenen en tot vier kinderen, een jaar, 15 % korting."),
+            "es": ("Familia", "Dos adultos y hasta cuatro niños, un año, 15 % en eventos."),
+        },
+    ),
+]
 
 # (name, location, description, price, places per date, days from today)
 DEMO_EVENTS = [
@@ -71,8 +119,9 @@ DEMO_EVENTS = [
 class Command(BaseCommand):
     help = (
         "Fill an empty museum with demo events over the coming month, a few tickets for the "
-        "demo visitor, and timed entry on the first open day two days away with the visitor's "
-        "family order in one of its slots. Does nothing when any event exists. Run after "
+        "demo visitor, membership types, and timed entry on the first open day two days away "
+        "with places kept for members and the visitor's family order in one of its slots. Does "
+        "nothing when any event exists. Run after "
         "seed_hours and create_demo_accounts; never against a production database."
     )
 
@@ -89,10 +138,13 @@ class Command(BaseCommand):
         with override_settings(EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend"):
             with transaction.atomic():
                 events = self._create_events()
+                kinds = self._membership_types()
                 codes = []
                 if visitor is not None:
                     codes = self._buy_tickets(events, visitor) + self._timed_day(visitor)
-        self.stdout.write(self.style.SUCCESS(f"Demo data: {len(events)} events."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Demo data: {len(events)} events, {kinds} membership types.")
+        )
         for code in codes:
             self.stdout.write(f"  demo ticket: {code}")
 
@@ -109,6 +161,22 @@ class Command(BaseCommand):
             )
             for name, location, description, price, capacity, offsets in DEMO_EVENTS
         ]
+
+    def _membership_types(self) -> int:
+        """The demo's types, named in every shipped language; a type the museum made is kept."""
+        for ordering, (code, price, admits, discount, texts) in enumerate(DEMO_MEMBERSHIP_TYPES):
+            MembershipType.objects.get_or_create(
+                code=code,
+                defaults={
+                    "price": Decimal(price),
+                    "admits": admits,
+                    "event_discount_percent": discount,
+                    "ordering": ordering,
+                    **{f"name_{language}": name for language, (name, _) in texts.items()},
+                    **{f"description_{language}": text for language, (_, text) in texts.items()},
+                },
+            )
+        return len(DEMO_MEMBERSHIP_TYPES)
 
     def _buy_tickets(self, events: list[SpecialEvent], visitor: User) -> list[str]:
         """Tickets for the demo visitor, bought as the API buys them, described for the desk."""
@@ -139,7 +207,8 @@ class Command(BaseCommand):
 
     def _timed_day(self, visitor: User) -> list[str]:
         """Entry slots on the first open day two days away or more (so the family may still
-        cancel), and the demo visitor's family order in its 10:30 slot, or its first."""
+        cancel), those of the morning keeping places for members, and the demo visitor's family
+        order in its 10:30 slot, or its first."""
         today = timezone.localdate()
         day = (
             MuseumDay.objects.filter(date__gte=today + timedelta(days=2), is_closed=False)
@@ -155,6 +224,9 @@ class Command(BaseCommand):
             capacity=DEMO_SLOT_CAPACITY,
         )
         slots = EntrySlot.objects.filter(day=day).order_by("entry_time")
+        morning = slots.filter(entry_time__gte="10:00", entry_time__lte="12:00")
+        if kept := morning.update(member_places=DEMO_MEMBER_PLACES):
+            self.stdout.write(f"  {DEMO_MEMBER_PLACES} places kept for members in {kept} slots")
         slot = slots.filter(entry_time__gte="10:30").first() or slots.first()
         if slot is None:
             return []

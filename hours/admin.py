@@ -17,6 +17,7 @@ from hours.services import (
     DEFAULT_PATTERN,
     MAX_DAYS,
     CapacityBelowSold,
+    MemberPlacesAboveCapacity,
     apply_weekly_pattern,
     close_days,
     parse_weekly_pattern,
@@ -69,6 +70,13 @@ class WeeklyPatternForm(forms.Form):
         min_value=0,
         help_text="Empty means unlimited.",
     )
+    slot_member_places = forms.IntegerField(
+        label="Places per slot kept for members",
+        required=False,
+        min_value=0,
+        help_text="Of the tickets per slot; sold to anyone from MUSEUM_MEMBER_PLACES_RELEASE_HOURS "
+        "before the slot. Empty: none.",
+    )
     overwrite_staff_edits = forms.BooleanField(
         label="Also reset days staff changed",
         required=False,
@@ -97,6 +105,9 @@ class WeeklyPatternForm(forms.Form):
                     f"The last day must be on or after the first, within {MAX_DAYS} days."
                 )
         cleaned["days"] = days
+        capacity, kept = cleaned.get("slot_capacity"), cleaned.get("slot_member_places") or 0
+        if capacity is not None and kept > capacity:
+            raise ValidationError(str(MemberPlacesAboveCapacity.default_detail))
         return cleaned
 
 
@@ -145,7 +156,15 @@ def with_held(slots):
 class EntrySlotForm(forms.ModelForm):
     class Meta:
         model = EntrySlot
-        fields = ["day", "entry_time", "capacity"]
+        fields = ["day", "entry_time", "capacity", "member_places"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Empty keeps none, as a slot made without the field does.
+        self.fields["member_places"].required = False
+
+    def clean_member_places(self):
+        return self.cleaned_data["member_places"] or 0
 
     def clean_capacity(self):
         capacity = self.cleaned_data["capacity"]
@@ -154,6 +173,14 @@ class EntrySlotForm(forms.ModelForm):
             raise ValidationError(f"{sold} places of this slot are sold or held already.")
         return capacity
 
+    def clean(self):
+        super().clean()
+        cleaned = self.cleaned_data
+        capacity, kept = cleaned.get("capacity"), cleaned.get("member_places")
+        if capacity is not None and kept is not None and kept > capacity:
+            self.add_error("member_places", str(MemberPlacesAboveCapacity.default_detail))
+        return cleaned
+
 
 class SlotCounts:
     """Sold and held against capacity, for the slot list and a day's slots."""
@@ -161,7 +188,10 @@ class SlotCounts:
     @admin.display(description="sold (of which held) / capacity")
     def places(self, slot):
         capacity = "unlimited" if slot.capacity is None else slot.capacity
-        return f"{slot.sold} ({slot.held} held) / {capacity}"
+        counted = f"{slot.sold} ({slot.held} held) / {capacity}"
+        if slot.member_places or slot.member_sold:
+            counted += f"; members {slot.member_sold} of {slot.member_places} kept"
+        return counted
 
 
 @admin.register(EntrySlot)
@@ -171,7 +201,7 @@ class EntrySlotAdmin(SlotCounts, AuditedAdmin):
     date_hierarchy = "day__date"
     ordering = ["day", "entry_time"]
     form = EntrySlotForm
-    fields = ["day", "entry_time", "capacity"]
+    fields = ["day", "entry_time", "capacity", "member_places"]
 
     def get_queryset(self, request):
         return with_held(super().get_queryset(request))
@@ -186,8 +216,10 @@ class EntrySlotAdmin(SlotCounts, AuditedAdmin):
             return
         # Through the service, as a sale may have landed since the form was checked.
         try:
-            set_slot_capacity(slot_id=obj.pk, capacity=obj.capacity)
-        except CapacityBelowSold as refusal:
+            set_slot_capacity(
+                slot_id=obj.pk, capacity=obj.capacity, member_places=obj.member_places
+            )
+        except (CapacityBelowSold, MemberPlacesAboveCapacity) as refusal:
             self.message_user(request, str(refusal), messages.ERROR)
 
     def has_delete_permission(self, request, obj=None):
@@ -311,6 +343,7 @@ class MuseumDayAdmin(AuditedAdmin):
                 overwrite_staff_edits=data["overwrite_staff_edits"],
                 slot_minutes=data["slot_minutes"],
                 slot_capacity=data["slot_capacity"],
+                slot_member_places=data["slot_member_places"] or 0,
             )
             self.message_user(
                 request,

@@ -20,3 +20,12 @@ class SaleEnded(MuseumProblem):
     default_code = "sale_ended"
     title = _("No longer on sale")
     default_detail = _("That entry is no longer sold today.")
+
+
+class MemberPlacesAboveCapacity(MuseumProblem):
+    """A slot would keep more places for members than it has."""
+
+    kind = "invalid"
+    default_code = "member_places_above_capacity"
+    title = _("More member places than capacity")
+    default_detail = _("A slot cannot keep more places for members than its capacity.")

@@ -10,13 +10,16 @@ documents (its tickets' PDF) after its order's row. Nothing slow (rendering, mai
 call) runs while a lock is held: background work claims its row with a conditional UPDATE and
 commits first (museum/lost_work.py). A sale counts with conditional UPDATEs
 (`sold + n <= capacity`), whose row lock queues parallel buyers and re-checks the condition, so a
-row is never oversold (its CheckConstraint backs this up). On PostgreSQL a lock is waited for at
+row is never oversold (its CheckConstraint backs this up). A slot's places kept for members
+(`member_places`) are in the same condition: until their cut-off a public sale leaves the unclaimed
+ones alone, and members take them first (`slot_has_room`). On PostgreSQL a lock is waited for at
 most DB_LOCK_TIMEOUT_MS.
 
 The rows come as querysets of their own models: this bottom layer names no model above it.
 """
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, IntegerField, Q, QuerySet, Value
+from django.db.models.functions import Greatest
 
 Rows = QuerySet | None
 
@@ -36,22 +39,50 @@ def has_room(n: int) -> Q:
     return Q(capacity__isnull=True) | Q(sold__lte=F("capacity") - n)
 
 
+def slot_has_room(n: int, *, member: int = 0, kept: bool = True) -> Q:
+    """A slot has room for n places, `member` of them members': members take the unclaimed kept
+    places first, and while they are `kept` (before the cut-off) the public's never take them.
+    Members alone, or after the cut-off, need only a free place."""
+    if member >= n or not kept:
+        return has_room(n)
+    # Of the kept places, those no member has claimed nor this sale's members claim now.
+    unclaimed = Greatest(
+        F("member_places") - F("member_sold") - member, Value(0), output_field=IntegerField()
+    )
+    return Q(capacity__isnull=True) | Q(capacity__gte=F("sold") + n + unclaimed)
+
+
 def take_places(
-    *, n: int, slots: Rows = None, days: Rows = None, event_dates: Rows = None
+    *,
+    n: int,
+    slots: Rows = None,
+    days: Rows = None,
+    event_dates: Rows = None,
+    member: int = 0,
+    kept: bool = True,
 ) -> str | None:
-    """Count n more places on each row given while it has room; the kind of the first that is
-    full ("slot", "day" or "event_date"; the caller's transaction then undoes the ones counted),
-    or None."""
+    """Count n places on each row given while it has room, `member` of them members' (counted
+    on the slot's `member_sold` too; `kept`: the slot still keeps its unclaimed member places
+    from the public); the kind of the first row that is full ("slot", "day" or "event_date";
+    the caller's transaction then undoes the ones counted), or None."""
     for kind, rows in _in_lock_order(slots, days, event_dates):
-        if not rows.filter(has_room(n)).update(sold=F("sold") + n):
+        if kind == "slot":
+            room = slot_has_room(n, member=member, kept=kept)
+            counted = {"sold": F("sold") + n, "member_sold": F("member_sold") + member}
+        else:
+            room, counted = has_room(n), {"sold": F("sold") + n}
+        if not rows.filter(room).update(**counted):
             return kind
     return None
 
 
 def give_back_places(
-    *, n: int, slots: Rows = None, days: Rows = None, event_dates: Rows = None
+    *, n: int, slots: Rows = None, days: Rows = None, event_dates: Rows = None, member: int = 0
 ) -> None:
-    """Uncount n places on each row given."""
+    """Uncount n places on each row given, `member` of them members'."""
     if n:
-        for _, rows in _in_lock_order(slots, days, event_dates):
-            rows.update(sold=F("sold") - n)
+        for kind, rows in _in_lock_order(slots, days, event_dates):
+            if kind == "slot":
+                rows.update(sold=F("sold") - n, member_sold=F("member_sold") - member)
+            else:
+                rows.update(sold=F("sold") - n)

@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -12,12 +13,13 @@ from django.utils.translation import gettext as _
 
 from audit.models import Action
 from audit.services import record, record_each, values_of
-from hours.exceptions import CapacityBelowSold
+from hours.exceptions import CapacityBelowSold, MemberPlacesAboveCapacity
 from hours.locking import lock_places
 from hours.models import EntrySlot, MuseumDay
 from museum.response_cache import group_changed
 
-__all__ = ["CapacityBelowSold"]  # raised by set_slot_capacity, named here for its callers
+# Raised by set_slot_capacity, named here for its callers.
+__all__ = ["CapacityBelowSold", "MemberPlacesAboveCapacity"]
 
 # What the audit log records of a day.
 AUDITED_DAY = ["opens_at", "closes_at", "is_closed", "note", "capacity"]
@@ -110,6 +112,7 @@ def apply_weekly_pattern(
     on_progress: Callable[[int], None] | None = None,
     slot_minutes: int | None = None,
     slot_capacity: int | None = None,
+    slot_member_places: int = 0,
 ) -> SeedSummary:
     """Make the days in [start, start + days) follow the pattern, leaving staff edits alone.
 
@@ -117,7 +120,8 @@ def apply_weekly_pattern(
     keeps its row, its count and its tickets, so reopening it later cannot sell its places
     twice. `capacity` (general-entry tickets a day) applies to the days this creates. With
     `slot_minutes`, each open day in the range that has no entry slots yet gets one every
-    `slot_minutes` from opening until closing, of `slot_capacity` places (None: unlimited).
+    `slot_minutes` from opening until closing, of `slot_capacity` places (None: unlimited),
+    `slot_member_places` of them kept for members.
     """
     end = start + timedelta(days=days)
     in_range = MuseumDay.objects.filter(date__gte=start, date__lt=end)
@@ -184,7 +188,11 @@ def apply_weekly_pattern(
     )
     group_changed("hours")  # bulk writes send no signals
     summary.slots = add_entry_slots(
-        start=start, end=end, minutes=slot_minutes, capacity=slot_capacity
+        start=start,
+        end=end,
+        minutes=slot_minutes,
+        capacity=slot_capacity,
+        member_places=slot_member_places,
     )
     summary.created, summary.updated, summary.removed = (
         len(to_create),
@@ -208,15 +216,40 @@ def sales_end(*, day: MuseumDay, entry_time: time | None, entry_times: Iterable[
     return timezone.make_aware(datetime.combine(day.date, ends))
 
 
+def member_places_released_at(slot: EntrySlot) -> datetime:
+    """When the slot's unclaimed places kept for members go on sale to anyone:
+    MUSEUM_MEMBER_PLACES_RELEASE_HOURS before it begins, in the museum's time zone."""
+    begins = timezone.make_aware(datetime.combine(slot.day_id, slot.entry_time))
+    return begins - timedelta(hours=settings.MUSEUM_MEMBER_PLACES_RELEASE_HOURS)
+
+
+def keeps_member_places(slot: EntrySlot, *, now: datetime | None = None) -> bool:
+    """Whether the slot still keeps its unclaimed member places from the public (before the
+    cut-off)."""
+    return slot.member_places > 0 and (now or timezone.now()) < member_places_released_at(slot)
+
+
+def public_places_left(slot: EntrySlot, *, now: datetime | None = None) -> int | None:
+    """What the public may still buy of the slot (None: unlimited): its free places, less the
+    unclaimed kept ones before their cut-off, as hours.locking counts a public sale."""
+    if slot.capacity is None:
+        return None
+    kept = 0
+    if keeps_member_places(slot, now=now):
+        kept = max(slot.member_places - slot.member_sold, 0)
+    return max(slot.capacity - slot.sold - kept, 0)
+
+
 def slots_on_sale(*, day: MuseumDay) -> list[EntrySlot]:
-    """The open day's entry slots, each with `available` (places left, never more than the day
-    has left; None: unlimited; 0 once its sale ended) and `over` (its sale ended)."""
+    """The open day's entry slots, each with `available` (places the public may buy, never more
+    than the day has left: a slot's unclaimed member places are not, until their cut-off; None:
+    unlimited; 0 once its sale ended) and `over` (its sale ended)."""
     slots = list(day.slots.order_by("entry_time"))
     times = [slot.entry_time for slot in slots]
     day_left = None if day.capacity is None else max(day.capacity - day.sold, 0)
     now = timezone.now()
     for slot in slots:
-        left = None if slot.capacity is None else max(slot.capacity - slot.sold, 0)
+        left = public_places_left(slot, now=now)
         if day_left is not None:
             left = day_left if left is None else min(left, day_left)
         slot.over = now >= sales_end(day=day, entry_time=slot.entry_time, entry_times=times)
@@ -224,12 +257,17 @@ def slots_on_sale(*, day: MuseumDay) -> list[EntrySlot]:
     return slots
 
 
-def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: int | None) -> int:
-    """Split each open day in [start, end) that has no slots into entry slots; how many made.
+def add_entry_slots(
+    *, start: date, end: date, minutes: int | None, capacity: int | None, member_places: int = 0
+) -> int:
+    """Split each open day in [start, end) that has no slots into entry slots, `member_places`
+    of each slot's places kept for members; how many made.
 
     Days that already have slots keep them as they are: they may have tickets sold. No
     `minutes`: none made.
     """
+    if capacity is not None and member_places > capacity:
+        raise MemberPlacesAboveCapacity()  # before a slot is made: the transaction undoes all
     if not minutes:
         return 0
     step = timedelta(minutes=minutes)
@@ -243,35 +281,52 @@ def add_entry_slots(*, start: date, end: date, minutes: int | None, capacity: in
         entry = datetime.combine(day, opens_at)
         closes = datetime.combine(day, closes_at)
         while entry < closes:
-            slots.append(EntrySlot(day_id=day, entry_time=entry.time(), capacity=capacity))
+            slots.append(
+                EntrySlot(
+                    day_id=day,
+                    entry_time=entry.time(),
+                    capacity=capacity,
+                    member_places=member_places,
+                )
+            )
             entry += step
     EntrySlot.objects.bulk_create(slots, batch_size=500)
     record_each(
         entries=[
-            (Action.CREATED, slot, values_of(slot, ["entry_time", "capacity"])) for slot in slots
+            (Action.CREATED, slot, values_of(slot, ["entry_time", "capacity", "member_places"]))
+            for slot in slots
         ]
     )
     group_changed("slots")
     return len(slots)
 
 
-def set_slot_capacity(*, slot_id: int, capacity: int | None) -> None:
-    """Change a slot's capacity unless it would fall below its places sold or held.
+def set_slot_capacity(
+    *, slot_id: int, capacity: int | None, member_places: int | None = None
+) -> None:
+    """Change a slot's capacity (and, given, its places kept for members) unless it would fall
+    below its places sold or held, or below its kept places (MemberPlacesAboveCapacity).
 
     One conditional UPDATE, which a purchase's own on the row queues behind or ahead of: a
     sale landing meanwhile is never lost and never oversells.
     """
     slot = EntrySlot.objects.filter(pk=slot_id)
     before = slot.get()
+    kept = before.member_places if member_places is None else member_places
+    if capacity is not None and kept > capacity:
+        raise MemberPlacesAboveCapacity()
     fits = slot if capacity is None else slot.filter(sold__lte=capacity)
     with transaction.atomic():
-        if not fits.update(capacity=capacity):
+        if not fits.update(capacity=capacity, member_places=kept):
             sold = slot.values_list("sold", flat=True).get()
             raise CapacityBelowSold(
                 _("%(sold)s places of this slot are sold or held already.") % {"sold": sold},
                 sold=sold,
             )
-        record(action=Action.CHANGED, obj=before, changes={"capacity": [before.capacity, capacity]})
+        changes = {"capacity": [before.capacity, capacity]}
+        if kept != before.member_places:
+            changes["member_places"] = [before.member_places, kept]
+        record(action=Action.CHANGED, obj=before, changes=changes)
     group_changed("slots")  # update() sends no signals
 
 

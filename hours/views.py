@@ -1,5 +1,7 @@
 import functools
+from datetime import timedelta
 
+from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -76,7 +78,15 @@ class EntrySlotList(StrictQueryParameters, generics.ListAPIView):
     )
     def get(self, request, *args, **kwargs):
         build = functools.partial(super().get, request, *args, **kwargs)
-        # Today's slots end their sale as the clock moves, not only with a write: kept a minute.
-        today = self.kwargs["date"] == timezone.localdate().isoformat()
-        moment = f"{timezone.localtime():%H:%M}" if today else ""
+        # Today's slots end their sale as the clock moves, not only with a write, and the kept
+        # member places of the days ahead go on sale at their cut-off: these are kept a minute.
+        moment = f"{timezone.localtime():%H:%M}" if _moves_with_clock(self.kwargs["date"]) else ""
         return cached_response("slots", request, build, moment=moment)
+
+
+def _moves_with_clock(day: str) -> bool:
+    """Whether the slots of `day` (as the path names it) may change as time passes: today's,
+    and those whose kept member places may reach their cut-off (within the release hours)."""
+    today = timezone.localdate()
+    ahead = settings.MUSEUM_MEMBER_PLACES_RELEASE_HOURS // 24 + 1
+    return today.isoformat() <= day <= (today + timedelta(days=ahead)).isoformat()

@@ -592,6 +592,11 @@ if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PE
     )
 if MUSEUM_MAX_FREE_PLACES_PER_DAY < 0:
     raise ImproperlyConfigured("MUSEUM_MAX_FREE_PLACES_PER_DAY must be 0 or more")
+# A slot's places kept for members (EntrySlot.member_places) are sold to anyone from this many
+# hours before the slot begins.
+MUSEUM_MEMBER_PLACES_RELEASE_HOURS = envint("MUSEUM_MEMBER_PLACES_RELEASE_HOURS", 24)
+if MUSEUM_MEMBER_PLACES_RELEASE_HOURS < 0:
+    raise ImproperlyConfigured("MUSEUM_MEMBER_PLACES_RELEASE_HOURS must be 0 or more")
 
 # Memberships (orders/services/memberships.py). A renewal within this many days after a
 # membership lapsed continues it (the new period starts the day after the old one ended); later,

@@ -221,6 +221,14 @@ class TooManyFreePlaces(OverLimit):
     }
 
 
+class MemberVisitExists(MuseumProblem):
+    """A membership admits one member visit a day, and that day has one held or confirmed."""
+
+    default_code = "member_visit_exists"
+    title = _("Member visit already booked")
+    default_detail = _("This membership already has a member visit on that date.")
+
+
 class UnknownMembership(NotFound):
     default_code = "unknown_membership"
     title = _("Unknown membership")

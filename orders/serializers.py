@@ -18,6 +18,7 @@ from museum.fields import (
 from orders.models import Channel, MembershipStatus, OrderStatus, PaymentState, TicketType
 from orders.selectors import cancel_deadline
 from orders.services.memberships import may_see_gift_code, status_on
+from orders.services.pricing import MEMBER_CATEGORY
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 
@@ -68,7 +69,11 @@ class LanguageField(StrictCharField):
 
 
 class OrderLineSerializer(serializers.Serializer):
-    category = StrictCharField(max_length=40, help_text="A visitor category's code.")
+    category = StrictCharField(
+        max_length=40,
+        help_text="A visitor category's code, or `member`: a member visit's free places (with "
+        "`membership`).",
+    )
     quantity = StrictIntegerField(min_value=1, help_text="Tickets of this category.")
 
 
@@ -94,6 +99,14 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         default=False,
         help_text="Hold the places for MUSEUM_HOLD_MINUTES until POST .../confirm. An online "
         "account's order with a price is held whatever this says, until paid.",
+    )
+    membership = StrictCharField(
+        required=False,
+        max_length=100,
+        help_text="A member visit: the membership's id or card code. Its `member` lines are "
+        "free places (at most the type's `admits`, one visit a day); on a special event its "
+        "lines cost less by the type's discount. 409 `membership_not_valid` (with "
+        "`validUntil`) unless it is valid on `ticketDate`.",
     )
     dryRun = StrictBooleanField(
         source="dry_run",
@@ -126,13 +139,21 @@ class TicketStatus(TextChoices):
 
 class OrderTicketSerializer(serializers.Serializer):
     ticketId = serializers.UUIDField(source="id")
-    category = serializers.CharField(source="category.category", allow_null=True)
+    category = serializers.SerializerMethodField(
+        help_text="Its visitor category's code; `member`: a member's free place."
+    )
     price = MoneyField()
     confirmationCode = serializers.CharField(source="confirmation_code")
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     cancelled = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
     imageUrl = serializers.SerializerMethodField(help_text="The ticket as a PNG (getTicketCode).")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_category(self, ticket) -> str | None:
+        if ticket.member:
+            return MEMBER_CATEGORY
+        return ticket.category.category if ticket.category is not None else None
 
     def get_cancelled(self, ticket) -> bool:
         return ticket.cancelled_at is not None
@@ -170,6 +191,12 @@ class OrderSerializer(serializers.Serializer):
     eventId = serializers.UUIDField(source="event_id", required=False, allow_null=True)
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     eventName = serializers.CharField(source="event.name", required=False, allow_null=True)
+    membershipId = serializers.UUIDField(
+        source="membership_id",
+        required=False,
+        allow_null=True,
+        help_text="A member visit's membership.",
+    )
     email = serializers.EmailField()
     name = serializers.CharField()
     language = serializers.CharField(help_text="What its email, PDF and tickets speak.")
@@ -208,7 +235,7 @@ class OrderSerializer(serializers.Serializer):
 
     def to_representation(self, order):
         data = super().to_representation(order)
-        for optional in ("holdExpiresAt", "eventId", "eventName", "entryTime"):
+        for optional in ("holdExpiresAt", "eventId", "eventName", "entryTime", "membershipId"):
             if data[optional] is None:
                 del data[optional]
         return data
@@ -242,7 +269,7 @@ class CategoryPriceSerializer(serializers.Serializer):
 
 
 class QuoteLineSerializer(serializers.Serializer):
-    category = serializers.CharField(source="category.category")
+    category = serializers.CharField(source="code", help_text="Its category, or `member`.")
     quantity = serializers.IntegerField()
     price = MoneyField(help_text="Each ticket's.")
 

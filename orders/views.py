@@ -37,6 +37,7 @@ from orders.services.cancellation import cancel_order
 from orders.services.holds import confirm_order
 from orders.services.memberships import (
     active_types,
+    membership_for,
     redeem_gift,
     renew_membership,
     sell_membership,
@@ -102,7 +103,7 @@ class PriceList(StrictQueryParameters, generics.GenericAPIView):
 
 
 # What a quote reads of an order's request: not who buys it, nor whether to hold it.
-QUOTED = ("ticket_type", "ticket_date", "lines", "event_id", "entry_time")
+QUOTED = ("ticket_type", "ticket_date", "lines", "event_id", "entry_time", "membership")
 
 
 class PDFRenderer(BaseRenderer):
@@ -131,7 +132,10 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         description=(
             "All or nothing: every ticket of the order gets its place, or none does (409 "
             "`sold_out` with `available`). Prices come from the visitor categories. With "
-            "`hold`, the places are kept for MUSEUM_HOLD_MINUTES until the order is confirmed."
+            "`hold`, the places are kept for MUSEUM_HOLD_MINUTES until the order is confirmed. "
+            "With `membership`, a member visit: `member` lines are free places that take the "
+            "slot's places kept for members first and need no payment (409 "
+            "`membership_not_valid`, `member_visit_exists`)."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=PlaceOrderRequestSerializer,
@@ -142,8 +146,11 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         serializer = PlaceOrderRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        if "membership" in data:
+            data["membership"] = membership_for(data["membership"])
         if data.pop("dry_run"):
-            quote = quote_order(**{name: data[name] for name in QUOTED if name in data})
+            quoted = {name: data[name] for name in QUOTED if name in data}
+            quote = quote_order(**quoted, buyer=request.user)
             return Response(QuoteSerializer(quote).data)
         order = place_order(buyer=request.user, **data)
         location = reverse("orders-detail", kwargs={"orderId": order.pk})

@@ -2,13 +2,14 @@
 the staff member's language (LocaleMiddleware: the admin's language switch)."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Sum
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format, time_format
@@ -18,8 +19,8 @@ from django.views.decorators.http import require_http_methods
 
 from museum.exceptions import MuseumProblem
 from museum.permissions import MayCheckIn
-from orders.models import Ticket
-from tickets import services
+from orders.models import MemberEntry, Membership, Ticket
+from tickets import members, services
 from tickets.exceptions import AlreadyCheckedIn, TicketRefused, TooEarly, WrongDay
 
 # What the desk reads for each refusal reason of services.check_in.
@@ -34,12 +35,38 @@ REFUSALS = {
     "not_paid": gettext_lazy("Not paid: send the visitor to the desk"),
     "closed": gettext_lazy("The museum has closed for today"),
     "too_early": gettext_lazy("Too early"),
+    "unknown_member_card": gettext_lazy("Unknown member card"),
+    "card_not_valid_yet": gettext_lazy("Member card not valid yet"),
+    "card_expired": gettext_lazy("Member card expired"),
+    "card_cancelled": gettext_lazy("Member card cancelled"),
+    "card_pending": gettext_lazy("Membership not paid yet: send the member to the desk"),
+    "no_member_visit": gettext_lazy("No member visit booked for today: book one at the desk"),
+    "member_visits_used": gettext_lazy("The card has admitted all it admits today"),
 }
 
 
 class ScanForm(forms.Form):
     # The API's limit for the same field: a QR token is ~124 characters.
     scanned = forms.CharField(max_length=400)
+    # A member card on a day without slots: how many come in (empty: all the card still admits).
+    people = forms.IntegerField(required=False, min_value=1, max_value=20)
+
+
+@dataclass(frozen=True)
+class MemberCard:
+    """What the door shows of a scanned member card, so staff can check its holder."""
+
+    holder_name: str
+    type_name: str
+    valid_until: date | None
+
+    @classmethod
+    def of(cls, membership: Membership) -> "MemberCard":
+        return cls(
+            holder_name=membership.holder_name,
+            type_name=membership.membership_type.name,
+            valid_until=membership.valid_until,
+        )
 
 
 @dataclass(frozen=True)
@@ -59,15 +86,19 @@ class Verdict:
     # An order's scan: its code, and each of its tickets (admitted first).
     order_code: str | None = None
     lines: tuple[Line, ...] = ()
+    member: MemberCard | None = None
 
 
 def admitted_today() -> int:
-    """Tickets checked in on the museum's today."""
+    """Visitors let in on the museum's today: tickets checked in, and members' walk-ins."""
+    today = timezone.localdate()
     # A range on the column rather than checked_in_at__date, so an index on it can serve.
-    midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
-    return Ticket.objects.filter(
+    midnight = timezone.make_aware(datetime.combine(today, time.min))
+    tickets = Ticket.objects.filter(
         checked_in_at__gte=midnight, checked_in_at__lt=midnight + timedelta(days=1)
     ).count()
+    walk_ins = MemberEntry.objects.filter(date=today).aggregate(people=Sum("people"))["people"]
+    return tickets + (walk_ins or 0)
 
 
 def reason(problem: MuseumProblem) -> str:
@@ -79,6 +110,12 @@ def reason(problem: MuseumProblem) -> str:
         words = _("%(refusal)s at %(time)s") % {"refusal": words, "time": at}
     elif isinstance(problem, WrongDay) and ticket is not None:
         words = f"{words}: {date_format(ticket.date, 'l j F Y')}"
+    elif problem.default_code == "member_visits_used" and "left" in problem.extra:
+        words = _("%(refusal)s: %(left)s of %(admits)s left") % {
+            "refusal": words,
+            "left": problem.extra["left"],
+            "admits": problem.extra["admits"],
+        }
     elif isinstance(problem, TooEarly):
         words = _("%(refusal)s: entry from %(time)s") % {
             "refusal": words,
@@ -126,15 +163,36 @@ def refusal(problem: MuseumProblem) -> Verdict:
     return Verdict(admitted=False, words=reason(problem), ticket=getattr(problem, "ticket", None))
 
 
-def scan(*, scanned: str, by) -> Verdict:
+def scan(*, scanned: str, by, people: int | None = None) -> Verdict:
     # The API's check-in service and its refusals: the door and the scanners cannot disagree.
     try:
+        membership = members.member_card(scanned)
+        if membership is not None:
+            return member_verdict(membership=membership, by=by, people=people)
         admission = services.check_in(scanned=scanned, by=by)
     except MuseumProblem as problem:
         return refusal(problem)
     if admission.order_code is not None:
         return order_verdict(admission)
     return Verdict(admitted=True, words=_("Welcome"), ticket=admission.ticket)
+
+
+def member_verdict(*, membership: Membership, by, people: int | None) -> Verdict:
+    """A member card's verdict: its booked visit's tickets, or the walk-ins it let in, with its
+    holder shown either way."""
+    card = MemberCard.of(membership)
+    try:
+        admitted = members.check_in_member(membership=membership, by=by, people=people)
+    except MuseumProblem as problem:
+        return replace(refusal(problem), member=card)
+    if admitted.admission is not None:
+        return replace(order_verdict(admitted.admission), member=card)
+    words = ngettext(
+        "Welcome, member: %(count)s admitted (%(left)s more today)",
+        "Welcome, members: %(count)s admitted (%(left)s more today)",
+        admitted.people,
+    ) % {"count": admitted.people, "left": admitted.left_today}
+    return Verdict(admitted=True, words=words, member=card)
 
 
 @login_required(login_url="admin:login")
@@ -146,7 +204,12 @@ def door(request):
     if request.method == "POST":
         form = ScanForm(request.POST)
         if form.is_valid():
-            verdict = scan(scanned=form.cleaned_data["scanned"], by=request.user)
+            data = form.cleaned_data
+            verdict = scan(scanned=data["scanned"], by=request.user, people=data["people"])
+        elif set(form.errors) == {"people"}:
+            verdict = Verdict(
+                admitted=False, words=_("People coming in: a number from 1 to 20, or empty.")
+            )
         else:
             # Nothing a ticket's code could be (too long, empty, a NUL character): a verdict
             # all the same, which the page's script shows as it shows any other.

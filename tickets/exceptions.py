@@ -83,3 +83,56 @@ class AlreadyCheckedIn(TicketRefused):
     default_code = "already_checked_in"
     title = _("Ticket already used")
     default_detail = _("The ticket was already used.")
+
+
+class MemberCardRefused(MuseumProblem):
+    """A member card refused at the door; its membership rides along, so the door page shows
+    whose card it is."""
+
+    def __init__(self, detail=None, *, membership=None, **extra):
+        super().__init__(detail, **extra)
+        self.membership = membership
+
+
+class UnknownMemberCard(NotFound):
+    default_code = "unknown_member_card"
+    title = _("Unknown member card")
+    default_detail = _("No membership has that card.")
+
+
+class CardNotValidYet(MemberCardRefused):
+    default_code = "card_not_valid_yet"
+    title = _("Member card not valid yet")
+    default_detail = _("The membership is not valid yet.")
+
+
+class CardExpired(MemberCardRefused):
+    default_code = "card_expired"
+    title = _("Member card expired")
+    default_detail = _("The membership has expired.")
+
+
+class CardCancelled(MemberCardRefused):
+    default_code = "card_cancelled"
+    title = _("Member card cancelled")
+    default_detail = _("The membership was cancelled.")
+
+
+class CardNotPaid(MemberCardRefused):
+    default_code = "card_pending"
+    title = _("Membership not paid")
+    default_detail = _("The membership is not paid (or a gift not redeemed) yet.")
+
+
+class NoMemberVisit(MemberCardRefused):
+    default_code = "no_member_visit"
+    title = _("No member visit booked today")
+    default_detail = _(
+        "Today has timed entry: members book a visit in a slot (free), then the card admits it."
+    )
+
+
+class MemberVisitsUsed(MemberCardRefused):
+    default_code = "member_visits_used"
+    title = _("Member card used up today")
+    default_detail = _("The card has admitted as many people today as it admits a day.")

@@ -197,7 +197,8 @@ def scan_key(scanned: str) -> Scan:
             raise ForgedTicket() from None
         return Scan(ticket_id=claim.ticket_id, date=claim.date)
     code = read_code(text)
-    if code is None:
+    # A member card's code names no ticket: a scan naming nothing would name every ticket.
+    if code is None or not (code.ticket_codes or code.order_code):
         raise UnknownCode()
     return Scan(ticket_codes=code.ticket_codes, order_code=code.order_code)
 

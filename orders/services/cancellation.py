@@ -66,7 +66,7 @@ def cancel_order(
     if order.status == OrderStatus.CONFIRMED:  # a held order was never paid
         source = RefundSource.BUYER if by.pk == order.buyer_id else RefundSource.STAFF
         entries.append(refund_tickets(order=order, tickets=voided, source=source, by=by)[1])
-    give_back(order=order, n=len(voided))
+    give_back(order=order, n=len(voided), member=sum(ticket.member for ticket in voided))
     _close_if_void(order, tickets, now=now)
     whole = order.status == OrderStatus.CANCELLED
     entries.append((Action.CANCELLED, order, {"tickets": voided_ids, "whole_order": whole}))

@@ -18,6 +18,7 @@ from orders.models import BuyerEmail, Order, OrderStatus, RefundState, Ticket, T
 from orders.providers import DESK
 from orders.selectors import order_to_change, refuse_unless_printable, tickets_of
 from orders.services import places
+from orders.services.member_visits import refuse_member_visit
 from orders.services.payments import count_email, mail_change
 from orders.tasks import EMAIL_FIELDS, mail_confirmation
 
@@ -36,11 +37,13 @@ def move_order(
         order = order_to_change(order_id=order_id, by=by)
         if order.status not in MOVABLE:
             raise OrderCancelled()
-        valid = list(
+        rows = list(
             Ticket.objects.select_for_update()
             .filter(order=order, cancelled_at__isnull=True, checked_in_at__isnull=True)
-            .values_list("pk", flat=True)
+            .values_list("pk", "member")
         )
+        valid = [pk for pk, _member in rows]
+        member = sum(is_member for _pk, is_member in rows)
         if not valid:
             raise OrderCancelled(_("No ticket of this order is left to move."))
         if ticket_date < timezone.localdate():
@@ -51,10 +54,16 @@ def move_order(
             places.refuse_if_sale_ended(ticket_date=ticket_date, slot=slot)
         if (ticket_date, slot) == (order.date, order.slot):
             raise InvalidInput("ticketDate", _("The order is already for that day and slot."))
+        if order.membership is not None and ticket_date != order.date:
+            refuse_member_visit(membership=order.membership, ticket_date=ticket_date)
         taken = places.take(
-            ticket_date=ticket_date, event_id=order.event_id, slot=slot, n=len(valid)
+            ticket_date=ticket_date,
+            event_id=order.event_id,
+            slot=slot,
+            n=len(valid),
+            member=member,
         )
-        places.give_back(order=order, n=len(valid))
+        places.give_back(order=order, n=len(valid), member=member)
         Ticket.objects.filter(pk__in=valid).update(
             date=ticket_date,
             slot=taken.slot,

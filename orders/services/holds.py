@@ -103,7 +103,10 @@ def _release_hold(*, order: Order, now: datetime) -> None:
     order.save(update_fields=["status", "cancelled_at"])
     record(action=Action.EXPIRED, obj=order)
     metrics.count_orders(metrics.ORDERS_EXPIRED, by_channel=False)
-    voided = Ticket.objects.filter(order=order, cancelled_at__isnull=True).update(cancelled_at=now)
+    valid = Ticket.objects.filter(order=order, cancelled_at__isnull=True)
+    # A member visit's free places go back to the members' count too.
+    member = valid.filter(member=True).count() if order.membership_id else 0
+    voided = valid.update(cancelled_at=now)
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()
-    give_back(order=order, n=voided)
+    give_back(order=order, n=voided, member=member)

@@ -93,10 +93,19 @@ def _either(own: int | None, default: int | None) -> int | None:
 
 
 def check_places(
-    *, buyer, mailbox: str, ticket_date: date, n: int, held: bool, free: bool, channel: str
+    *,
+    buyer,
+    mailbox: str,
+    ticket_date: date,
+    n: int,
+    held: bool,
+    free: bool,
+    channel: str,
+    member: int = 0,
 ) -> None:
     """Refuse a sale of n places that would take the account, or the mailbox, over a limit;
-    `free`: the order costs nothing."""
+    `free`: the order costs nothing. Of the n, `member` are a member visit's free places, which
+    the free-places limit leaves out: the membership was paid for, and admits its own few."""
     account_limits, address_limits = limits_of(buyer, channel=channel)
     if account_limits == address_limits == NO_LIMITS:
         return
@@ -117,9 +126,11 @@ def check_places(
             )
             if taken.count() + n > limits.per_day:
                 raise TooManyPlaces(limit=limits.per_day, who=who)
-        if free and limits.free_per_day is not None:
-            given = mine.filter(order__total=0, order__created_at__gt=now - timedelta(days=1))
-            if given.count() + n > limits.free_per_day:
+        if free and n > member and limits.free_per_day is not None:
+            given = mine.filter(
+                order__total=0, order__created_at__gt=now - timedelta(days=1), member=False
+            )
+            if given.count() + n - member > limits.free_per_day:
                 raise TooManyFreePlaces(limit=limits.free_per_day, who=who)
 
 

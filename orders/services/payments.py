@@ -448,19 +448,30 @@ def _placed_again(order: Order) -> bool:
     """An expired order whose payment came late takes its places again, if still free; its
     tickets voided by the expiry are valid again."""
     expired = Ticket.objects.filter(order=order, cancelled_by__isnull=True)
-    tickets = list(expired.exclude(cancelled_at__isnull=True).values_list("pk", flat=True))
+    rows = list(expired.exclude(cancelled_at__isnull=True).values_list("pk", "member"))
+    tickets = [pk for pk, _member in rows]
+    before = order.status, order.cancelled_at
     try:
-        # A membership's order has no places to take.
-        if order.ticket_type != MEMBERSHIP_ORDER:
-            with transaction.atomic():
+        with transaction.atomic():
+            # A membership's order has no places to take.
+            if order.ticket_type != MEMBERSHIP_ORDER:
                 places.take(
-                    ticket_date=order.date, event_id=order.event_id, slot=order.slot, n=len(tickets)
+                    ticket_date=order.date,
+                    event_id=order.event_id,
+                    slot=order.slot,
+                    n=len(tickets),
+                    member=sum(member for _pk, member in rows),
                 )
+            Ticket.objects.filter(pk__in=tickets).update(cancelled_at=None)
+            order.status, order.cancelled_at = OrderStatus.HELD, None
+            order.save(update_fields=["status", "cancelled_at"])
     except SoldOut:
         return False
-    Ticket.objects.filter(pk__in=tickets).update(cancelled_at=None)
-    order.status, order.cancelled_at = OrderStatus.HELD, None
-    order.save(update_fields=["status", "cancelled_at"])
+    except IntegrityError:
+        # A member visit whose membership booked another visit that day meanwhile
+        # (one_member_visit_a_day): its places are gone as a sold-out one's are.
+        order.status, order.cancelled_at = before
+        return False
     return True
 
 

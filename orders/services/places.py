@@ -18,7 +18,7 @@ from events.models import EventDate, SpecialEvent
 from hours.exceptions import SaleEnded
 from hours.locking import give_back_places, take_places
 from hours.models import EntrySlot, MuseumDay
-from hours.services import sales_end
+from hours.services import keeps_member_places, public_places_left, sales_end
 from museum.exceptions import InvalidInput
 from museum.response_cache import group_changed
 from orders.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
@@ -75,34 +75,43 @@ def refuse_if_sale_ended(*, ticket_date: date, slot: EntrySlot | None) -> None:
         )
 
 
-def take(*, ticket_date: date, event_id: uuid.UUID | None, slot: EntrySlot | None, n: int) -> Taken:
-    """Count n places on the sale's rows, or raise (the caller's transaction then undoes any
-    counted)."""
+def take(
+    *,
+    ticket_date: date,
+    event_id: uuid.UUID | None,
+    slot: EntrySlot | None,
+    n: int,
+    member: int = 0,
+) -> Taken:
+    """Count n places on the sale's rows, `member` of them members' (a member visit's, which
+    take the slot's kept member places first), or raise (the caller's transaction then undoes
+    any counted)."""
     event = None
     if event_id is not None:
         event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
         if event is None:
             raise UnknownEvent()
-    event_date_id = _count(ticket_date=ticket_date, event=event, slot=slot, n=n)
+    event_date_id = _count(ticket_date=ticket_date, event=event, slot=slot, n=n, member=member)
     return Taken(slot=slot, event=event, event_date_id=event_date_id)
 
 
-def take_earliest_slot(*, ticket_date: date, n: int) -> Taken:
-    """n places in the earliest slot of a timed day with room (or on an untimed day)."""
+def take_earliest_slot(*, ticket_date: date, n: int, member: int = 0) -> Taken:
+    """n places (`member` of them members') in the earliest slot of a timed day with room (or
+    on an untimed day)."""
     slots = list(EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time"))
     if not slots:
         refuse_if_sale_ended(ticket_date=ticket_date, slot=None)
-        _count(ticket_date=ticket_date, event=None, slot=None, n=n)
+        _count(ticket_date=ticket_date, event=None, slot=None, n=n, member=member)
         return Taken()
     on_sale = _not_over(slots, ticket_date=ticket_date)
     if not on_sale:
         raise SaleEnded("Today's entry slots are no longer sold.")
     # Read without a lock: the conditional UPDATE decides, and a slot taken meanwhile is skipped.
     for slot in on_sale:
-        if slot.capacity is not None and slot.sold + n > slot.capacity:
+        if slot.capacity is not None and _left_for(slot, n=n, member=member) < n:
             continue
         try:
-            _count(ticket_date=ticket_date, event=None, slot=slot, n=n)
+            _count(ticket_date=ticket_date, event=None, slot=slot, n=n, member=member)
         except SoldOut as sold_out:
             if sold_out.scope == "slot":
                 continue  # its UPDATE changed nothing: the next one
@@ -125,9 +134,15 @@ def _not_over(slots: list[EntrySlot], *, ticket_date: date) -> list[EntrySlot]:
 
 
 def _count(
-    *, ticket_date: date, event: SpecialEvent | None, slot: EntrySlot | None, n: int
+    *,
+    ticket_date: date,
+    event: SpecialEvent | None,
+    slot: EntrySlot | None,
+    n: int,
+    member: int = 0,
 ) -> int | None:
-    """Count n places on the slot, then the day or the event date; the event date's key."""
+    """Count n places (`member` of them members') on the slot, then the day or the event date;
+    the event date's key."""
     slots = EntrySlot.objects.filter(pk=slot.pk) if slot is not None else None
     days = event_dates = None
     event_date_id = None
@@ -140,11 +155,19 @@ def _count(
         event_dates = EventDate.objects.filter(pk=event_date_id)
     else:
         days = MuseumDay.objects.filter(date=ticket_date, is_closed=False)
-    full = take_places(n=n, slots=slots, days=days, event_dates=event_dates)
+    kept = slot is not None and keeps_member_places(slot)
+    full = take_places(
+        n=n, slots=slots, days=days, event_dates=event_dates, member=member, kept=kept
+    )
     if full == "day" and days is not None and not days.exists():
         raise MuseumClosed()
+    if full == "slot" and slots is not None:
+        counted = slots.first()
+        if counted is None:  # removed meanwhile, with its day, by the weekly pattern
+            raise MuseumClosed()
+        raise sold_out_on(available=_left_for(counted, n=n, member=member), scope=full)
     if full is not None:
-        row = {"slot": slots, "day": days, "event_date": event_dates}[full]
+        row = {"day": days, "event_date": event_dates}[full]
         assert row is not None
         raise sold_out_on(available=_left(row), scope=full)
     if slot is not None:
@@ -160,6 +183,20 @@ def sold_out_on(*, available: int, scope: str) -> SoldOut:
     )
 
 
+def _left_for(slot: EntrySlot, *, n: int, member: int) -> int:
+    """The slot's places a sale of n (`member` of them members') may take: all its free ones
+    for members alone, the public's (hours.services.public_places_left) otherwise."""
+    if slot.capacity is None:
+        return n
+    if member >= n:
+        return max(slot.capacity - slot.sold, 0)
+    left = public_places_left(slot) or 0
+    # The order's members claim kept places, which the public count left out.
+    if member and keeps_member_places(slot):
+        left += min(member, max(slot.member_places - slot.member_sold, 0))
+    return left
+
+
 def _left(row: QuerySet) -> int:
     counted = row.values_list("capacity", "sold").first()
     if counted is None:  # removed meanwhile, with its day, by the weekly pattern
@@ -168,12 +205,13 @@ def _left(row: QuerySet) -> int:
     return max(capacity - sold, 0)
 
 
-def give_back(*, order: Order, n: int) -> None:
-    """Uncount n places on the order's rows."""
+def give_back(*, order: Order, n: int, member: int = 0) -> None:
+    """Uncount n places on the order's rows, `member` of them members'."""
     if n == 0:
         return
     give_back_places(
         n=n,
+        member=member,
         slots=EntrySlot.objects.filter(pk=order.slot_id) if order.slot_id else None,
         days=None if order.event_id else MuseumDay.objects.filter(date=order.date),
         event_dates=(

@@ -4,6 +4,10 @@ A general-entry ticket costs its category's `general_price`; an event ticket its
 of the event's price, rounded half up to the cent (45.00 at 50 % is 22.50, 9.99 at 50 % is 5.00);
 an order's total is the sum of its tickets' prices. The contract's purchase sells the default
 category (DEFAULT_CATEGORY), so its price is that category's.
+
+A member visit's member lines (MEMBER_CATEGORY, no visitor category) cost nothing; the other
+lines of an order that names a membership cost what they always do, less the membership type's
+event discount on a special event (applied to the event's share, then rounded).
 """
 
 import uuid
@@ -23,27 +27,45 @@ from orders.models import VisitorCategory
 
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
+# What an order's line calls a member's free place (orders.services.member_visits): no visitor
+# category, so a category of that code is never sold.
+MEMBER_CATEGORY = "member"
 CENT = Decimal("0.01")
 
 
 @dataclass(frozen=True)
 class Line:
-    """`quantity` tickets of one visitor category, at `price` each."""
+    """`quantity` tickets of one visitor category, at `price` each; no category: members'
+    free places."""
 
-    category: VisitorCategory
+    category: VisitorCategory | None
     quantity: int
     price: Decimal
+
+    @property
+    def member(self) -> bool:
+        return self.category is None
+
+    @property
+    def code(self) -> str:
+        """What the order's line called it."""
+        return MEMBER_CATEGORY if self.category is None else self.category.category
 
 
 def active_categories() -> QuerySet[VisitorCategory]:
     return VisitorCategory.objects.filter(active=True)
 
 
-def category_price(*, category: VisitorCategory, event: SpecialEvent | None) -> Decimal:
-    """What a visitor of `category` pays: the general price, or their share of the event's."""
+def category_price(
+    *, category: VisitorCategory, event: SpecialEvent | None, discount_percent: int = 0
+) -> Decimal:
+    """What a visitor of `category` pays: the general price, or their share of the event's,
+    less `discount_percent` (a member order's event discount)."""
     if event is None:
         return category.general_price
     share = event.price * category.event_price_percent / 100
+    if discount_percent:
+        share = share * (100 - discount_percent) / 100
     return share.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
@@ -71,29 +93,41 @@ def price_list(
     ]
 
 
-def categories_of(lines: Sequence[dict]) -> list[VisitorCategory]:
-    """Each line's category, on sale; InvalidInput naming the first line whose is not, or the
-    lines if every one needs a companion of another category."""
+def categories_of(lines: Sequence[dict]) -> list[VisitorCategory | None]:
+    """Each line's category, on sale (None for a member line); InvalidInput naming the first
+    line whose is not, or the lines if every one needs a companion of another category."""
     codes = [line["category"] for line in lines]
     on_sale = {c.category: c for c in active_categories().filter(category__in=codes)}
     for index, code in enumerate(codes):
-        if code not in on_sale:
+        if code != MEMBER_CATEGORY and code not in on_sale:
             raise InvalidInput(f"lines.{index}.category", _("No such visitor category on sale."))
-    categories = [on_sale[code] for code in codes]
-    # Infants, say, come with someone who is not one.
-    if all(category.needs_companion for category in categories):
-        raise NeedsCompanion(sorted({category.name for category in categories}))
+    categories = [None if code == MEMBER_CATEGORY else on_sale[code] for code in codes]
+    # Infants, say, come with someone who is not one (a member is someone).
+    if all(category is not None and category.needs_companion for category in categories):
+        raise NeedsCompanion(sorted({c.name for c in categories if c is not None}))
     return categories
 
 
 def priced(
-    *, lines: Sequence[dict], categories: list[VisitorCategory], event: SpecialEvent | None
+    *,
+    lines: Sequence[dict],
+    categories: Sequence[VisitorCategory | None],
+    event: SpecialEvent | None,
+    discount_percent: int = 0,
 ) -> list[Line]:
+    """The lines priced: members' free, the others at their category's price (less
+    `discount_percent` on an event)."""
     return [
         Line(
             category=category,
             quantity=line["quantity"],
-            price=category_price(category=category, event=event),
+            price=(
+                Decimal("0.00")
+                if category is None
+                else category_price(
+                    category=category, event=event, discount_percent=discount_percent
+                )
+            ),
         )
         for line, category in zip(lines, categories, strict=True)
     ]

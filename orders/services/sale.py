@@ -20,10 +20,24 @@ from museum import i18n, metrics
 from museum.exceptions import InvalidInput
 from orders.codes import new_confirmation_code
 from orders.exceptions import DateInPast, SoldOut
-from orders.models import Channel, Order, OrderStatus, Ticket, TicketType, VisitorCategory
+from orders.models import (
+    Channel,
+    Membership,
+    Order,
+    OrderStatus,
+    Ticket,
+    TicketType,
+    VisitorCategory,
+)
 from orders.services import places
 from orders.services.holds import release_expired_holds
 from orders.services.limits import check_places, mailbox_of, max_tickets_per_order
+from orders.services.member_visits import (
+    check_member_lines,
+    one_visit_a_day,
+    refuse_member_visit,
+    refuse_unless_usable,
+)
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
@@ -46,6 +60,7 @@ class Purchase:
     ticket_type: str
     ticket_date: date
     language: str
+    membership: Membership | None = None
 
 
 def place_order(
@@ -64,6 +79,7 @@ def place_order(
     hold_minutes: int | None = None,
     language: str = "",
     seller=None,
+    membership: Membership | None = None,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
@@ -76,6 +92,10 @@ def place_order(
 
     `hold` keeps the order held even where it would be confirmed at once (a partner's, or a
     free one) until confirm_order; `hold_minutes` (default MUSEUM_HOLD_MINUTES) is how long.
+
+    With `membership` it is that membership's member visit of the day
+    (orders.services.member_visits): its member lines are free places that take the slot's kept
+    member places first, and an event's lines cost less by the type's discount.
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -87,19 +107,41 @@ def place_order(
         names_slot=general and not earliest_slot,
         seller=seller,
     )
+    member = check_member_lines(lines=lines, membership=membership, ticket_type=ticket_type)
+    if membership is not None:
+        refuse_member_visit(
+            membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
+        )
     language = i18n.offered(language) or i18n.current()
-    purchase = Purchase(buyer, email, phone, name, ticket_type, ticket_date, language)
+    purchase = Purchase(
+        buyer, email, phone, name, ticket_type, ticket_date, language, membership=membership
+    )
 
     def sell() -> Order:
         if general and earliest_slot:
-            taken = places.take_earliest_slot(ticket_date=ticket_date, n=count)
+            taken = places.take_earliest_slot(ticket_date=ticket_date, n=count, member=member)
         else:
-            taken = places.take(ticket_date=ticket_date, event_id=event_id, slot=slot, n=count)
-        lines_priced = priced(lines=lines, categories=categories, event=taken.event)
+            taken = places.take(
+                ticket_date=ticket_date, event_id=event_id, slot=slot, n=count, member=member
+            )
+        lines_priced = priced(
+            lines=lines,
+            categories=categories,
+            event=taken.event,
+            discount_percent=_discount(membership, event=taken.event),
+        )
         return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
-    return _selling(sell, ticket_date=ticket_date, event_id=event_id)
+    with one_visit_a_day(membership, ticket_date=ticket_date):
+        return _selling(sell, ticket_date=ticket_date, event_id=event_id)
+
+
+def _discount(membership: Membership | None, *, event) -> int:
+    """The member's discount on a special event, in percent; none on general entry."""
+    if membership is None or event is None:
+        return 0
+    return membership.membership_type.event_discount_percent
 
 
 def _checked(
@@ -109,7 +151,7 @@ def _checked(
     entry_time: time | None,
     names_slot: bool,
     seller=None,
-) -> tuple[list[VisitorCategory], EntrySlot | None]:
+) -> tuple[list[VisitorCategory | None], EntrySlot | None]:
     """The lines' categories and the slot `entry_time` names, once the order's own rules hold:
     its size (larger sold at the desk by `seller`), its date, its categories on sale and, if the
     order `names_slot` (general entry that does not take the earliest slot), that slot, on
@@ -144,9 +186,12 @@ def quote_order(
     event_id: uuid.UUID | None = None,
     entry_time: time | None = None,
     seller=None,
+    membership: Membership | None = None,
+    buyer=None,
 ) -> Quote:
     """What place_order would charge for the order, by the same rules and prices, taking no
-    place (so a quote says nothing of the places left)."""
+    place (so a quote says nothing of the places left, nor of a member visit booked that day).
+    """
     general = ticket_type == TicketType.GENERAL
     categories, _ = _checked(
         ticket_date=ticket_date,
@@ -155,8 +200,18 @@ def quote_order(
         names_slot=general,
         seller=seller,
     )
+    check_member_lines(lines=lines, membership=membership, ticket_type=ticket_type)
+    if membership is not None:
+        refuse_unless_usable(
+            membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
+        )
     event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
-    lines_priced = priced(lines=lines, categories=categories, event=event)
+    lines_priced = priced(
+        lines=lines,
+        categories=categories,
+        event=event,
+        discount_percent=_discount(membership, event=event),
+    )
     return Quote(lines=lines_priced, total=total_of(lines_priced))
 
 
@@ -221,6 +276,7 @@ def _record_order(
         held=held,
         free=total == 0,
         channel=channel,
+        member=sum(line.quantity for line in lines if line.member),
     )
     order = Order(
         buyer=purchase.buyer,
@@ -238,6 +294,7 @@ def _record_order(
         slot=taken.slot,
         total=total,
         channel=channel,
+        membership=purchase.membership,
     )
     if held:
         order.save(force_insert=True)
@@ -256,6 +313,7 @@ def _record_order(
             held=held,
             category=line.category,
             slot=taken.slot,
+            member=line.member,
             # The row that counts the ticket (a museum day's key is its date).
             museum_day_id=None if taken.event else purchase.ticket_date,
             event_date_id=taken.event_date_id,
@@ -283,4 +341,5 @@ def _audited(order: Order) -> dict:
         "tickets": len(order.sold_tickets),
         "email": order.email,
         "phone": order.phone,
+        **({"membership": order.membership_id} if order.membership_id else {}),
     }

@@ -111,14 +111,14 @@ def test_the_demo_provider_is_never_offered_with_debug_off(online_client, day, s
 
 
 def test_a_free_order_needs_no_payment_but_infants_need_a_companion(online_client, day):
-    VisitorCategory.objects.create(category="member", name="Member", general_price=0)
+    VisitorCategory.objects.create(category="guest", name="Guest", general_price=0)
 
-    free = place(online_client, day, ("member", 2))
+    free = place(online_client, day, ("guest", 2))
     infants = place(online_client, day, ("infant", 3))
 
     assert free.status_code == 201 and free.json()["status"] == "confirmed"
     assert infants.status_code == 400 and "lines" in infants.json()["errors"]
-    assert place(online_client, day, ("infant", 1), ("member", 1)).status_code == 201
+    assert place(online_client, day, ("infant", 1), ("guest", 1)).status_code == 201
 
 
 def test_a_partner_sells_on_account_at_once(visitor_client, day):
@@ -188,9 +188,9 @@ def test_partners_have_no_limits_unless_staff_set_them(visitor_client, day, smal
 
 def test_an_address_gets_only_so_many_confirmation_emails_a_day(online_client, day, settings):
     settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = 2
-    VisitorCategory.objects.create(category="member", name="Member", general_price=0)
+    VisitorCategory.objects.create(category="guest", name="Guest", general_price=0)
 
-    orders = [place(online_client, day, ("member", 1)).json() for _ in range(3)]
+    orders = [place(online_client, day, ("guest", 1)).json() for _ in range(3)]
 
     assert [o["status"] for o in orders] == ["confirmed"] * 3
     mailed = Order.objects.exclude(confirmation_task_id="").count()
@@ -285,14 +285,14 @@ def test_spellings_of_one_address_share_its_place_limits(db, day, small_limits):
 
 @pytest.fixture
 def free_category(db):
-    return VisitorCategory.objects.create(category="member", name="Member", general_price=0)
+    return VisitorCategory.objects.create(category="guest", name="Guest", general_price=0)
 
 
 def test_spellings_of_one_address_share_its_emails(online_client, day, settings, free_category):
     settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = 2
     spellings = ["victim+1@gmail.com", '"victim"@gmail.com', "v.ictim@gmail.com"]
 
-    orders = [place(online_client, day, ("member", 1), email=e).json() for e in spellings]
+    orders = [place(online_client, day, ("guest", 1), email=e).json() for e in spellings]
 
     assert [o["status"] for o in orders] == ["confirmed"] * 3
     assert Order.objects.exclude(confirmation_task_id="").count() == 2
@@ -314,11 +314,11 @@ def test_an_email_saying_a_payment_goes_back_counts_toward_the_limit(
 
     assert Client().post(payment["payUrl"], {"outcome": "pay"}).status_code == 302
     assert not_placed_emails() == 1  # paid after the cancellation: paid back, and told
-    free = place(online_client, day, ("member", 1), email="family+x@example.com").json()
+    free = place(online_client, day, ("guest", 1), email="family+x@example.com").json()
 
     assert free["status"] == "confirmed"
     assert Order.objects.get(pk=free["orderId"]).confirmation_task_id  # the second email
-    third = place(online_client, day, ("member", 1)).json()
+    third = place(online_client, day, ("guest", 1)).json()
     assert not Order.objects.get(pk=third["orderId"]).confirmation_task_id
 
 
@@ -327,15 +327,15 @@ def test_free_places_are_limited_per_account_and_mailbox(
 ):
     settings.MUSEUM_MAX_FREE_PLACES_PER_DAY = 3
 
-    assert place(online_client, day, ("member", 2)).status_code == 201
-    over = place(online_client, day, ("member", 2), email="someone.else@example.com")
+    assert place(online_client, day, ("guest", 2)).status_code == 201
+    over = place(online_client, day, ("guest", 2), email="someone.else@example.com")
     paid = place(online_client, day, ("adult", 2), email="someone.else@example.com")
 
     assert (over.status_code, over.json()["code"]) == (429, "too_many_free_places")
     assert (over.json()["limit"], over.json()["limitName"]) == (3, "maxFreePlacesPerDay")
     assert paid.status_code == 201  # places with a price wait for their payment instead
     with time_machine.travel(timezone.now() + dt.timedelta(days=1, minutes=1)):
-        assert place(online_client, day, ("member", 2)).status_code == 201
+        assert place(online_client, day, ("guest", 2)).status_code == 201
 
 
 def test_a_shop_gives_away_more_free_places_but_not_to_one_mailbox(
@@ -346,8 +346,8 @@ def test_a_shop_gives_away_more_free_places_but_not_to_one_mailbox(
     SaleLimits.objects.create(account=shop, max_free_places_per_day=100)
     client = client_for(shop)
 
-    assert place(client, day, ("member", 3), email="victim@example.com").status_code == 201
-    assert place(client, day, ("member", 3), email="other@example.com").status_code == 201
-    same_mailbox = place(client, day, ("member", 1), email="Victim+2@example.com")
+    assert place(client, day, ("guest", 3), email="victim@example.com").status_code == 201
+    assert place(client, day, ("guest", 3), email="other@example.com").status_code == 201
+    same_mailbox = place(client, day, ("guest", 1), email="Victim+2@example.com")
 
     assert same_mailbox.status_code == 429 and "email address" in same_mailbox.json()["detail"]

@@ -48,6 +48,13 @@ class Command(BaseCommand):
             help="Tickets per entry slot (default: unlimited); needs --slot-minutes.",
         )
         parser.add_argument(
+            "--slot-member-places",
+            type=int,
+            default=0,
+            help="Of each slot's tickets, places kept for members until "
+            "MUSEUM_MEMBER_PLACES_RELEASE_HOURS before the slot (default: none).",
+        )
+        parser.add_argument(
             "--overwrite-staff-edits",
             action="store_true",
             help="Also reset days that staff changed in the admin.",
@@ -63,6 +70,11 @@ class Command(BaseCommand):
             raise CommandError("--slot-minutes must be between 5 and 1440")
         if slot_capacity is not None and (slot_minutes is None or slot_capacity < 0):
             raise CommandError("--slot-capacity needs --slot-minutes and cannot be negative")
+        member_places = options["slot_member_places"]
+        if member_places and (slot_minutes is None or member_places < 0):
+            raise CommandError("--slot-member-places needs --slot-minutes and cannot be negative")
+        if slot_capacity is not None and member_places > slot_capacity:
+            raise CommandError("--slot-member-places cannot be more than --slot-capacity")
         try:
             weekly = parse_weekly_pattern(pattern)
         except ValueError as exc:
@@ -76,6 +88,7 @@ class Command(BaseCommand):
             overwrite_staff_edits=overwrite_staff_edits,
             slot_minutes=slot_minutes,
             slot_capacity=slot_capacity,
+            slot_member_places=member_places,
             on_progress=self._progress(days) if options["verbosity"] >= 1 else None,
         )
         self.stdout.write(

@@ -80,6 +80,9 @@
     body.set("scanned", text);
     var number = ++sent;
     input.value = "";
+    // A count of people is for the one card scanned with it.
+    var people = document.getElementById("people");
+    if (people) people.value = "";
     input.focus();
     fetch(form.action, { method: "POST", body: body, credentials: "same-origin" })
       .then(function (response) {

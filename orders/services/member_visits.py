@@ -1,0 +1,125 @@
+"""Member visits: a membership's free places in an order (its member lines), the rules that
+admit them, and one member visit a day per membership.
+
+A member visit is an order that names a membership: on general entry its member lines
+(pricing.MEMBER_CATEGORY) are free places for up to the type's `admits` people, which take the
+slot's kept member places first (hours.locking); beside them the order may sell other lines at
+their prices. On a special event there are no free places: the order's lines cost the event's
+price less the type's event discount. Either way it is the membership's visit of the day (the
+`one_member_visit_a_day` constraint).
+"""
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+
+from django.db import IntegrityError
+from django.utils.translation import gettext as _
+
+from museum.exceptions import InvalidInput
+from orders.exceptions import MemberVisitExists, UnknownMembership
+from orders.models import Membership, Order, OrderStatus, TicketType
+from orders.providers import SELL_AT_DESK
+from orders.services.limits import mailbox_of
+from orders.services.memberships import refuse_unless_valid
+from orders.services.pricing import MEMBER_CATEGORY
+
+# The constraint a second member visit of a day breaks, as each database names it.
+ONE_VISIT_A_DAY = ("one_member_visit_a_day", "orders_order.membership_id, orders_order.date")
+
+
+def member_places_of(lines: Sequence[dict]) -> int:
+    """How many of the lines' places are members' free ones."""
+    return sum(line["quantity"] for line in lines if line["category"] == MEMBER_CATEGORY)
+
+
+def check_member_lines(
+    *, lines: Sequence[dict], membership: Membership | None, ticket_type: str
+) -> int:
+    """The order's member places, once its lines fit its membership: member lines only with a
+    membership, on general entry, and for at most the type's `admits` people; a membership on
+    general entry comes with member lines (InvalidInput naming the line otherwise)."""
+    member_lines = [i for i, line in enumerate(lines) if line["category"] == MEMBER_CATEGORY]
+    if member_lines and membership is None:
+        raise InvalidInput(
+            f"lines.{member_lines[0]}.category",
+            _("Member places need a membership: name it in `membership`."),
+        )
+    if membership is None:
+        return 0
+    if ticket_type != TicketType.GENERAL:
+        if member_lines:
+            raise InvalidInput(
+                f"lines.{member_lines[0]}.category",
+                _("Member places are for general entry; on a special event members pay less."),
+            )
+        return 0
+    if not member_lines:
+        raise InvalidInput("lines", _("A member visit has a line of category 'member'."))
+    admits, counted = membership.membership_type.admits, 0
+    for index in member_lines:
+        counted += lines[index]["quantity"]
+        if counted > admits:
+            raise InvalidInput(
+                f"lines.{index}.quantity",
+                _("This membership admits at most %(admits)s people a visit.") % {"admits": admits},
+            )
+    return counted
+
+
+def may_use(*, membership: Membership, buyer, seller=None) -> bool:
+    """Whether `buyer` may book a visit on the membership: its own account's (that bought it,
+    or whose email is the holder's), or staff selling at the desk."""
+    for account in (seller, buyer):
+        if account is not None and account.has_perm(SELL_AT_DESK):
+            return True
+    if membership.buyer_id == buyer.pk:
+        return True
+    email = getattr(buyer, "email", "")
+    return bool(email and membership.email) and mailbox_of(email) == mailbox_of(membership.email)
+
+
+def refuse_member_visit(
+    *, membership: Membership, ticket_date: date, buyer=None, seller=None
+) -> None:
+    """Refuse a member visit on `ticket_date`: a membership the buyer may not use reads as
+    unknown, one not valid that day is MembershipNotValid (with its `validUntil`), one with a
+    visit that day already MemberVisitExists."""
+    refuse_unless_usable(membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller)
+    if visit_on(membership=membership, day=ticket_date) is not None:
+        raise MemberVisitExists(ticketDate=ticket_date.isoformat())
+
+
+def refuse_unless_usable(
+    *, membership: Membership, ticket_date: date, buyer=None, seller=None
+) -> None:
+    """UnknownMembership for a membership `buyer` may not use (another's), MembershipNotValid
+    for one not valid on `ticket_date`."""
+    if buyer is not None and not may_use(membership=membership, buyer=buyer, seller=seller):
+        raise UnknownMembership()
+    refuse_unless_valid(membership, ticket_date)
+
+
+def visit_on(*, membership: Membership, day: date) -> Order | None:
+    """The membership's member visit (held or confirmed) on `day`, if any."""
+    return (
+        Order.objects.filter(
+            membership=membership,
+            date=day,
+            status__in=[OrderStatus.HELD, OrderStatus.CONFIRMED],
+        )
+        .order_by("created_at")
+        .first()
+    )
+
+
+@contextmanager
+def one_visit_a_day(membership: Membership | None, *, ticket_date: date) -> Iterator[None]:
+    """A second member visit of the day that got past the check before the first committed is
+    refused by the database: answered as the check answers it."""
+    try:
+        yield
+    except IntegrityError as error:
+        if membership is None or not any(name in str(error) for name in ONE_VISIT_A_DAY):
+            raise
+        raise MemberVisitExists(ticketDate=ticket_date.isoformat()) from None

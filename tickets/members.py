@@ -1,0 +1,171 @@
+"""Letting members in by their card at the door: a signed card token (`MM1.`) or its typed card
+code names the membership. A member visit booked for today (a member order: on a timed day the
+only way in) is admitted whole, as its order's code admits it, by the door's own check-in and its
+rules; without one, on a day without entry slots, the card admits walk-ins (MemberEntry), at most
+the type's `admits` people a day, counted under the membership's row lock.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from audit.models import Action
+from audit.services import record
+from hours.models import EntrySlot, MuseumDay
+from museum import metrics
+from museum.exceptions import MuseumProblem
+from orders import tokens
+from orders.codes import read_code
+from orders.models import MemberEntry, Membership, MembershipStatus
+from orders.services.member_visits import visit_on
+from orders.services.memberships import is_valid_on, status_on
+from tickets.exceptions import (
+    AfterClosing,
+    CardCancelled,
+    CardExpired,
+    CardNotPaid,
+    CardNotValidYet,
+    ForgedTicket,
+    MemberCardRefused,
+    MemberVisitsUsed,
+    NoMemberVisit,
+    UnknownMemberCard,
+)
+from tickets.services import Admission, check_in
+
+
+@dataclass(frozen=True)
+class MemberAdmission:
+    """What a member card's scan did: the people it let in, through today's booked member visit
+    (`admission`, its tickets) or as walk-ins (`left_today`: how many more the card admits)."""
+
+    membership: Membership
+    people: int
+    admission: Admission | None = None
+    left_today: int | None = None
+
+
+def _memberships():
+    return Membership.objects.select_related("membership_type")
+
+
+def member_card(scanned: str) -> Membership | None:
+    """The membership a scanned card names: by its signed token (ForgedTicket if its signature
+    fails) or its typed card code; None if the text is no member card (a ticket's or an order's
+    code, read by check_in). A card code typed with its prefix that no membership has, or a
+    token of one that is gone, is UnknownMemberCard."""
+    text = scanned.strip()
+    if text[: len(tokens.MEMBER_CARD_PREFIX)].upper() == tokens.MEMBER_CARD_PREFIX:
+        try:
+            claim = tokens.verify_member_card_token(text)
+        except tokens.InvalidTicketToken:
+            raise ForgedTicket() from None
+        found = _memberships().filter(pk=claim.membership_id).first()
+        if found is None:
+            raise UnknownMemberCard()
+        return found
+    if text[: len(tokens.PREFIX)].upper() == tokens.PREFIX:
+        return None  # a ticket's token: the door's every scan, read by check_in alone
+    typed = read_code(text)
+    if typed is None or typed.member_code is None:
+        return None
+    found = _memberships().filter(card_code=typed.member_code).first()
+    if found is None and not (typed.ticket_codes or typed.order_code):
+        raise UnknownMemberCard()
+    return found
+
+
+def check_in_member(*, membership: Membership, by, people: int | None = None) -> MemberAdmission:
+    """Let the card's holder in today (counting what the door did, museum/metrics.py): today's
+    booked member visit whole, or, on a day without entry slots, `people` walk-ins (default: as
+    many as the card still admits today). Refused with the reason: a card not valid today,
+    no visit booked on a timed day, more people than the card admits a day."""
+    now = timezone.now()
+    today = timezone.localdate(now)
+    try:
+        refuse_unless_valid_today(membership, today=today)
+        visit = visit_on(membership=membership, day=today)
+        if visit is None:
+            if EntrySlot.objects.filter(day_id=today).exists():
+                raise NoMemberVisit(membership=membership)
+            walked_in = _walk_in(membership=membership, by=by, people=people, now=now)
+    except MuseumProblem as refusal:
+        metrics.CHECK_INS.labels("refused", refusal.code).inc()
+        raise
+    if visit is not None:
+        # The whole reservation, by its order's code: the door's rules, audit and counts.
+        admission = check_in(scanned=visit.confirmation_code, by=by)
+        return MemberAdmission(membership, people=len(admission.admitted), admission=admission)
+    metrics.CHECK_INS.labels("admitted", "").inc(walked_in.people)
+    return walked_in
+
+
+def check_in_booked_visit(*, membership: Membership, by) -> Admission:
+    """Admit today's booked member visit of the membership whole, as its order's code does: what
+    a scanner reading a member card through the API does (its answer names tickets; walk-ins,
+    which have none, are let in on the door page). NoMemberVisit without one."""
+    today = timezone.localdate()
+    try:
+        refuse_unless_valid_today(membership, today=today)
+        visit = visit_on(membership=membership, day=today)
+        if visit is None:
+            raise NoMemberVisit(
+                _("No member visit is booked for today: the door page lets walk-ins in."),
+                membership=membership,
+            )
+    except MuseumProblem as refusal:
+        metrics.CHECK_INS.labels("refused", refusal.code).inc()
+        raise
+    return check_in(scanned=visit.confirmation_code, by=by)
+
+
+def refuse_unless_valid_today(membership: Membership, *, today) -> None:
+    """The card's refusal, by what its membership is today, unless it is valid."""
+    if is_valid_on(membership, today):
+        return
+    valid_until = membership.valid_until.isoformat() if membership.valid_until else None
+    refusals: dict[str, type[MemberCardRefused]] = {
+        MembershipStatus.EXPIRED: CardExpired,
+        MembershipStatus.CANCELLED: CardCancelled,
+        MembershipStatus.PENDING: CardNotPaid,
+    }
+    refusal = refusals.get(status_on(membership, today), CardNotValidYet)
+    raise refusal(membership=membership, validUntil=valid_until)
+
+
+def _walk_in(*, membership: Membership, by, people: int | None, now: datetime) -> MemberAdmission:
+    """Admit `people` on a day without slots while the card admits that many more today."""
+    local = timezone.localtime(now)
+    day = MuseumDay.objects.filter(date=local.date(), is_closed=False).first()
+    if day is None or (day.closes_at is not None and local.time() >= day.closes_at):
+        raise AfterClosing()
+    admits = membership.membership_type.admits
+    with transaction.atomic():
+        # One scan of the card at a time counts its day's entries.
+        Membership.objects.select_for_update().filter(pk=membership.pk).first()
+        entered = MemberEntry.objects.filter(membership=membership, date=local.date())
+        used = entered.aggregate(people=Sum("people"))["people"] or 0
+        left = admits - used
+        count = left if people is None else people
+        if left <= 0 or not 1 <= count <= left:
+            raise MemberVisitsUsed(
+                _("The card admits %(admits)s people a day; %(left)s more today.")
+                % {"admits": admits, "left": max(left, 0)},
+                membership=membership,
+                admits=admits,
+                left=max(left, 0),
+            )
+        entry = MemberEntry.objects.create(
+            membership=membership, date=local.date(), people=count, admitted_by=by
+        )
+        record(
+            action=Action.CHECKED_IN,
+            obj=entry,
+            by=by,
+            changes={"membership": str(membership.pk), "people": count},
+        )
+    return MemberAdmission(membership, people=count, left_today=left - count)

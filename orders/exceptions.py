@@ -240,3 +240,13 @@ class GiftAlreadyRedeemed(MuseumProblem):
     default_code = "gift_already_redeemed"
     title = _("Gift already redeemed")
     default_detail = _("This gift membership has already been redeemed.")
+
+
+class NoMembershipCard(MuseumProblem):
+    """A membership with no card to print, draw or send: one not paid yet (or a gift not
+    redeemed yet) or cancelled would pass for a member's card (orders.selectors.
+    refuse_unless_card_printable). An expired one keeps its card: it prints its last day."""
+
+    default_code = "no_membership_card"
+    title = _("No membership card")
+    default_detail = _("The membership is not paid yet: its card comes once it is.")

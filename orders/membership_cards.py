@@ -3,8 +3,8 @@ type, the last valid day, the card's code and the museum's name, in the membersh
 a PNG (a phone's screen, the activation email) and as a PDF the size of a bank card (ID-1, to
 print and keep in a wallet). Drawn once and kept (`MembershipCard`) until what it prints changes.
 
-Only a membership that may have a card is drawn (orders.selectors.refuse_unless_card_printable);
-the callers ask that first, as every face does.
+Only a membership that may have a card is drawn: `membership_card` asks
+orders.selectors.refuse_unless_card_printable, as every face of the card does.
 """
 
 import dataclasses
@@ -23,6 +23,7 @@ from museum.text import one_line
 from orders import tokens
 from orders.drawing import FONTS, draw_qr, fitted, qr_image
 from orders.models import Membership, MembershipCard
+from orders.selectors import refuse_unless_card_printable
 
 # What the kept cards were drawn by: change it with the layout below, and each card is drawn
 # again on its next request.
@@ -78,7 +79,9 @@ def etag_of(face: Face) -> str:
 
 def membership_card(*, membership: Membership) -> MembershipCard:
     """The membership's card as kept, in its language; drawn and kept first if none is, or if
-    what the kept one prints changed since (a renewal, another holder, a translation)."""
+    what the kept one prints changed since (a renewal, another holder, a translation).
+    NoMembershipCard for a membership that has none (refuse_unless_card_printable)."""
+    refuse_unless_card_printable(membership)
     with i18n.speaking(membership.language):
         face = face_of(membership)
         etag = etag_of(face)
@@ -155,11 +158,7 @@ def _wrapped(draw: ImageDraw.ImageDraw, text: str, font, width: int, *, most: in
     """The text in lines that fit the width, at most `most` of them (the last one shortened)."""
     lines: list[str] = []
     for word in text.split():
-        if (
-            lines
-            and len(lines) <= most
-            and draw.textlength(f"{lines[-1]} {word}", font=font) <= width
-        ):
+        if lines and draw.textlength(f"{lines[-1]} {word}", font=font) <= width:
             lines[-1] = f"{lines[-1]} {word}"
         else:
             lines.append(word)

@@ -1,4 +1,5 @@
-"""Reads of orders: who may see or change one, and the order a viewer asks for or NotFound."""
+"""Reads of orders and memberships: who may see or change one, and the one a viewer asks for or
+NotFound."""
 
 import uuid
 from dataclasses import dataclass
@@ -16,8 +17,17 @@ from hours.models import EntrySlot, MuseumDay
 from hours.services import slots_on_sale
 from museum.exceptions import NotAllowed, NotFound
 from orders.codes import read_code
-from orders.exceptions import NotPaid
-from orders.models import ANONYMISED_EMAIL, Order, OrderStatus, Payment, Refund, Ticket
+from orders.exceptions import NoMembershipCard, NotPaid
+from orders.models import (
+    ANONYMISED_EMAIL,
+    Membership,
+    MembershipStatus,
+    Order,
+    OrderStatus,
+    Payment,
+    Refund,
+    Ticket,
+)
 
 VIEW_ANY_ORDER = "orders.view_order"
 CANCEL_ANY_ORDER = "orders.cancel_any_order"
@@ -496,3 +506,45 @@ class EmailsWaitingCollector:
             "Confirmed orders whose email has not gone yet",
             value=emails_waiting(),
         )
+
+
+# Memberships.
+
+VIEW_ANY_MEMBERSHIP = "orders.view_membership"
+
+
+def may_view_membership(*, viewer, membership: Membership) -> bool:
+    return viewer.pk == membership.buyer_id or viewer.has_perm(VIEW_ANY_MEMBERSHIP)
+
+
+def viewable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
+    """The membership with its type, if `viewer` may see it (its buyer, staff who may view any);
+    else NotFound, as for no membership."""
+    membership = (
+        Membership.objects.select_related("membership_type").filter(pk=membership_id).first()
+    )
+    if membership is None or not may_view_membership(viewer=viewer, membership=membership):
+        raise NotFound()
+    return membership
+
+
+def refuse_unless_card_printable(membership: Membership) -> None:
+    """Whether the membership's card may be printed, drawn or sent, for every face that does (the
+    API's PNG and PDF, the desk's print, the activation email): not while it is pending (not
+    paid, or a gift not redeemed: no holder yet) nor once cancelled (NoMembershipCard)."""
+    if membership.status == MembershipStatus.PENDING:
+        if membership.gift_code and not membership.redeemed_at:
+            raise NoMembershipCard(
+                _("The gift membership is not redeemed yet: its card comes once it is.")
+            )
+        raise NoMembershipCard()
+    if membership.status == MembershipStatus.CANCELLED:
+        raise NoMembershipCard(_("The membership was cancelled: it has no card."))
+
+
+def printable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
+    """The membership whose card `viewer` asks for: NotFound as viewable_membership,
+    NoMembershipCard as refuse_unless_card_printable."""
+    membership = viewable_membership(membership_id=membership_id, viewer=viewer)
+    refuse_unless_card_printable(membership)
+    return membership

@@ -1,7 +1,13 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from orders.views import OrderViewSet, PriceList, VisitorCategoryList
+from orders.views import (
+    MembershipCardPdf,
+    MembershipCardPng,
+    OrderViewSet,
+    PriceList,
+    VisitorCategoryList,
+)
 
 router = SimpleRouter(trailing_slash=False, use_regex_path=False)
 router.register("orders", OrderViewSet, basename="orders")
@@ -9,5 +15,17 @@ router.register("orders", OrderViewSet, basename="orders")
 urlpatterns = [
     path("visitor-categories", VisitorCategoryList.as_view(), name="visitor-categories"),
     path("prices", PriceList.as_view(), name="prices"),
+    # --- The member's card (issue 37, helper mcard) ---
+    path(
+        "memberships/<uuid:membershipId>/card.png",
+        MembershipCardPng.as_view(),
+        name="membership-card-png",
+    ),
+    path(
+        "memberships/<uuid:membershipId>/card.pdf",
+        MembershipCardPdf.as_view(),
+        name="membership-card-pdf",
+    ),
+    # --- end of the member's card ---
     *router.urls,
 ]

@@ -92,6 +92,8 @@ ADDED_OPERATIONS = {
     ("/orders/{orderId}/tickets/{ticketId}/cancel", "post"),
     ("/orders/{orderId}/payments", "post"),
     ("/orders/{orderId}/payments", "get"),
+    ("/memberships/{membershipId}/card.png", "get"),
+    ("/memberships/{membershipId}/card.pdf", "get"),
     ("/webhooks", "get"),
     ("/webhooks", "post"),
     ("/webhooks/{webhookId}", "get"),

@@ -147,7 +147,7 @@ def draw_png(face: Face, token: str) -> bytes:
     for text, font, ink, most in lines:
         for line in _wrapped(draw, text, font, room, most=most):
             draw.text((x, y), line, ink, font)
-            y += font.size + 12
+            y += round(font.size) + 12
         y += 10
     out = BytesIO()
     canvas.save(out, format="PNG")

@@ -20,6 +20,7 @@ from orders.codes import read_code
 from orders.exceptions import NoMembershipCard, NotPaid
 from orders.models import (
     ANONYMISED_EMAIL,
+    MemberEntry,
     Membership,
     MembershipStatus,
     Order,
@@ -548,3 +549,45 @@ def printable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
     membership = viewable_membership(membership_id=membership_id, viewer=viewer)
     refuse_unless_card_printable(membership)
     return membership
+
+
+def find_memberships(*, query: str, limit: int = 30) -> list[Membership]:
+    """Memberships whose card code is `query` (read as the door reads it: codes.read_code), or
+    whose holder's email is, or whose holder's name contains it; newest first."""
+    text = query.strip()
+    if not text:
+        return []
+    matches = Q(email__iexact=text) | Q(holder_name__icontains=text)
+    code = read_code(text)
+    if code is not None and code.member_code:
+        matches |= Q(card_code=code.member_code)
+    found = Membership.objects.filter(matches).select_related("membership_type")
+    return list(found.order_by("-created_at", "-pk")[:limit])
+
+
+@dataclass(frozen=True)
+class MemberVisit:
+    """A member's visit as the desk lists it: a reservation (its order) or a walk-in at the
+    door on a day without entry slots."""
+
+    date: date
+    people: int
+    order: Order | None = None
+    entered_at: datetime | None = None
+
+
+def recent_member_visits(membership: Membership, *, limit: int = 10) -> list[MemberVisit]:
+    """The membership's latest visits, reserved or walked in, newest first."""
+    orders = (
+        Order.objects.filter(membership=membership)
+        .select_related("slot")
+        .annotate(people=Count("tickets"))
+        .order_by("-date", "-created_at")[:limit]
+    )
+    entries = MemberEntry.objects.filter(membership=membership).order_by("-entered_at")[:limit]
+    visits = [MemberVisit(date=order.date, people=order.people, order=order) for order in orders]
+    visits += [
+        MemberVisit(date=entry.date, people=entry.people, entered_at=entry.entered_at)
+        for entry in entries
+    ]
+    return sorted(visits, key=lambda visit: visit.date, reverse=True)[:limit]

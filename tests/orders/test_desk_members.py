@@ -247,13 +247,16 @@ def test_the_desk_books_a_member_visit_in_a_slot_with_the_picker(desk, family):
         EntrySlot.objects.create(day=day, entry_time=entry, capacity=4)
 
     page = desk.get(f"/desk/members/{member.pk}/").content.decode()
+    # The picker of the day chosen, as the page's script swaps it in.
+    slots = desk.get("/desk/slots/", {"ticket_date": day.date.isoformat()}).content.decode()
     answer = desk.post(
         f"/desk/members/{member.pk}/visit",
         {"ticket_date": day.date.isoformat(), "entry_time": "11:00", "people": "3"},
         follow=True,
     )
 
-    assert 'name="entry_time"' in page  # the picker
+    assert 'class="slots"' in page and 'id="id_ticket_date"' in page  # the picker's form
+    assert 'name="entry_time" value="11:00"' in slots
     visit = Order.objects.get(membership=member)
     assert answer.redirect_chain[-1][0] == f"/desk/orders/{visit.pk}/"
     assert visit.status == OrderStatus.CONFIRMED and visit.total == 0

@@ -96,10 +96,6 @@ class MembershipSaleForm(forms.Form):
         language.initial = settings.MUSEUM_LANGUAGE
 
 
-class RenewForm(PaymentForm):
-    pass
-
-
 class VisitForm(forms.Form):
     ticket_date = forms.DateField(label=gettext_lazy("Day"), widget=DATE_INPUT)
     entry_time = forms.TimeField(label=gettext_lazy("Entry slot"), required=False)
@@ -197,7 +193,7 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
         "no_card": no_card,
         "sales": membership.sales.select_related("order").order_by("-pk"),
         "visits": selectors.recent_member_visits(membership),
-        "renew_form": RenewForm(),
+        "renew_form": PaymentForm(),
         "visit_form": visit_form or VisitForm(initial={"ticket_date": today, "people": 1}),
         "currency": settings.MUSEUM_CURRENCY,
         **picker(day=day, chosen=chosen),
@@ -210,7 +206,7 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
 def renew_member(request, membership_id: uuid.UUID):
     _may(request.user, SELL_MEMBERSHIPS)
     membership = _membership(request, membership_id)
-    form = RenewForm(request.POST)
+    form = PaymentForm(request.POST)
     if not form.is_valid():
         messages.error(request, _form_errors(form))
         return _member_page(request, membership, status=400)
@@ -262,7 +258,7 @@ def book_visit(request, membership_id: uuid.UUID):
         )
     except MuseumProblem as problem:
         messages.error(request, words(problem), extra_tags=problem.code)
-        return _member_page(request, membership, visit_form=form, status=409)
+        return _member_page(request, membership, visit_form=form)
     messages.success(
         request,
         _("Member visit booked: order %(code)s.") % {"code": order.confirmation_code},

@@ -4,6 +4,7 @@ the member's page (status, validity, type, recent visits), printing the card, an
 member visit in a slot with the picker."""
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import pytest
@@ -13,8 +14,11 @@ from hours.models import EntrySlot
 from museum.accounts import DESK_GROUP, create_account, role_group
 from orders import tokens
 from orders.models import (
+    MEMBERSHIP_ORDER,
     MemberEntry,
     Membership,
+    MembershipSale,
+    MembershipSaleKind,
     MembershipStatus,
     Order,
     OrderStatus,
@@ -25,6 +29,7 @@ from tests.factories import (
     MembershipFactory,
     MembershipTypeFactory,
     MuseumDayFactory,
+    OrderFactory,
     door_member,
 )
 from tests.orders.conftest import later
@@ -142,6 +147,20 @@ def test_a_pending_membership_has_no_card_at_the_desk_either(desk, family):
     assert 'id="print-card"' not in page and "not paid yet" in page
     assert answer.redirect_chain == [(f"/desk/members/{member.pk}/", 302)]
     assert "not paid yet" in answer.content.decode()
+
+
+def test_the_desks_page_of_a_membership_sale_leads_to_the_member(desk, family):
+    member = MembershipFactory(membership_type=family)
+    order = OrderFactory(ticket_type=MEMBERSHIP_ORDER, total=family.price, date=member.valid_from)
+    MembershipSale.objects.create(
+        order=order, membership=member, kind=MembershipSaleKind.NEW, price=family.price
+    )
+
+    page = desk.get(f"/desk/orders/{order.pk}/").content.decode()
+
+    assert f'href="/desk/members/{member.pk}/">{member.card_code}</a>' in page
+    assert 'id="print"' not in page  # no tickets: the card admits
+    assert order.confirmation_code in desk.get(f"/desk/members/{member.pk}/").content.decode()
 
 
 def test_the_members_pages_need_the_desks_permissions(client, family):
@@ -276,4 +295,5 @@ def test_a_member_visit_beyond_admits_is_refused_in_a_clerks_words(desk, family)
         {"ticket_date": day.date.isoformat(), "entry_time": "10:00", "people": "5"},
     )
 
-    assert answer.status_code == 409 and not Order.objects.exists()
+    assert answer.status_code == 200 and not Order.objects.exists()
+    assert re.search(r'<li class="[^"]*error">', answer.content.decode())  # the refusal, said

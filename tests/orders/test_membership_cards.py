@@ -167,13 +167,16 @@ def test_no_such_membership_is_404(online_client, kind, db):
 )
 @pytest.mark.parametrize("kind", ["png", "pdf"])
 def test_a_membership_pending_or_cancelled_has_no_card_at_any_face(
-    online_client, online_visitor, state, detail, kind
+    online_client, online_visitor, desk_client, state, detail, kind
 ):
     membership = MembershipFactory(buyer=online_visitor, **state)
 
     problem = assert_problem(card(online_client, membership, kind, accept=f"image/{kind}"), 409)
+    at_the_desk = desk_client.get(f"/desk/members/{membership.pk}/card.pdf", follow=True)
 
     assert problem["code"] == "no_membership_card" and detail in problem["detail"]
+    assert at_the_desk.redirect_chain == [(f"/desk/members/{membership.pk}/", 302)]
+    assert detail in at_the_desk.content.decode()
     # The activation email's attachments ask the same question.
     for face in (card_png, card_pdf):
         with pytest.raises(NoMembershipCard):

@@ -56,12 +56,12 @@ class Face:
 def face_of(membership: Membership) -> Face:
     """The card's face in the active language (the caller speaks the membership's)."""
     valid_until = membership.valid_until
-    # The last day in words, under its label: never shortened to fit.
     return Face(
         language=i18n.current(),
         museum=one_line(settings.MUSEUM_NAME),
         holder=one_line(membership.holder_name),
         type_name=one_line(membership.membership_type.name),
+        # The last day in words, under its label ("Valid until"), wrapped, never shortened.
         valid_until=i18n.day_in_words(valid_until) if valid_until else "",
         card_code=membership.card_code,
         key_id=tokens.signing_keys()[0].key_id.hex(),
@@ -95,7 +95,7 @@ def membership_card(*, membership: Membership) -> MembershipCard:
         png, pdf = draw_png(face, token), draw_pdf(face, token)
     with transaction.atomic():
         # Two first requests at once both draw; the row keeps one.
-        kept, _ = MembershipCard.objects.update_or_create(
+        kept, _created = MembershipCard.objects.update_or_create(
             membership=membership, defaults={"png": png, "pdf": pdf, "etag": etag}
         )
     return kept

@@ -35,6 +35,9 @@ STAFF_PERMISSIONS = [
     "orders.sell_at_desk",
     "orders.view_payment",
     "orders.change_refund",
+    # Memberships: sold and renewed at the desk; seen (a member's card printed) by staff.
+    "orders.sell_memberships",
+    "orders.view_membership",
     "orders.view_salelimits",
     "orders.add_salelimits",
     "orders.change_salelimits",
@@ -69,9 +72,12 @@ DOOR_PERMISSIONS = ["orders.check_in_ticket"]
 # They hear of their orders and of the programme through webhooks they manage themselves.
 PARTNER_PERMISSIONS = ["orders.sell_on_account", "webhooks.manage_own_webhooks"]
 
-# The front desk sells, takes the money, finds, moves, reprints and cancels orders, and admits.
+# The front desk sells, takes the money, finds, moves, reprints and cancels orders, and admits;
+# it sells and renews memberships, finds a member and prints their card.
 DESK_PERMISSIONS = [
     "orders.sell_at_desk",
+    "orders.sell_memberships",
+    "orders.view_membership",
     "orders.take_desk_payment",
     "orders.view_order",
     "orders.cancel_any_order",

@@ -1,5 +1,6 @@
-"""The API's JSON renderer: DRF's, except that text a client sent can never crash it; and the
-negotiation that picks a renderer.
+"""The API's JSON renderer: DRF's, except that text a client sent can never crash it; the PNG
+renderer of the views that answer an image (a ticket's, a member's card); and the negotiation that
+picks a renderer.
 
 Ours: subclasses of DRF's renderer and negotiation, each changing one behaviour DRF has no
 setting for.
@@ -7,7 +8,7 @@ setting for.
 
 from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 
 
 class AsciiJSONRenderer(JSONRenderer):
@@ -27,6 +28,25 @@ class MuseumJSONRenderer(JSONRenderer):
             return super().render(data, accepted_media_type, renderer_context)
         except UnicodeEncodeError:
             return AsciiJSONRenderer().render(data, accepted_media_type, renderer_context)
+
+
+class PNGRenderer(BaseRenderer):
+    """Lets a client ask for image/png; problems on this view are still JSON.
+
+    The image itself goes out as an HttpResponse in its own type whatever the client accepted;
+    this renderer only ever renders a problem, which the exception handler types as
+    application/problem+json.
+    """
+
+    media_type = "image/png"
+    format = "png"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, bytes):
+            return data
+        return MuseumJSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
 class MuseumContentNegotiation(DefaultContentNegotiation):

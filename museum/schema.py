@@ -209,13 +209,17 @@ LOCATION = {
 }
 
 
+# The operations whose answer carries an ETag (and answers 304 to If-None-Match).
+ETAGGED = {"getTicketCode", "getOrderTicketsPdf", "getMembershipCardPng", "getMembershipCardPdf"}
+
+
 def _success_headers(operation: dict, parameters: set[tuple[str, str]]) -> dict:
     headers = dict(RATE_LIMIT_HEADERS)
     if ("query", "page") in parameters:
         headers.update(PAGE_HEADERS)
     if ("header", "Idempotency-Key") in parameters:
         headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
-    if operation.get("operationId") in ("getTicketCode", "getOrderTicketsPdf"):
+    if operation.get("operationId") in ETAGGED:
         headers["ETag"] = ETAG
     return headers
 

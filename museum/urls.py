@@ -9,7 +9,7 @@ from drf_spectacular.views import (
 
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
-from orders import desk
+from orders import desk, desk_members
 from orders.cancel_page import cancel_page
 from orders.providers import STRIPE
 from orders.providers.views import demo_payment, notification
@@ -51,6 +51,26 @@ urlpatterns = [
         desk.change_order,
         name="desk-order-change",
     ),
+    # --- The desk's members (issue 37, helper mcard) ---
+    path("desk/members/", desk_members.members, name="desk-members"),
+    path("desk/members/sell/", desk_members.sell_member, name="desk-member-sell"),
+    path("desk/members/<uuid:membership_id>/", desk_members.member_page, name="desk-member"),
+    path(
+        "desk/members/<uuid:membership_id>/renew",
+        desk_members.renew_member,
+        name="desk-member-renew",
+    ),
+    path(
+        "desk/members/<uuid:membership_id>/visit",
+        desk_members.book_visit,
+        name="desk-member-visit",
+    ),
+    path(
+        "desk/members/<uuid:membership_id>/card.pdf",
+        desk_members.member_card,
+        name="desk-member-card",
+    ),
+    # --- end of the desk's members ---
     # The visitor's own page of an order, opened by the signed link in its email and PDF.
     path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
     # What payment providers call (docs/payments.md): outside the API and its schema.

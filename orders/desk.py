@@ -333,14 +333,18 @@ def order_page(request, order_id: uuid.UUID):
 
 
 def _order_page(request, order: Order, *, status: int = 200):
-    try:
-        selectors.refuse_unless_printable(order)
-        not_paid = None
-    except NotPaid as problem:
-        not_paid = problem  # said where "Print" would be, beside the payment it waits for
+    # An order selling a membership has no tickets: its page leads to the member instead.
+    membership_sale = order.membership_sales.select_related("membership").first()
+    not_paid = None
+    if membership_sale is None:
+        try:
+            selectors.refuse_unless_printable(order)
+        except NotPaid as problem:
+            not_paid = problem  # said where "Print" would be, beside the payment it waits for
     payments = list(order.payments.order_by("created_at"))
     context = {
         "order": order,
+        "membership_sale": membership_sale,
         "not_paid": not_paid,
         "payment_form": PaymentForm() if _payable(order) else None,
         "tickets": sorted(order.sold_tickets, key=lambda t: t.confirmation_code),

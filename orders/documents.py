@@ -6,9 +6,7 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from decimal import Decimal
-from pathlib import Path
 
-import qrcode
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
@@ -24,13 +22,13 @@ from museum import i18n
 from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import tokens
+from orders.drawing import FONTS, draw_qr
 from orders.models import Order, OrderStatus, Ticket, TicketsPdf
 from orders.selectors import cancel_deadline, line_order
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
 # again on its next request.
 LAYOUT = "2"
-FONTS = Path(__file__).resolve().parent / "fonts"
 # fpdf2's names for the paper sizes MUSEUM_PAPER_SIZE takes.
 PAPER = {"a4": "A4", "letter": "Letter"}
 MARGIN = 20  # mm
@@ -318,12 +316,12 @@ def _draw(pdf: FPDF, page: Sheet) -> None:
         # The ticket's code on the left, the order's beside it on the right.
         left = MARGIN + 5
         right = pdf.w - MARGIN - 5 - ORDER_QR_SIZE
-        _draw_qr(pdf, page.order_qr, x=right, y=top, size=ORDER_QR_SIZE)
+        draw_qr(pdf, page.order_qr, x=right, y=top, size=ORDER_QR_SIZE)
         pdf.set_xy(right - 10, top + ORDER_QR_SIZE + 1)
         pdf.set_font("DejaVu", "", 9)
         pdf.set_text_color(*INK)
         pdf.multi_cell(ORDER_QR_SIZE + 20, 4.5, page.order_qr_caption, align="C")
-    _draw_qr(pdf, page.token, x=left, y=top)
+    draw_qr(pdf, page.token, x=left, y=top, size=QR_SIZE)
     if page.cancelled:
         _stamp_cancelled(pdf, x=left, y=top)
     pdf.set_y(top + QR_SIZE + 4)
@@ -345,29 +343,6 @@ def _centred(pdf: FPDF, text: str, *, size: float) -> None:
     pdf.set_font("DejaVu", "", size)
     pdf.set_text_color(*INK)
     pdf.cell(pdf.epw, size * 0.5, text, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-
-
-def _draw_qr(pdf: FPDF, token: str, *, x: float, y: float, size: float = QR_SIZE) -> None:
-    """The token's QR code as filled rectangles, one per run of dark modules in a row: vector,
-    so it prints sharp at any size and costs a few kilobytes."""
-    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4)
-    code.add_data(token)
-    code.make(fit=True)
-    matrix = code.get_matrix()  # quiet zone included
-    module = size / len(matrix)
-    pdf.set_fill_color(0, 0, 0)
-    for row, modules in enumerate(matrix):
-        column = 0
-        while column < len(modules):
-            if not modules[column]:
-                column += 1
-                continue
-            start = column
-            while column < len(modules) and modules[column]:
-                column += 1
-            pdf.rect(
-                x + start * module, y + row * module, (column - start) * module, module, style="F"
-            )
 
 
 def _stamp_cancelled(pdf: FPDF, *, x: float, y: float) -> None:

@@ -290,3 +290,13 @@ class MembershipUsed(MuseumProblem):
         "The membership has already admitted a member visit: only the museum's staff can cancel "
         "it now."
     )
+
+
+class NoMembershipCard(MuseumProblem):
+    """A membership with no card to print, draw or send: one not paid yet (or a gift not
+    redeemed yet) or cancelled would pass for a member's card (orders.selectors.
+    refuse_unless_card_printable). An expired one keeps its card: it prints its last day."""
+
+    default_code = "no_membership_card"
+    title = _("No membership card")
+    default_detail = _("The membership is not paid yet: its card comes once it is.")

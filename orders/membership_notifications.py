@@ -16,6 +16,8 @@ from django.utils.translation import gettext as _
 from museum import i18n
 from museum.i18n import day_in_words, money
 from museum.text import one_line
+from orders import membership_cards
+from orders.exceptions import NoMembershipCard
 from orders.models import Membership, MembershipSaleKind, Order, OrderStatus
 
 ACTIVATED, REMINDER = "activated", "reminder"
@@ -33,8 +35,13 @@ def renewal_url(membership: Membership) -> str:
 
 
 def attach_card(message: EmailMessage, membership: Membership) -> None:
-    """The one place a member's email gets the card: the card-sized PDF of an active membership
-    (orders.membership_cards, once it draws them)."""
+    """The one place a member's email gets the card: the card-sized PDF of a membership whose
+    card may be printed (none for one pending or cancelled)."""
+    try:
+        pdf = membership_cards.card_pdf(membership)
+    except NoMembershipCard:
+        return
+    message.attach(membership_cards.filename(membership, "pdf"), pdf, "application/pdf")
 
 
 def send_membership_order_email(*, order: Order) -> None:

@@ -16,8 +16,8 @@ from museum.fields import (
     StrictUUIDField,
 )
 from orders.models import Channel, MembershipStatus, OrderStatus, PaymentState, TicketType
-from orders.selectors import cancel_deadline
-from orders.services.memberships import may_see_gift_code, status_on
+from orders.selectors import cancel_deadline, may_see_gift_code
+from orders.services.memberships import status_on
 from orders.services.pricing import MEMBER_CATEGORY
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 

@@ -2,6 +2,8 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from orders.views import (
+    MembershipCardPdf,
+    MembershipCardPng,
     MembershipTypeList,
     MembershipViewSet,
     OrderViewSet,
@@ -17,5 +19,15 @@ urlpatterns = [
     path("visitor-categories", VisitorCategoryList.as_view(), name="visitor-categories"),
     path("prices", PriceList.as_view(), name="prices"),
     path("membership-types", MembershipTypeList.as_view(), name="membership-types"),
+    path(
+        "memberships/<uuid:membershipId>/card.png",
+        MembershipCardPng.as_view(),
+        name="membership-card-png",
+    ),
+    path(
+        "memberships/<uuid:membershipId>/card.pdf",
+        MembershipCardPdf.as_view(),
+        name="membership-card-pdf",
+    ),
     *router.urls,
 ]

@@ -8,13 +8,15 @@ from rest_framework import generics, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters, parameter_names, validated_query
-from museum.renderers import MuseumJSONRenderer
+from museum.renderers import MuseumJSONRenderer, PNGRenderer
 from museum.schema import problems
-from orders import documents, selectors
+from orders import documents, membership_cards, selectors
 from orders.models import Membership, Order
+from orders.selectors import viewable_membership, viewable_memberships
 from orders.serializers import (
     BuyMembershipRequestSerializer,
     CancelRequestSerializer,
@@ -41,8 +43,6 @@ from orders.services.memberships import (
     redeem_gift,
     renew_membership,
     sell_membership,
-    viewable_membership,
-    viewable_memberships,
 )
 from orders.services.payments import payments_of, start_payment
 from orders.services.pricing import active_categories, price_list
@@ -471,3 +471,72 @@ class MembershipViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.Gene
         location = reverse("orders-detail", kwargs={"orderId": order.pk})
         answer = OrderSerializer(order).data
         return Response(answer, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+
+# The member's card (issue 37): its PNG and its card-sized PDF.
+
+CARD_DESCRIPTION = (
+    "The membership's card in its language: the signed QR code the door reads, with the "
+    "holder's name, the type, the last valid day, the card's code and the museum's name. For "
+    "the membership's buyer and staff; anyone else gets 404. A membership not paid yet (or a "
+    "gift not redeemed yet) or cancelled has none: 409 `no_membership_card`. Drawn once and "
+    "kept: its `ETag` changes when what it prints does (a renewal, another holder), and "
+    "`If-None-Match` with the current one answers 304."
+)
+
+
+class MembershipCardView(StrictQueryParameters, APIView):
+    """One face of the card, `png` or `pdf`; each route's view names which."""
+
+    kind: str
+    media_type: str
+
+    def get(self, request, membershipId):
+        membership = selectors.printable_membership(membership_id=membershipId, viewer=request.user)
+        kept = membership_cards.membership_card(membership=membership)
+        response = HttpResponse(bytes(getattr(kept, self.kind)), content_type=self.media_type)
+        filename = membership_cards.filename(membership, self.kind)
+        response["Content-Disposition"] = f'inline; filename="{filename}"'
+        response["ETag"] = quote_etag(kept.etag)
+        # Asked again each time (a 304 while unchanged): a renewal or a cancellation shows at once.
+        patch_cache_control(response, private=True, no_cache=True)
+        # Django's If-None-Match rules (weak comparison, lists, "*"): a 304 with the same headers.
+        return get_conditional_response(request, etag=response["ETag"], response=response)
+
+
+@extend_schema(tags=["Memberships"])
+class MembershipCardPng(MembershipCardView):
+    renderer_classes = [MuseumJSONRenderer, PNGRenderer]
+    kind, media_type = "png", "image/png"
+
+    @extend_schema(
+        operation_id="getMembershipCardPng",
+        summary="The member's card as a PNG",
+        description=CARD_DESCRIPTION,
+        parameters=[MEMBERSHIP_ID],
+        responses={
+            (200, "image/png"): OpenApiResponse(OpenApiTypes.BINARY, "The card."),
+            **problems(401, 404, 409),
+        },
+    )
+    def get(self, request, membershipId):
+        return super().get(request, membershipId)
+
+
+@extend_schema(tags=["Memberships"])
+class MembershipCardPdf(MembershipCardView):
+    renderer_classes = [MuseumJSONRenderer, PDFRenderer]
+    kind, media_type = "pdf", "application/pdf"
+
+    @extend_schema(
+        operation_id="getMembershipCardPdf",
+        summary="The member's card as a card-sized PDF",
+        description=CARD_DESCRIPTION + " The page is a bank card's (ID-1: 85.6 × 54 mm).",
+        parameters=[MEMBERSHIP_ID],
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The card."),
+            **problems(401, 404, 409),
+        },
+    )
+    def get(self, request, membershipId):
+        return super().get(request, membershipId)

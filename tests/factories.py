@@ -8,7 +8,15 @@ from django.utils import timezone
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import door_group, partner_group, staff_group
-from orders.models import Order, OrderStatus, Ticket
+from orders.codes import new_confirmation_code
+from orders.models import (
+    Membership,
+    MembershipStatus,
+    MembershipType,
+    Order,
+    OrderStatus,
+    Ticket,
+)
 from orders.services.limits import mailbox_of
 
 PASSWORD = "correct horse battery staple"
@@ -136,3 +144,33 @@ class TicketFactory(factory.django.DjangoModelFactory):
         event=factory.SelfAttribute("..event"),
         total=factory.SelfAttribute("..price"),
     )
+
+
+class MembershipTypeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = MembershipType
+        django_get_or_create = ["code"]
+
+    code = "family"
+    name_en = "Family"
+    name_fr = "Famille"
+    price = Decimal("120")
+    admits = 6
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    """A membership made directly, past the sale's rules: active for a year from today."""
+
+    class Meta:
+        model = Membership
+
+    membership_type = factory.SubFactory(MembershipTypeFactory)
+    buyer = factory.SubFactory(UserFactory)
+    holder_name = "Ada Lovelace"
+    email = "ada@example.com"
+    language = "en"
+    status = MembershipStatus.ACTIVE
+    valid_from = factory.LazyFunction(timezone.localdate)
+    valid_until = factory.LazyFunction(lambda: days_from_today(364))
+    card_code = factory.LazyFunction(lambda: new_confirmation_code("member"))
+    activated_at = factory.LazyFunction(timezone.now)

@@ -18,11 +18,10 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
-from museum.renderers import MuseumContentNegotiation, MuseumJSONRenderer
+from museum.renderers import MuseumContentNegotiation, MuseumJSONRenderer, PNGRenderer
 from tests import contract
 from tests.conftest import basic_auth, client_for
 from tests.factories import MuseumDayFactory, SpecialEventFactory, TicketFactory
-from tickets.views import PNGRenderer
 
 PROBLEM = "application/problem+json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -98,6 +98,8 @@ ADDED_OPERATIONS = {
     ("/memberships/{membershipId}", "get"),
     ("/memberships/redeem", "post"),
     ("/memberships/{membershipId}/renew", "post"),
+    ("/memberships/{membershipId}/card.png", "get"),
+    ("/memberships/{membershipId}/card.pdf", "get"),
     ("/webhooks", "get"),
     ("/webhooks", "post"),
     ("/webhooks/{webhookId}", "get"),
@@ -238,6 +240,9 @@ def test_the_headers_clients_read_are_documented(generated):
     assert "Idempotent-Replayed" in ours["/orders", "post"]["responses"]["201"]["headers"]
     assert "ETag" in ours["/tickets/{ticketId}/qr", "get"]["responses"]["200"]["headers"]
     assert "ETag" in ours["/orders/{orderId}/tickets.pdf", "get"]["responses"]["200"]["headers"]
+    for kind in ("png", "pdf"):
+        card = ours[f"/memberships/{{membershipId}}/card.{kind}", "get"]["responses"]["200"]
+        assert "ETag" in card["headers"]
 
 
 def test_the_problem_documents_what_the_service_adds(generated):

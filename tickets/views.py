@@ -6,14 +6,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import MayCheckIn
 from museum.query import StrictQueryParameters
-from museum.renderers import MuseumJSONRenderer
+from museum.renderers import MuseumJSONRenderer, PNGRenderer
 from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
 from orders import tokens
@@ -134,25 +133,6 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
     @action(detail=False, methods=["get"], url_path="signing-key", pagination_class=None)
     def signing_key(self, request):
         return Response(tokens.public_keys())
-
-
-class PNGRenderer(BaseRenderer):
-    """Lets a client ask for image/png; problems on this view are still JSON.
-
-    The image itself goes out as an HttpResponse in its own type whatever the client accepted;
-    this renderer only ever renders a problem, which the exception handler types as
-    application/problem+json.
-    """
-
-    media_type = "image/png"
-    format = "png"
-    charset = None
-    render_style = "binary"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        if isinstance(data, bytes):
-            return data
-        return MuseumJSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
 class TicketImageView(StrictQueryParameters, APIView):

@@ -25,9 +25,8 @@ from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
 from orders.models import Membership, Order, OrderStatus, Ticket
-from orders.selectors import may_view_order, tickets_of
+from orders.selectors import VIEW_ANY_MEMBERSHIP, may_view_order, tickets_of
 from orders.serializers import MembershipSerializer, OrderSerializer
-from orders.services.memberships import VIEW_ANY_MEMBERSHIP
 from webhooks.models import EventType
 
 # The audit log's names of the records' objects (audit.services: the model's label).

@@ -66,7 +66,6 @@ from orders.tasks import mail_membership
 
 # Who may sell and renew memberships for others (the desk), and see every membership.
 SELL_MEMBERSHIPS = "orders.sell_memberships"
-VIEW_ANY_MEMBERSHIP = "orders.view_membership"
 
 
 def status_on(membership: Membership, day: date | None = None) -> str:
@@ -492,52 +491,3 @@ def send_renewal_reminders() -> int:
                     sent += 1
         later = days
     return sent
-
-
-def viewable_memberships(
-    *,
-    viewer,
-    status: str | None = None,
-    type_code: str | None = None,
-    expiring_before: date | None = None,
-    search: str | None = None,
-) -> QuerySet[Membership]:
-    """The viewer's own memberships (staff who may view any membership: all), newest first; of
-    a `status` as status_on reads it (a lapsed one is expired, not active), a type, ending on or
-    before a date, or whose holder's name, email or card code contains `search`."""
-    found = Membership.objects.select_related("membership_type").prefetch_related("sales")
-    if not viewer.has_perm(VIEW_ANY_MEMBERSHIP):
-        found = found.filter(buyer=viewer)
-    today = timezone.localdate()
-    lapsed = Q(status=MembershipStatus.ACTIVE, valid_until__lt=today)
-    if status == MembershipStatus.EXPIRED:
-        found = found.filter(Q(status=MembershipStatus.EXPIRED) | lapsed)
-    elif status == MembershipStatus.ACTIVE:
-        found = found.filter(status=MembershipStatus.ACTIVE).exclude(lapsed)
-    elif status:
-        found = found.filter(status=status)
-    if type_code:
-        found = found.filter(membership_type__code=type_code)
-    if expiring_before:
-        found = found.filter(valid_until__lte=expiring_before)
-    if search:
-        text = search.strip()
-        found = found.filter(
-            Q(holder_name__icontains=text) | Q(email__icontains=text) | Q(card_code__icontains=text)
-        )
-    return found.order_by("-created_at", "pk")
-
-
-def viewable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
-    """A membership for its buyer and staff; UnknownMembership (404) for anyone else."""
-    membership = viewable_memberships(viewer=viewer).filter(pk=membership_id).first()
-    if membership is None:
-        raise UnknownMembership()
-    return membership
-
-
-def may_see_gift_code(*, viewer, membership: Membership) -> bool:
-    """A gift's code is shown to its buyer and staff only: whoever has it may redeem it."""
-    return membership.gift_code is not None and (
-        viewer.pk == membership.buyer_id or viewer.has_perm(VIEW_ANY_MEMBERSHIP)
-    )

@@ -70,6 +70,11 @@ urlpatterns = [
         desk_members.member_card,
         name="desk-member-card",
     ),
+    path(
+        "desk/members/<uuid:membership_id>/gift.pdf",
+        desk_members.gift_card,
+        name="desk-member-gift-card",
+    ),
     # --- end of the desk's members ---
     # The visitor's own page of an order, opened by the signed link in its email and PDF.
     path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),

@@ -1,6 +1,7 @@
 """The front desk's members: staff sell a membership (paid at the desk as a sale is) and renew
 one, find a member by card code, name or email, see the member (status, validity, type, recent
-visits), print their card, and book a member visit in an entry slot with the slot picker.
+visits), print their card (a gift's gift card for its giver), and book a member visit in an
+entry slot with the slot picker.
 
 Beside orders/desk.py, whose guard, pages, picker and payment it shares: a thin face over the
 same services as the API (sell_membership, renew_membership, place_order with `membership`), so
@@ -38,7 +39,7 @@ from orders.desk import (
     visitor_languages,
     words,
 )
-from orders.exceptions import NoMembershipCard
+from orders.exceptions import NoGiftCard, NoMembershipCard
 from orders.models import Membership, MembershipType, Order, TicketType
 
 # The module, not its functions: sell_membership and renew_membership arrive with the sale of
@@ -185,12 +186,18 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
         no_card = None
     except NoMembershipCard as problem:
         no_card = problem  # said where "Print the card" would be
+    try:
+        selectors.refuse_unless_gift_card_printable(membership)
+        gift_card = True
+    except NoGiftCard:
+        gift_card = False  # a gift's page says its code, and whether it was redeemed
     chosen = request.POST.get("entry_time") if visit_form is not None else None
     day = _date(visit_form["ticket_date"].value()) if visit_form is not None else today
     context = {
         "membership": membership,
         "status": memberships.status_on(membership),
         "no_card": no_card,
+        "gift_card": gift_card,
         "sales": membership.sales.select_related("order").order_by("-pk"),
         "visits": selectors.recent_member_visits(membership),
         "renew_form": PaymentForm(),
@@ -279,5 +286,22 @@ def member_card(request, membership_id: uuid.UUID):
         return redirect("desk-member", membership_id=membership_id)
     response = HttpResponse(pdf, content_type="application/pdf")
     filename = membership_cards.filename(membership, "pdf")
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response
+
+
+@desk_only
+@require_http_methods(["GET"])
+def gift_card(request, membership_id: uuid.UUID):
+    """A gift's card to print at once for the giver; one that has none (not paid, redeemed)
+    says why."""
+    membership = _membership(request, membership_id)
+    try:
+        pdf = membership_cards.gift_card_pdf(membership)
+    except NoGiftCard as problem:
+        messages.error(request, problem.detail, extra_tags=problem.code)
+        return redirect("desk-member", membership_id=membership_id)
+    response = HttpResponse(pdf, content_type="application/pdf")
+    filename = membership_cards.gift_filename(membership)
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     return response

@@ -300,3 +300,13 @@ class NoMembershipCard(MuseumProblem):
     default_code = "no_membership_card"
     title = _("No membership card")
     default_detail = _("The membership is not paid yet: its card comes once it is.")
+
+
+class NoGiftCard(MuseumProblem):
+    """A membership with no gift card to print or send: one that is not a gift, a gift not paid
+    yet or whose purchase was cancelled, and a gift redeemed, whose code is spent (orders.
+    selectors.refuse_unless_gift_card_printable)."""
+
+    default_code = "no_gift_card"
+    title = _("No gift card")
+    default_detail = _("The gift membership is not paid yet: its gift card comes once it is.")

@@ -5,6 +5,12 @@ print and keep in a wallet). Drawn once and kept (`MembershipCard`) until what i
 
 Only a membership that may have a card is drawn: `membership_card` asks
 orders.selectors.refuse_unless_card_printable, as every face of the card does.
+
+A gift's card, which the giver prints or hands over before the gift has a holder: the gift code
+in words and as a QR code, what the membership gives and how to redeem it, on an A6 page in the
+gift's language. Drawn on each request and not kept: it is printed once or twice in a gift's
+life, and a gift's code is spent once redeemed (orders.selectors.
+refuse_unless_gift_card_printable, which every face of it asks).
 """
 
 import dataclasses
@@ -15,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from fpdf import FPDF
 from PIL import Image, ImageDraw, ImageFont
 
@@ -23,7 +30,7 @@ from museum.text import one_line
 from orders import tokens
 from orders.drawing import FONTS, draw_qr, fitted, qr_image
 from orders.models import Membership, MembershipCard
-from orders.selectors import refuse_unless_card_printable
+from orders.selectors import refuse_unless_card_printable, refuse_unless_gift_card_printable
 
 # What the kept cards were drawn by: change it with the layout below, and each card is drawn
 # again on its next request.
@@ -37,6 +44,10 @@ CARD_PIXELS = (1011, 638)
 MARGIN_PIXELS = 40
 QR_BOX_PIXELS = 9
 INK, GREY = (20, 20, 20), (90, 90, 90)
+# A gift's card: A6, portrait, to print at home or at the desk and put in an envelope.
+GIFT_MM = (105.0, 148.0)
+GIFT_MARGIN_MM = 10
+GIFT_QR_MM = 40  # the gift code's QR, modules of about 1.2 mm: the desk scans it from the paper
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,16 +181,36 @@ def _wrapped(draw: ImageDraw.ImageDraw, text: str, font, width: int, *, most: in
 # The PDF.
 
 
-def draw_pdf(face: Face, token: str) -> bytes:
-    pdf = FPDF(orientation="landscape", unit="mm", format=(CARD_MM[1], CARD_MM[0]))
+def _page(
+    *,
+    landscape: bool,
+    size_mm: tuple[float, float],
+    margin: float,
+    title: str,
+    face: "Face | GiftFace",
+) -> FPDF:
+    """A PDF of one page in the face's language, its fonts added, nothing on it yet; the page's
+    size is given short side first."""
+    pdf = FPDF(orientation="landscape" if landscape else "portrait", unit="mm", format=size_mm)
     pdf.add_font("DejaVu", "", FONTS / "DejaVuSans.ttf")
     pdf.add_font("DejaVu", "B", FONTS / "DejaVuSans-Bold.ttf")
-    pdf.set_title(_("Membership card %(code)s") % {"code": face.card_code})
+    pdf.set_title(title)
     pdf.set_author(face.museum)
     pdf.set_lang(face.language)
-    pdf.set_margins(MARGIN_MM, MARGIN_MM, MARGIN_MM)
+    pdf.set_margins(margin, margin, margin)
     pdf.set_auto_page_break(False)
     pdf.add_page()
+    return pdf
+
+
+def draw_pdf(face: Face, token: str) -> bytes:
+    pdf = _page(
+        landscape=True,
+        size_mm=(CARD_MM[1], CARD_MM[0]),
+        margin=MARGIN_MM,
+        title=_("Membership card %(code)s") % {"code": face.card_code},
+        face=face,
+    )
     _text(pdf, face.museum, size=10, bold=True, width=pdf.epw)
     # Its quiet zone (4 modules, about 2.7 mm) is the card's margin there.
     top, left = pdf.h - 1 - QR_MM, 1
@@ -199,11 +230,102 @@ def draw_pdf(face: Face, token: str) -> bytes:
 
 
 def _text(
-    pdf: FPDF, text: str, *, size: float, width: float, bold: bool = False, colour=INK
+    pdf: FPDF,
+    text: str,
+    *,
+    size: float,
+    width: float,
+    bold: bool = False,
+    colour=INK,
+    align: str = "L",
 ) -> None:
     if not text:
         return
     pdf.set_font("DejaVu", "B" if bold else "", size)
     pdf.set_text_color(*colour)
     # Wrapped, never cut: a long name takes two lines.
-    pdf.multi_cell(width, size * 0.45, text, align="L", new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(width, size * 0.45, text, align=align, new_x="LMARGIN", new_y="NEXT")
+
+
+# A gift's card.
+
+
+@dataclasses.dataclass(frozen=True)
+class GiftFace:
+    """Everything a gift's card prints, in its language."""
+
+    language: str
+    museum: str
+    type_name: str
+    validity: str
+    admits: str
+    gift_code: str
+
+
+def gift_face_of(membership: Membership) -> GiftFace:
+    """The gift card's face in the active language (the caller speaks the gift's)."""
+    kind = membership.membership_type
+    months, admits = kind.validity_months, kind.admits
+    return GiftFace(
+        language=i18n.current(),
+        museum=one_line(settings.MUSEUM_NAME),
+        type_name=one_line(kind.name),
+        validity=ngettext(
+            "Valid for %(months)d month from the day it is redeemed.",
+            "Valid for %(months)d months from the day it is redeemed.",
+            months,
+        )
+        % {"months": months},
+        admits=ngettext(
+            "Each visit admits %(admits)d person.", "Each visit admits %(admits)d people.", admits
+        )
+        % {"admits": admits},
+        gift_code=membership.gift_code or "",
+    )
+
+
+def gift_card_pdf(membership: Membership) -> bytes:
+    """The gift's card as an A6 PDF in the gift's language, drawn now: for the API, the desk and
+    the purchase email (after its order's commit, never under a row lock). NoGiftCard for a
+    membership that has none (refuse_unless_gift_card_printable)."""
+    refuse_unless_gift_card_printable(membership)
+    with i18n.speaking(membership.language):
+        return draw_gift_pdf(gift_face_of(membership))
+
+
+def gift_filename(membership: Membership) -> str:
+    return f"{membership.gift_code}.pdf"
+
+
+def draw_gift_pdf(face: GiftFace) -> bytes:
+    pdf = _page(
+        landscape=False,
+        size_mm=GIFT_MM,
+        margin=GIFT_MARGIN_MM,
+        title=_("Gift card %(code)s") % {"code": face.gift_code},
+        face=face,
+    )
+    width = pdf.epw
+    _text(pdf, face.museum, size=12, bold=True, width=width, align="C")
+    pdf.ln(4)
+    _text(pdf, _("Gift membership"), size=20, bold=True, width=width, align="C")
+    pdf.ln(2)
+    _text(pdf, face.type_name, size=14, width=width, align="C")
+    pdf.ln(2)
+    _text(pdf, face.validity, size=9, colour=GREY, width=width, align="C")
+    _text(pdf, face.admits, size=9, colour=GREY, width=width, align="C")
+    pdf.ln(4)
+    _text(pdf, _("Gift code"), size=9, colour=GREY, width=width, align="C")
+    _text(pdf, face.gift_code, size=18, bold=True, width=width, align="C")
+    # The code again as a QR code above the last words: the desk scans it instead of typing it.
+    # Smaller when a long type's name or translation leaves less room, never over the words.
+    redeem_top = pdf.h - GIFT_MARGIN_MM - 14
+    size = min(GIFT_QR_MM, redeem_top - 2 - pdf.get_y())
+    draw_qr(pdf, face.gift_code, x=(pdf.w - size) / 2, y=redeem_top - 2 - size, size=size)
+    pdf.set_xy(GIFT_MARGIN_MM, redeem_top)
+    how = _(
+        "Redeem it at the museum's front desk or on the museum's website: the membership is "
+        "valid from that day."
+    )
+    _text(pdf, how, size=8, colour=GREY, width=width, align="C")
+    return bytes(pdf.output())

@@ -1,6 +1,6 @@
 """What a membership sends, in its language, as plain text: its order's email (the membership
-active with its period and card code, a gift's code, or the purchase cancelled and what goes
-back), the email of a gift redeemed, and the reminders to renew.
+active with its period and card code and its card, a gift's code and its gift card, or the
+purchase cancelled and what goes back), the email of a gift redeemed, and the reminders to renew.
 
 A membership's order is mailed by the one pipeline of every order (orders.tasks: enqueued when
 the order is confirmed or changed, claimed, retried), which sends it from here; a redemption and
@@ -17,7 +17,7 @@ from museum import i18n
 from museum.i18n import day_in_words, money
 from museum.text import one_line
 from orders import membership_cards
-from orders.exceptions import NoMembershipCard
+from orders.exceptions import NoGiftCard, NoMembershipCard
 from orders.models import Membership, MembershipSaleKind, Order, OrderStatus
 
 ACTIVATED, REMINDER = "activated", "reminder"
@@ -44,6 +44,16 @@ def attach_card(message: EmailMessage, membership: Membership) -> None:
     message.attach(membership_cards.filename(membership, "pdf"), pdf, "application/pdf")
 
 
+def attach_gift_card(message: EmailMessage, membership: Membership) -> None:
+    """The one place the giver's email gets the gift card: the A6 PDF of a gift whose card may be
+    printed (none before its order is paid, once cancelled or redeemed)."""
+    try:
+        pdf = membership_cards.gift_card_pdf(membership)
+    except NoGiftCard:
+        return
+    message.attach(membership_cards.gift_filename(membership), pdf, "application/pdf")
+
+
 def send_membership_order_email(*, order: Order) -> None:
     """Mail a membership's order as it is now: what it sold (active, a gift's code), or that it
     is cancelled and what goes back. orders.notifications sends every order's email through
@@ -65,7 +75,11 @@ def send_membership_order_email(*, order: Order) -> None:
             body = "\n\n".join(_sold(sale.membership, kind=sale.kind) for sale in sales)
         message = EmailMessage(subject=subject, body=body, to=[order.email])
         for sale in sales:
-            if order.status == OrderStatus.CONFIRMED and sale.kind != MembershipSaleKind.GIFT:
+            if order.status != OrderStatus.CONFIRMED:
+                continue
+            if sale.kind == MembershipSaleKind.GIFT:
+                attach_gift_card(message, sale.membership)
+            else:
                 attach_card(message, sale.membership)
         message.send()
 

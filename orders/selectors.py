@@ -17,13 +17,14 @@ from hours.models import EntrySlot, MuseumDay
 from hours.services import slots_on_sale
 from museum.exceptions import NotAllowed, NotFound
 from orders.codes import read_code
-from orders.exceptions import NoMembershipCard, NotPaid, UnknownMembership
+from orders.exceptions import NoGiftCard, NoMembershipCard, NotPaid, UnknownMembership
 from orders.models import (
     ANONYMISED_EMAIL,
     MEMBERSHIP_ORDER,
     MemberEntry,
     Membership,
     MembershipSale,
+    MembershipSaleKind,
     MembershipStatus,
     Order,
     OrderStatus,
@@ -623,6 +624,32 @@ def printable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
     NoMembershipCard as refuse_unless_card_printable."""
     membership = viewable_membership(membership_id=membership_id, viewer=viewer)
     refuse_unless_card_printable(membership)
+    return membership
+
+
+def refuse_unless_gift_card_printable(membership: Membership) -> None:
+    """Whether the membership's gift card may be printed, drawn or sent, for every face that does
+    (the API's PDF, the desk's print, the purchase email): only a gift's (NoGiftCard), once its
+    order is paid and while neither it nor the gift is cancelled, and not once redeemed: the code
+    it prints is spent then, and the holder's card is what admits."""
+    if not membership.gift_code:
+        raise NoGiftCard(_("The membership is not a gift: it has no gift card."))
+    if membership.redeemed_at is not None:
+        raise NoGiftCard(_("The gift membership was redeemed: its gift code is spent."))
+    if membership.status == MembershipStatus.CANCELLED:
+        raise NoGiftCard(_("The gift membership was cancelled: it has no gift card."))
+    paid = membership.sales.filter(
+        kind=MembershipSaleKind.GIFT, cancelled_at__isnull=True, order__status=OrderStatus.CONFIRMED
+    )
+    if not paid.exists():
+        raise NoGiftCard()
+
+
+def gift_card_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
+    """The gift whose card `viewer` asks for: NotFound as viewable_membership, NoGiftCard as
+    refuse_unless_gift_card_printable."""
+    membership = viewable_membership(membership_id=membership_id, viewer=viewer)
+    refuse_unless_gift_card_printable(membership)
     return membership
 
 

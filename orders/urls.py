@@ -4,6 +4,7 @@ from rest_framework.routers import SimpleRouter
 from orders.views import (
     MembershipCardPdf,
     MembershipCardPng,
+    MembershipGiftCardPdf,
     MembershipTypeList,
     MembershipViewSet,
     OrderViewSet,
@@ -28,6 +29,11 @@ urlpatterns = [
         "memberships/<uuid:membershipId>/card.pdf",
         MembershipCardPdf.as_view(),
         name="membership-card-pdf",
+    ),
+    path(
+        "memberships/<uuid:membershipId>/gift.pdf",
+        MembershipGiftCardPdf.as_view(),
+        name="membership-gift-card-pdf",
     ),
     *router.urls,
 ]

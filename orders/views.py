@@ -540,3 +540,38 @@ class MembershipCardPdf(MembershipCardView):
     )
     def get(self, request, membershipId):
         return super().get(request, membershipId)
+
+
+@extend_schema(tags=["Memberships"])
+class MembershipGiftCardPdf(StrictQueryParameters, APIView):
+    """A gift's card, drawn on each request: printed rarely, and never kept past redemption."""
+
+    renderer_classes = [MuseumJSONRenderer, PDFRenderer]
+
+    @extend_schema(
+        operation_id="getMembershipGiftCardPdf",
+        summary="A gift membership's gift card as an A6 PDF",
+        description=(
+            "The gift card the giver prints or hands over, in the gift's language: the museum's "
+            "name, the type and what it gives, the gift code in words and as a QR code, and how "
+            "to redeem it (visitors at the front desk or on the museum's website; integrators "
+            "with `POST /v1.1/memberships/redeem`). For the gift's buyer and staff; anyone else "
+            "gets 404 (a redeemed gift belongs to whoever redeemed it). A membership that is not "
+            "a gift, a gift not paid yet or cancelled, and a redeemed gift, whose code is spent, "
+            "have none: 409 `no_gift_card`. The page is A6 (105 × 148 mm)."
+        ),
+        parameters=[MEMBERSHIP_ID],
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The gift card."),
+            **problems(401, 404, 409),
+        },
+    )
+    def get(self, request, membershipId):
+        membership = selectors.gift_card_membership(membership_id=membershipId, viewer=request.user)
+        pdf = membership_cards.gift_card_pdf(membership)
+        response = HttpResponse(pdf, content_type="application/pdf")
+        filename = membership_cards.gift_filename(membership)
+        response["Content-Disposition"] = f'inline; filename="{filename}"'
+        # Its code redeems the gift: kept by no cache on the way.
+        patch_cache_control(response, private=True, no_store=True)
+        return response

@@ -100,6 +100,7 @@ ADDED_OPERATIONS = {
     ("/memberships/{membershipId}/renew", "post"),
     ("/memberships/{membershipId}/card.png", "get"),
     ("/memberships/{membershipId}/card.pdf", "get"),
+    ("/memberships/{membershipId}/gift.pdf", "get"),
     ("/webhooks", "get"),
     ("/webhooks", "post"),
     ("/webhooks/{webhookId}", "get"),

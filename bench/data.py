@@ -1,16 +1,19 @@
 """A museum's worth of rows for the benchmark and the query-plan test.
 
-10,000 special events on ~30,000 dates, 100,000 tickets and two years of opening hours (the past
-year and the coming one), as a museum's tables look after a few years: events run from two years
-back to a year ahead, each on one to five dates within four weeks, so a week's list reads a small
-part of the table, the way it does in production. PostgreSQL only prefers an index to a sequential
-scan when a table is big enough for it to matter, so plans are only worth reading at this volume.
+10,000 special events on ~30,000 dates, 100,000 tickets, 10,000 members and two years of opening
+hours (the past year and the coming one), as a museum's tables look after a few years: events run
+from two years back to a year ahead, each on one to five dates within four weeks, so a week's list
+reads a small part of the table, the way it does in production. PostgreSQL only prefers an index to
+a sequential scan when a table is big enough for it to matter, so plans are only worth reading at
+this volume.
 
 The rows are written with COPY (a few seconds; bulk_create takes four times as long). The tickets
 the benchmark uses up are kept apart by their email address: today's tickets for the door (check-in
 admits each once), tickets whose image is not drawn yet (the first QR fetch draws it), tickets with
 a drawn image (the repeated fetch), and the tickets the benchmark buys. Every other ticket has a
 placeholder image row: in production each sold ticket's image is drawn for its confirmation email.
+The members' memberships, bought by the benchmark's visitors, each have a member visit booked for
+today (a member's card admits it at the door); the benchmark books their visits on timed days.
 """
 
 import datetime as dt
@@ -30,7 +33,15 @@ from PIL import Image
 from events.models import EventDate, SpecialEvent
 from hours.models import MuseumDay
 from museum.accounts import partner_group, staff_group
-from orders.models import Order, Ticket, TicketImage, TicketType
+from orders.models import (
+    Membership,
+    MembershipStatus,
+    MembershipType,
+    Order,
+    Ticket,
+    TicketImage,
+    TicketType,
+)
 from orders.services.limits import mailbox_of
 from tickets.images import ticket_image
 
@@ -42,6 +53,8 @@ DOOR_EMAIL = "door@bench.invalid"  # today's tickets, for check-in
 UNDRAWN_EMAIL = "undrawn@bench.invalid"  # no image yet, for the first QR fetch
 DRAWN_EMAIL = "drawn@bench.invalid"  # image drawn, for the repeated QR fetch
 BOUGHT_EMAIL = "bought@bench.invalid"  # bought by the benchmark itself
+MEMBER_EMAIL = "members@bench.invalid"  # today's member visits, for the member card's scan
+MEMBERSHIP_TYPE = "bench-dual"  # the members' type: a visit admits two
 SOLD_EMAIL = "visitor@bench.invalid"  # every other ticket
 
 BATCH = 5000
@@ -57,6 +70,7 @@ class Volume:
     door_tickets: int = 30_000
     undrawn_tickets: int = 5_000
     drawn_tickets: int = 200
+    members: int = 10_000  # each with a member visit booked for today
 
 
 def _quiet(stage: str, done: int, total: int) -> None:
@@ -272,6 +286,72 @@ def load_tickets(
     _copy(Ticket, TICKET_FIELDS, tickets, "tickets", progress)
 
 
+MEMBERSHIP_FIELDS = [
+    "id",
+    "membership_type",
+    "buyer",
+    "holder_name",
+    "email",
+    "language",
+    "status",
+    "valid_from",
+    "valid_until",
+    "card_code",
+    "created_at",
+    "activated_at",
+]
+
+
+def membership_type() -> MembershipType:
+    """The members' type (a dual: each visit admits two), made once."""
+    found, _ = MembershipType.objects.get_or_create(
+        code=MEMBERSHIP_TYPE,
+        defaults={"name": "Bench dual", "price": Decimal("90.00"), "admits": 2},
+    )
+    return found
+
+
+def load_members(
+    *, today: dt.date, volume: Volume, visitors: list, rng: random.Random, progress: Progress
+) -> None:
+    """Active memberships bought by the visitors in turn (a visitor books its own memberships'
+    visits), each with a member visit booked for today: a free order of one or two member
+    places, which its card admits at the door. bench.database.refresh() keeps them valid and
+    today's."""
+    now, type_id = timezone.now(), membership_type().pk
+    memberships, orders, tickets = [], [], []
+    # Past the other tickets' numbers: confirmation codes are unique.
+    first = 10 * volume.tickets
+    for n in range(volume.members):
+        membership_id, order_id = _uuid(rng), _uuid(rng)
+        buyer = visitors[n % len(visitors)].pk
+        memberships.append(
+            (
+                membership_id,
+                type_id,
+                buyer,
+                f"Bench Member {n:05d}",
+                f"member-{n:05d}@bench.invalid",
+            )
+            + ("en", MembershipStatus.ACTIVE, today - dt.timedelta(30))
+            + (today + dt.timedelta(335), _code("member", n), now, now)
+        )
+        orders.append(
+            (order_id, buyer, MEMBER_EMAIL, "", "confirmed", _code("order", first + n))
+            + (TicketType.GENERAL, today, None, Decimal("0.00"), now, now, now, "", "on_account")
+            + ("", "en", mailbox_of(MEMBER_EMAIL), membership_id)
+        )
+        for place in range(1 + n % 2):  # an individual's visit, or both the dual admits
+            number = first + 2 * n + place
+            tickets.append(
+                (_uuid(rng), buyer, TicketType.GENERAL, today, None, today, None, order_id)
+                + (False, Decimal("0.00"), _code("ticket-general", number), now, True)
+            )
+    _copy(Membership, MEMBERSHIP_FIELDS, memberships, "memberships", progress)
+    _copy(Order, ORDER_FIELDS + ["membership"], orders, "member visits", progress)
+    _copy(Ticket, TICKET_FIELDS, tickets, "member tickets", progress)
+
+
 def load_images(*, volume: Volume, progress: Progress) -> None:
     """Placeholder images for the tickets sold earlier; real ones for the repeated QR fetch."""
     png, now = _placeholder_png(), timezone.now()
@@ -306,6 +386,7 @@ def load(
         rng=rng,
         progress=progress,
     )
+    load_members(today=today, volume=volume, visitors=visitors, rng=rng, progress=progress)
     load_images(volume=volume, progress=progress)
     analyze()
     return counts()
@@ -315,7 +396,15 @@ def analyze() -> None:
     """Fresh planner statistics: the plans are read right after loading."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            for model in (SpecialEvent, EventDate, MuseumDay, Order, Ticket, TicketImage):
+            for model in (
+                SpecialEvent,
+                EventDate,
+                MuseumDay,
+                Order,
+                Ticket,
+                TicketImage,
+                Membership,
+            ):
                 cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 
@@ -326,4 +415,5 @@ def counts() -> dict[str, int]:
         "event dates": EventDate.objects.count(),
         "tickets": Ticket.objects.count(),
         "ticket images": TicketImage.objects.count(),
+        "memberships": Membership.objects.count(),
     }

@@ -15,6 +15,8 @@ TABLES = [
     "tickets_ticketimage",
     "tickets_ticket",
     "orders_order",
+    "orders_membership",
+    "orders_membershiptype",
     "hours_entryslot",
     "events_eventdate",
     "events_specialevent",
@@ -58,7 +60,7 @@ def _loaded(volume) -> bool:
     from bench import data
     from events.models import SpecialEvent
     from hours.models import MuseumDay
-    from orders.models import Ticket
+    from orders.models import Order, Ticket
 
     today = timezone.localdate()
     last_day = MuseumDay.objects.aggregate(last=Max("date"))["last"]
@@ -67,6 +69,7 @@ def _loaded(volume) -> bool:
         and Ticket.objects.filter(order__email=data.DOOR_EMAIL).count() == volume.door_tickets
         and Ticket.objects.filter(order__email=data.DRAWN_EMAIL, image__isnull=False).count()
         == volume.drawn_tickets
+        and Order.objects.filter(email=data.MEMBER_EMAIL).count() == volume.members
         # Loaded long ago, the events would all be in the past.
         and last_day is not None
         and last_day >= today + dt.timedelta(volume.days_ahead - 30)
@@ -98,15 +101,21 @@ def prepare(*, reload: bool) -> None:
     refresh()
 
 
+# Of each timed day's slots' (unlimited) places, those kept for members.
+MEMBER_PLACES = 20
+
+
 def refresh() -> None:
-    """Forget the tickets the last run bought; today's door tickets are today's again."""
+    """Forget the tickets and member visits the last run bought; today's door tickets and member
+    visits are today's again, and the members' memberships valid from a month ago."""
     from django.db import connection
     from django.utils import timezone
 
     from bench import data
+    from hours.models import EntrySlot
     from hours.services import add_entry_slots
     from octo.models import Booking
-    from orders.models import Order, Payment, Refund, Ticket
+    from orders.models import Membership, Order, Payment, Refund, Ticket
 
     Booking.objects.filter(order__email=data.BOUGHT_EMAIL).delete()  # the OCTO bookings made
     Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
@@ -116,10 +125,22 @@ def refresh() -> None:
     # A month of timed days, unlimited, for the order endpoints (each day once: seeding keeps
     # the slots a day has).
     today = timezone.localdate()
+    start = today + dt.timedelta(3)
     add_entry_slots(
-        start=today + dt.timedelta(3), end=today + dt.timedelta(33), minutes=30, capacity=None
+        start=start,
+        end=today + dt.timedelta(33),
+        minutes=30,
+        capacity=None,
+        member_places=MEMBER_PLACES,
     )
-    Ticket.objects.filter(order__email=data.DOOR_EMAIL).update(date=timezone.localdate())
+    # Slots made by a run before members were benchmarked keep none.
+    EntrySlot.objects.filter(day_id__gte=start).update(member_places=MEMBER_PLACES)
+    Ticket.objects.filter(order__email__in=[data.DOOR_EMAIL, data.MEMBER_EMAIL]).update(date=today)
+    # A booked member visit is the membership's order of the day: the card admits today's.
+    Order.objects.filter(email=data.MEMBER_EMAIL).update(date=today)
+    Membership.objects.filter(membership_type__code=data.MEMBERSHIP_TYPE).update(
+        valid_from=today - dt.timedelta(30), valid_until=today + dt.timedelta(335)
+    )
     reset_used_up()
     # What autovacuum does in production soon enough: fresh statistics for the planner, and the
     # visibility map that lets an index-only scan skip the table.
@@ -129,11 +150,12 @@ def refresh() -> None:
 
 
 def reset_used_up() -> None:
-    """No door ticket checked in, no image of the tickets whose first fetch draws it."""
+    """No door ticket or member visit checked in, no image of the tickets whose first fetch
+    draws it."""
     from bench import data
     from orders.models import Ticket, TicketImage
 
-    Ticket.objects.filter(order__email=data.DOOR_EMAIL, checked_in_at__isnull=False).update(
-        checked_in_at=None, checked_in_by=None
-    )
+    Ticket.objects.filter(
+        order__email__in=[data.DOOR_EMAIL, data.MEMBER_EMAIL], checked_in_at__isnull=False
+    ).update(checked_in_at=None, checked_in_by=None)
     TicketImage.objects.filter(ticket__order__email=data.UNDRAWN_EMAIL).delete()

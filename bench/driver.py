@@ -28,7 +28,7 @@ from museum.authentication import verified_credential_key
 from octo.keys import issue_api_key
 from octo.models import ApiKey
 from orders import tokens
-from orders.models import Ticket
+from orders.models import Membership, Order, Ticket
 from orders.services.sale import place_order
 
 LUA = Path(__file__).resolve().parent / "wrk.lua"
@@ -230,6 +230,56 @@ def _check_in_lines() -> list[str]:
     ]
 
 
+def _members() -> list[tuple[uuid.UUID, str, int]]:
+    """(membership id, its buyer's username, people its visit admits) of the members."""
+    return [
+        (pk, username, admits)
+        for pk, username, admits in Membership.objects.filter(
+            membership_type__code=data.MEMBERSHIP_TYPE
+        )
+        .order_by("card_code")
+        .values_list("pk", "buyer__username", "membership_type__admits")
+    ]
+
+
+def _member_visit_lines(today: dt.date, rng: random.Random) -> list[str]:
+    """A member visit booked by its membership's buyer in a timed day's slot: one or as many as
+    the membership admits, free, confirmed at once. Each membership and day once (a membership
+    has one member visit a day; sent again, 409), days and members spread at random."""
+    times = _slot_times(today)
+    days, members = list(times), _members()
+    pairs = rng.sample(range(len(members) * len(days)), min(12_000, len(members) * len(days)))
+    lines = []
+    for pair in pairs:
+        membership_id, username, admits = members[pair % len(members)]
+        day = days[pair // len(members)]
+        body = {
+            "ticketType": "general",
+            "ticketDate": day.isoformat(),
+            "entryTime": rng.choice(times[day]),
+            "email": data.BOUGHT_EMAIL,
+            "membership": str(membership_id),
+            "lines": [{"category": "member", "quantity": rng.randint(1, admits)}],
+        }
+        lines.append(request_line("POST", "/v1.1/orders", username, body=body))
+    return lines
+
+
+def _member_card_lines(today: dt.date) -> list[str]:
+    """A member's card (its signed token, as the card's QR carries it) scanned at the door,
+    which admits the membership's visit booked for today."""
+    visits = Order.objects.filter(email=data.MEMBER_EMAIL).order_by("confirmation_code")
+    return [
+        request_line(
+            "POST",
+            "/v1.1/tickets/check-in",
+            data.STAFF[n % len(data.STAFF)],
+            body={"code": tokens.sign_member_card(membership_id=membership_id, issued_on=today)},
+        )
+        for n, membership_id in enumerate(visits.values_list("membership_id", flat=True))
+    ]
+
+
 # The benchmark's partners' API keys for OCTO (octo.keys), issued afresh each run.
 OCTO_KEY_NAME = "bench"
 OCTO_PARTNERS = 4
@@ -410,6 +460,20 @@ def endpoints(wanted: Collection[str] = ()) -> list[Endpoint]:
             # A reservation sent again answers its booking, and confirming it again too.
             again={200},
         ),
+        Endpoint(
+            "member-visit",
+            "POST /v1.1/orders (member visit)",
+            lines("member-visit", lambda: _member_visit_lines(today, rng)),
+            {201},
+            again={409},
+        ),
+        Endpoint(
+            "member-card-scan",
+            "POST /v1.1/tickets/check-in (member card)",
+            lines("member-card-scan", lambda: _member_card_lines(today)),
+            {200},
+            again={409},
+        ),
         Endpoint("floor-again", f"GET {FLOOR_PATH} (own floor, again, last)", floor, {200}, 0.85),
         Endpoint(
             "bare-again", f"GET {FLOOR_PATH} (bare project, again, last)", floor, {200}, bare=True
@@ -423,7 +487,15 @@ def write_requests(work: Path, wanted: Collection[str] = ()) -> list[Endpoint]:
     found = endpoints(wanted)
     for endpoint in found:
         # Kept in order: each sent once, in turn (a booking's confirmation after its reservation).
-        if endpoint.key not in {"qr-first", "check-in", "confirm", "cancel", "octo-book"}:
+        if endpoint.key not in {
+            "qr-first",
+            "check-in",
+            "confirm",
+            "cancel",
+            "octo-book",
+            "member-visit",
+            "member-card-scan",
+        }:
             rng.shuffle(endpoint.lines)
         endpoint.path = work / f"requests-{endpoint.key}.tsv"
         endpoint.path.write_text("\n".join(endpoint.lines) + "\n")

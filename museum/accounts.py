@@ -35,9 +35,6 @@ STAFF_PERMISSIONS = [
     "orders.sell_at_desk",
     "orders.view_payment",
     "orders.change_refund",
-    # Memberships: sold and renewed at the desk; seen (a member's card printed) by staff.
-    "orders.sell_memberships",
-    "orders.view_membership",
     "orders.view_salelimits",
     "orders.add_salelimits",
     "orders.change_salelimits",

@@ -142,17 +142,31 @@ def availability_out(
         "openingHours": slot.opening_hours,
     }
     if commission is not None:
-        shown["unitPricing"] = [
-            {
-                "unitId": category.category,
-                **catalogue.pricing(catalogue.unit_price(category, item), commission=commission),
-            }
-            for category, _ in catalogue.units()
-        ]
+        shown["unitPricing"] = _unit_pricing(item, commission=commission)
     return shown
 
 
-def calendar_out(slots: list[catalogue.Slot], *, wanted: int = 0) -> list[dict]:
+def _unit_pricing(item: catalogue.Product, *, commission: Decimal) -> list[dict]:
+    """Each unit's pricing (the product's pricingPer is UNIT): a price is the category's for
+    the product, whatever the day."""
+    return [
+        {
+            "unitId": category.category,
+            **catalogue.pricing(catalogue.unit_price(category, item), commission=commission),
+        }
+        for category, _ in catalogue.units()
+    ]
+
+
+def calendar_out(
+    slots: list[catalogue.Slot],
+    item: catalogue.Product,
+    *,
+    commission: Decimal | None,
+    wanted: int = 0,
+) -> list[dict]:
+    # The same every day (prices do not change by date): read once for the whole range.
+    prices = None if commission is None else _unit_pricing(item, commission=commission)
     days: dict = {}
     for slot in slots:
         days.setdefault(slot.date, []).append(slot)
@@ -169,16 +183,17 @@ def calendar_out(slots: list[catalogue.Slot], *, wanted: int = 0) -> list[dict]:
         status = "AVAILABLE" if open_any else "SOLD_OUT"
         if open_any and vacancies is not None and capacity and vacancies < capacity / 2:
             status = "LIMITED"
-        shown.append(
-            {
-                "localDate": day.isoformat(),
-                "available": open_any,
-                "status": status,
-                "vacancies": vacancies,
-                "capacity": capacity,
-                "openingHours": of_day[0].opening_hours,
-            }
-        )
+        of_date = {
+            "localDate": day.isoformat(),
+            "available": open_any,
+            "status": status,
+            "vacancies": vacancies,
+            "capacity": capacity,
+            "openingHours": of_day[0].opening_hours,
+        }
+        if prices is not None:
+            of_date["unitPricingFrom"] = prices
+        shown.append(of_date)
     return shown
 
 

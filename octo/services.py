@@ -225,11 +225,16 @@ def booking_of(*, partner, uuid, lock: bool = False) -> Booking:
 
 
 def _replace_order(
-    booking: Booking, items: list[dict], *, partner, availability_id: str | None = None
+    booking: Booking,
+    items: list[dict],
+    *,
+    partner,
+    availability_id: str | None = None,
+    product_id: str | None = None,
 ) -> None:
-    """New unit items or availability for a held booking: its order cancelled and placed
-    anew, in one transaction (the old places kept if the new ones cannot be had)."""
-    item = catalogue.product(booking.product_id)
+    """New unit items, availability or product for a held booking: its order cancelled and
+    placed anew, in one transaction (the old places kept if the new ones cannot be had)."""
+    item = catalogue.product(product_id or booking.product_id)
     slot = _slot(item, availability_id or booking.availability_id)
     with transaction.atomic():
         with _as_octo():
@@ -245,9 +250,12 @@ def _replace_order(
             language=booking.order.language,
         )
         booking.order = order
+        booking.product_id = item.id
         booking.availability_id = slot.id
         booking.unit_items = _tie_tickets(items, order)
-        booking.save(update_fields=["order", "availability_id", "unit_items", "updated_at"])
+        booking.save(
+            update_fields=["order", "product_id", "availability_id", "unit_items", "updated_at"]
+        )
 
 
 def _keep_contact(booking: Booking, contact) -> None:
@@ -342,15 +350,33 @@ def update_booking(
     reseller_reference=None,
     unit_items=None,
     availability_id=None,
+    product_id=None,
+    option_id=None,
 ) -> Booking:
-    """PATCH: contact, notes and references; unit items and availability while on hold."""
+    """PATCH: contact, notes and references; unit items, availability and product (a rebooking)
+    while on hold."""
     with transaction.atomic():
         booking = booking_of(partner=partner, uuid=uuid, lock=True)
-        if unit_items is not None or availability_id is not None:
+        # Ids checked before the booking's state: a wrong one is wrong whatever the booking.
+        if option_id is not None:
+            catalogue.check_option(option_id)
+        if product_id == booking.product_id:
+            product_id = None  # its own product (an event since called off too): no change
+        elif product_id is not None:
+            product_id = catalogue.product(product_id).id  # INVALID_PRODUCT_ID if unknown
+            if product_id == booking.product_id:
+                product_id = None  # its own, spelt otherwise (an upper-case uuid)
+        if unit_items is not None or availability_id is not None or product_id is not None:
             if booking.order.status != OrderStatus.HELD:
-                raise Unprocessable("Units and availability change only while on hold.")
+                raise Unprocessable("Units, availability and product change only while on hold.")
             items = booking.unit_items if unit_items is None else _unit_items(unit_items)
-            _replace_order(booking, items, partner=partner, availability_id=availability_id)
+            _replace_order(
+                booking,
+                items,
+                partner=partner,
+                availability_id=availability_id,
+                product_id=product_id,
+            )
         _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
     return booking_of(partner=partner, uuid=uuid)
 

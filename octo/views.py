@@ -197,8 +197,10 @@ class CalendarView(OctoView):
         body = self.body()
         if not body.get("localDateStart") or not body.get("localDateEnd"):
             raise BadRequest("Name localDateStart and localDateEnd.")
-        _, slots, wanted = _asked(body)
-        return Response(serializers.calendar_out(slots, wanted=wanted))
+        item, slots, wanted = _asked(body)
+        return Response(
+            serializers.calendar_out(slots, item, commission=self.commission(), wanted=wanted)
+        )
 
 
 class BookingFace(OctoView):
@@ -260,6 +262,8 @@ class BookingView(BookingFace):
                 reseller_reference=body.get("resellerReference"),
                 unit_items=body.get("unitItems"),
                 availability_id=body.get("availabilityId"),
+                product_id=body.get("productId"),
+                option_id=body.get("optionId"),
             )
         )
 

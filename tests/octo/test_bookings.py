@@ -1,5 +1,5 @@
 """OCTO bookings through the sale's rules: holds that run out with no worker, confirmations
-after them, the cut-off, the door, partners' net prices."""
+after them, the cut-off, the door, changes while on hold, partners' net prices."""
 
 import datetime as dt
 from decimal import Decimal
@@ -8,12 +8,14 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from events.models import EventDate
 from hours.models import EntrySlot
 from octo.models import Booking, PartnerTerms
 from octo.selectors import partner_statement
-from orders.models import Order, OrderStatus
-from tests.factories import MuseumDayFactory, door_member, partner_member
-from tests.octo.conftest import octo_client, reserve_body, slot_id
+from orders.models import Order, OrderStatus, VisitorCategory
+from orders.services.pricing import active_categories
+from tests.factories import MuseumDayFactory, SpecialEventFactory, door_member, partner_member
+from tests.octo.conftest import later, octo_client, reserve_body, slot_id
 from tickets.services import check_in
 
 
@@ -155,3 +157,106 @@ def test_net_prices_from_the_partners_commission(partner, timed_day, capability)
         order.total * Decimal("0.2"),
         order.total * Decimal("0.8"),
     )
+
+
+def test_a_held_booking_is_rebooked_on_another_product_by_patch(octo, timed_day):
+    event = SpecialEventFactory(dates=[later(5)])
+    EventDate.objects.filter(event=event).update(capacity=10)  # as the event's service copies it
+    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult"), format="json")
+
+    answer = octo.patch(
+        "/octo/bookings/b-1",
+        {
+            "productId": str(event.pk),
+            "optionId": "DEFAULT",
+            "availabilityId": slot_id(later(5), 0),
+            "unitItems": [{"unitId": "adult"}, {"unitId": "child"}],
+        },
+        format="json",
+    )
+
+    assert answer.status_code == 200, answer.json()
+    patched = answer.json()
+    assert (patched["productId"], patched["availabilityId"], patched["status"]) == (
+        str(event.pk),
+        slot_id(later(5), 0),
+        "ON_HOLD",
+    )
+    assert [unit["unitId"] for unit in patched["unitItems"]] == ["adult", "child"]
+    assert slot(timed_day).sold == 0
+    assert EventDate.objects.get(event=event).sold == 2
+    held = Order.objects.get(status=OrderStatus.HELD)
+    assert (held.event_id, held.date) == (event.pk, later(5))
+    assert Booking.objects.get().product_id == str(event.pk)
+
+
+def test_a_patch_to_an_unknown_product_changes_nothing(octo, timed_day):
+    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult"), format="json")
+    before = Booking.objects.get()
+
+    refused = octo.patch(
+        "/octo/bookings/b-1",
+        {"productId": "nope", "unitItems": [{"unitId": "adult"}] * 2, "notes": "More"},
+        format="json",
+    )
+
+    assert refused.status_code == 400
+    assert (refused.json()["error"], refused.json()["productId"]) == ("INVALID_PRODUCT_ID", "nope")
+    after = Booking.objects.get()
+    assert (after.order_id, after.product_id, after.notes) == (before.order_id, "general", "")
+    assert after.order.status == OrderStatus.HELD
+    assert slot(timed_day).sold == 1
+
+
+def test_a_patch_to_an_unknown_option_is_invalid_option_id(octo, timed_day):
+    octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
+    refused = octo.patch("/octo/bookings/b-1", {"optionId": "nope"}, format="json").json()
+    assert (refused["error"], refused["optionId"]) == ("INVALID_OPTION_ID", "nope")
+
+
+def test_a_confirmed_bookings_product_does_not_change(octo, timed_day):
+    event = SpecialEventFactory(dates=[later(5)])
+    octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
+    octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+
+    refused = octo.patch(
+        "/octo/bookings/b-1",
+        {"productId": str(event.pk), "availabilityId": slot_id(later(5), 0)},
+        format="json",
+    )
+    same = octo.patch("/octo/bookings/b-1", {"productId": "general", "notes": "Hi"}, format="json")
+
+    assert (refused.status_code, refused.json()["error"]) == (400, "UNPROCESSABLE_ENTITY")
+    assert (same.status_code, same.json()["notes"]) == (200, "Hi")
+    booking = Booking.objects.get()
+    assert (booking.product_id, booking.order.status) == ("general", OrderStatus.CONFIRMED)
+    assert slot(timed_day).sold == 1
+
+
+@pytest.mark.parametrize("capability", [True, False])
+def test_the_calendar_carries_unit_prices_net_of_the_commission(partner, timed_day, capability):
+    PartnerTerms.objects.create(account=partner, commission_percent=Decimal("20"))
+    asked = {"HTTP_OCTO_CAPABILITIES": "octo/pricing"} if capability else {}
+    body = {
+        "productId": "general",
+        "optionId": "DEFAULT",
+        "localDateStart": timed_day.date.isoformat(),
+        "localDateEnd": timed_day.date.isoformat(),
+    }
+
+    [day] = (
+        octo_client(partner)
+        .post("/octo/availability/calendar", body, format="json", **asked)
+        .json()
+    )
+
+    if capability:
+        prices = {unit["unitId"]: unit for unit in day["unitPricingFrom"]}
+        adult = VisitorCategory.objects.get(category="adult").general_price
+        assert (prices["adult"]["retail"], prices["adult"]["net"]) == (
+            int(adult * 100),
+            int(adult * 80),
+        )
+        assert set(prices) == set(active_categories().values_list("category", flat=True))
+    else:
+        assert "unitPricingFrom" not in day

@@ -461,7 +461,7 @@ class MembershipViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.Gene
         ),
         parameters=[MEMBERSHIP_ID, IDEMPOTENCY_KEY_PARAMETER],
         request=None,
-        responses={201: OrderSerializer, **problems(401, 404, 409, 429)},
+        responses={201: OrderSerializer, **problems(400, 401, 404, 409, 422, 429)},
     )
     @action(detail=True, methods=["post"])
     @idempotent

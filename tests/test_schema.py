@@ -234,6 +234,20 @@ def test_every_operation_documents_throttling_and_outages_with_retry_after(gener
     )
 
 
+def test_every_operation_taking_an_idempotency_key_documents_what_the_key_answers(generated):
+    """A malformed key is 400, one in use by a request still running 409, one reused for
+    another request 422 (museum/idempotency.py): every operation that takes one says so."""
+    assert_no_differences(
+        [
+            f"{method.upper()} {path}: no {status} for its Idempotency-Key"
+            for (path, method), operation in operations(generated).items()
+            if any(p.get("name") == "Idempotency-Key" for p in operation.get("parameters", []))
+            for status in ("400", "409", "422")
+            if status not in operation["responses"]
+        ]
+    )
+
+
 def test_the_headers_clients_read_are_documented(generated):
     ours = operations(generated)
     pages = ours["/special-events", "get"]["responses"]["200"]["headers"]

@@ -4,9 +4,11 @@ Ours because Django's cache API has no such operation: it counts with add() then
 neither says when the key expires, which a window that opens at the first hit needs (for
 Retry-After and RateLimit-Reset). With REDIS_URL the cache is django-redis's, and one Lua script
 run through its raw client (`get_redis_connection`) counts and reads the expiry atomically for
-every worker. Without it the cache is Django's LocMemCache, one process's memory.
+every worker, by its SHA (EVALSHA: the script's text is sent once per server, not with every
+count). Without it the cache is Django's LocMemCache, one process's memory.
 """
 
+import functools
 import time
 
 from django.core.cache import caches
@@ -20,8 +22,8 @@ def count(key: str, seconds: int, by: int = 1) -> tuple[int, float]:
     which `cache.get(key)` reads."""
     cache = caches["default"]
     if isinstance(cache, RedisCache):
-        hits, milliseconds_left = get_redis_connection("default").eval(
-            COUNT_SCRIPT, 1, cache.make_key(key), seconds * 1000, by
+        hits, milliseconds_left = _count_script(get_redis_connection("default"))(
+            keys=[cache.make_key(key)], args=[seconds * 1000, by]
         )
         return hits, milliseconds_left / 1000
     return _count_in_this_process(cache, key, seconds, by)
@@ -37,6 +39,12 @@ if milliseconds_left < 0 then
 end
 return {hits, milliseconds_left}
 """
+
+
+@functools.cache
+def _count_script(client):
+    # redis-py's Script: EVALSHA, loading the script again where the server lost it (a restart).
+    return client.register_script(COUNT_SCRIPT)
 
 
 def _count_in_this_process(cache, key: str, seconds: int, by: int) -> tuple[int, float]:

@@ -9,6 +9,7 @@ Ours, on DRF's throttle classes: the request rates count exactly with one atomic
 (RateThrottle says why not DRF's own counting).
 """
 
+import functools
 import json
 import logging
 import math
@@ -147,12 +148,12 @@ def _failure_counters(*, username: str, address: str) -> list[_FailureCounter]:
     counters = [
         (
             "username and address",
-            [username, address],
+            (username, address),
             settings.MUSEUM_AUTH_FAILURES_PER_USERNAME_AND_ADDRESS,
             True,
         ),
-        ("address", [address], settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS, True),
-        ("username", [username], settings.MUSEUM_AUTH_FAILURES_PER_USERNAME, False),
+        ("address", (address,), settings.MUSEUM_AUTH_FAILURES_PER_ADDRESS, True),
+        ("username", (username,), settings.MUSEUM_AUTH_FAILURES_PER_USERNAME, False),
     ]
     return [
         # Hashed: a username can be any text a client sends, of any length.
@@ -166,8 +167,11 @@ def _failure_counters(*, username: str, address: str) -> list[_FailureCounter]:
     ]
 
 
-def _digest(kind: str, values: list[str]) -> str:
-    # JSON keeps ["a b", "c"] and ["a", "b c"] apart, whatever the username holds.
+@functools.lru_cache(maxsize=1024)
+def _digest(kind: str, values: tuple[str, ...]) -> str:
+    # Kept per process: every request names its username and address, and a busy client's are
+    # the same each time. JSON keeps ["a b", "c"] and ["a", "b c"] apart, whatever the username
+    # holds.
     value = json.dumps(values)
     return salted_hmac(f"museum.auth-failures.{kind}", value, algorithm="sha256").hexdigest()
 
@@ -231,7 +235,7 @@ def one_password_check_at_a_time(*, address: str, credential: str):
     credential (an HMAC of its header) as the check under way waits for it, so a client's
     parallel first requests all pass once one has verified it; another credential gets a 429.
     """
-    key = f"museum:auth-checking:{_digest('address', [address])}"
+    key = f"museum:auth-checking:{_digest('address', (address,))}"
     deadline = time.monotonic() + CHECKING_SLOT_SECONDS
     while not cache.add(key, credential, timeout=CHECKING_SLOT_SECONDS):
         holder = cache.get(key)

@@ -23,6 +23,22 @@ from tests.servers import NODE_SETUP, database_url, manage
 from tests.stripe_fake import stripe_fake  # noqa: F401 (the fixture, for every test)
 from webhooks.services import forget_subscribed_types
 
+
+def admission_statements() -> int:
+    """The statements of a valid scan: the claim with its audit records, one data-modifying WITH
+    on PostgreSQL, an UPDATE and an INSERT on SQLite (tickets/services.py, `_admit_valid`)."""
+    return 1 if connection.vendor == "postgresql" else 2
+
+
+def claims(queries) -> list[str]:
+    """The door's claims among captured statements: each UPDATE of the tickets, whether alone or
+    the first part of the data-modifying WITH that also records it."""
+    found = (
+        q["sql"].lstrip().removeprefix('WITH "admitted" AS (') for q in queries.captured_queries
+    )
+    return [sql for sql in found if sql.startswith("UPDATE")]
+
+
 # pytest-django's live_server listens with Django's backlog of 10 connections; the concurrency
 # tests open fifty at once, and on a busy machine the kernel dropped some of them (a
 # ConnectionResetError in the client), which is not what those tests are about.

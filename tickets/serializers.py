@@ -148,11 +148,17 @@ class CheckInResponseSerializer(CheckedInTicketSerializer):
     refused = RefusedTicketSerializer(many=True)
 
     def to_representation(self, admission):
+        # The door's every scan: one serializer for the admitted tickets, whose first is the
+        # ticket the contract's fields describe, and none for an empty `refused`.
+        admitted = CheckedInTicketSerializer(admission.admitted, many=True).data
+        refused = (
+            RefusedTicketSerializer(admission.refused, many=True).data if admission.refused else []
+        )
         return {
-            **CheckedInTicketSerializer(admission.ticket).data,
+            **admitted[0],
             "orderCode": admission.order_code,
-            "admitted": CheckedInTicketSerializer(admission.admitted, many=True).data,
-            "refused": RefusedTicketSerializer(admission.refused, many=True).data,
+            "admitted": admitted,
+            "refused": refused,
         }
 
 

@@ -81,11 +81,9 @@ def record_rows_sql(
     str() (the caller's model says which), by `by` at `at`, returning each record's "id". The
     same columns as record_each writes; `recorded_rows` then announces the records."""
     fields = _row_fields(action=action, model=model, by=by, at=at)
-    columns = "".join(f'"{AuditRecord._meta.get_field(name).column}", ' for name in fields)
-    values = [
-        AuditRecord._meta.get_field(name).get_db_prep_value(value, connection)
-        for name, value in fields.items()
-    ]
+    concrete = {field.attname: field for field in AuditRecord._meta.concrete_fields}
+    columns = "".join(f'"{concrete[name].column}", ' for name in fields)
+    values = [concrete[name].get_db_prep_value(value, connection) for name, value in fields.items()]
     sql = (
         f'INSERT INTO "{AuditRecord._meta.db_table}"'
         f' ({columns}"object_id", "object_repr")'

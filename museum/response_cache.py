@@ -31,10 +31,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
+from django.http import HttpResponse, HttpResponseBase
 from django.utils import timezone
 from django.utils.translation import get_language
 from rest_framework import mixins
-from rest_framework.response import Response
 
 # The headers that belong to the response (paging); per-request ones (RateLimit-*) are not kept.
 KEPT_HEADERS = ("X-Total-Count", "Link")
@@ -76,17 +76,21 @@ def group_changes_with(group: str, *models) -> None:
             )
 
 
-def cached_response(group: str, request, build, *, moment: str = "") -> Response:
+def cached_response(group: str, request, build, *, moment: str = "") -> HttpResponseBase:
     """The response to this GET, from the cache while `group` is unchanged, else `build()`'s.
 
-    Keyed by the whole URL (host, path, query) and the language, which is all a cached response
-    depends on, the museum's today, which the default dates depend on, and `moment`, for an
-    answer that also changes with the time of day. Only a 200 is kept.
+    Keyed by the whole URL (host, path, query), the language and the media type negotiated, which
+    is all a cached response depends on, the museum's today, which the default dates depend on,
+    and `moment`, for an answer that also changes with the time of day. Only a 200 is kept, as
+    its renderer wrote it.
     """
     seconds = settings.MUSEUM_RESPONSE_CACHE_SECONDS
     if seconds <= 0:
         return build()
-    url = f"{timezone.localdate()} {moment} {get_language()} {request.build_absolute_uri()}"
+    url = (
+        f"{timezone.localdate()} {moment} {get_language()} {request.accepted_media_type}"
+        f" {request.build_absolute_uri()}"
+    )
     key = f"museum:response-cache:{group}:{hashlib.sha256(url.encode()).hexdigest()}"
     version_key = _version_key(group)
     found = cache.get_many([version_key, key])  # one round trip
@@ -95,12 +99,27 @@ def cached_response(group: str, request, build, *, moment: str = "") -> Response
         _new_version(group)  # never set, or evicted: a fresh version, which nothing stored matches
         version = cache.get(version_key)
     elif (stored := found.get(key)) is not None and stored["version"] == version:
-        return Response(stored["data"], headers=stored["headers"])
+        return _answer(stored)
     response = build()
-    if response.status_code == 200 and version is not None:
-        headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
-        cache.set(key, {"version": version, "data": response.data, "headers": headers}, seconds)
-    return response
+    if response.status_code != 200 or version is None:
+        return response
+    # Kept rendered: a hit neither unpickles the data nor renders it again.
+    renderer = request.accepted_renderer
+    stored = {
+        "version": version,
+        "content": renderer.render(response.data, request.accepted_media_type, {}),
+        "content_type": renderer.media_type,
+        "headers": {name: response[name] for name in KEPT_HEADERS if response.has_header(name)},
+    }
+    cache.set(key, stored, seconds)
+    return _answer(stored)
+
+
+def _answer(stored: dict) -> HttpResponse:
+    # DRF's view still adds its own headers to it (Allow, Vary, RateLimit-*), as to a Response.
+    return HttpResponse(
+        stored["content"], content_type=stored["content_type"], headers=stored["headers"]
+    )
 
 
 class CachedList(mixins.ListModelMixin):

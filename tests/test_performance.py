@@ -115,11 +115,11 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
 
     # The account and its permissions (Django's two queries); the order and its tickets,
     # locked; the tickets voided; their images' keys; the payment with what it paid back
-    # already; the refunds; the places given back; the order closed; the refunds' and the
-    # cancellation's audit records, in one INSERT; the change's email (its task, and the order
-    # noting it); the refunds read back for the answer's refundDue. The test's transaction adds a
-    # savepoint and its release.
-    with django_assert_num_queries(17):
+    # already; the refunds; the places given back; the refunds' and the cancellation's audit
+    # records, in one INSERT; the change's email (its task, and the order closed and noting it in
+    # one UPDATE); the refunds read back for the answer's refundDue. The test's transaction adds
+    # a savepoint and its release.
+    with django_assert_num_queries(16):
         answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"

@@ -67,12 +67,14 @@ def cancel_order(
         source = RefundSource.BUYER if by.pk == order.buyer_id else RefundSource.STAFF
         entries.append(refund_tickets(order=order, tickets=voided, source=source, by=by)[1])
     give_back(order=order, n=len(voided), member=sum(ticket.member for ticket in voided))
-    _close_if_void(order, tickets, now=now)
+    closing = _close_if_void(order, tickets, now=now)
     whole = order.status == OrderStatus.CANCELLED
     entries.append((Action.CANCELLED, order, {"tickets": voided_ids, "whole_order": whole}))
     record_each(entries=entries, by=by)  # the refunds' record and the cancellation's, at once
     if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
-        mail_change(order, now=now)
+        mail_change(order, now=now, saving=closing)
+    elif closing:
+        order.save(update_fields=closing)
     order.sold_tickets = tickets
     return order
 
@@ -88,16 +90,18 @@ def _to_void(tickets: list[Ticket], *, ticket_id: uuid.UUID | None) -> list[Tick
     return voided
 
 
-def _close_if_void(order: Order, tickets: list[Ticket], *, now: datetime) -> None:
-    """An order whose tickets are all void is cancelled; a held one's total is what it holds."""
+def _close_if_void(order: Order, tickets: list[Ticket], *, now: datetime) -> list[str]:
+    """An order whose tickets are all void is cancelled; a held one's total is what it holds.
+    The fields changed, for the caller to save (with the email's, if one goes)."""
     if all(ticket.cancelled_at is not None for ticket in tickets):
         order.status, order.cancelled_at = OrderStatus.CANCELLED, now
-        order.save(update_fields=["status", "cancelled_at"])
         metrics.count_orders(metrics.ORDERS_CANCELLED)
-    elif order.status == OrderStatus.HELD:
+        return ["status", "cancelled_at"]
+    if order.status == OrderStatus.HELD:
         # Nothing is paid yet: what the order will cost is what it still holds.
         order.total = sum((t.price for t in tickets if t.cancelled_at is None), Decimal("0"))
-        order.save(update_fields=["total"])
+        return ["total"]
+    return []
 
 
 @transaction.atomic

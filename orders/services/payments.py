@@ -160,16 +160,19 @@ def count_email(order: Order, *, kind: str) -> None:
         BuyerEmail.objects.create(order=order, kind=kind)
 
 
-def mail_change(order: Order, *, now) -> None:
+def mail_change(order: Order, *, now, saving: Sequence[str] = ()) -> None:
     """After a change of an order its visitor was confirmed (moved, tickets cancelled, money
     going back): its email again, in the change's transaction, saying what it holds now; within
     its mailbox's daily limit, which it counts toward like any email (_may_mail). An attempt
     still waiting sends the order as it is when it runs: two changes in a row make one email,
-    or two."""
+    or two. `saving`: the order's fields the change set and has not saved, written in the same
+    UPDATE as the email's."""
     if _may_mail(order, now=now):
         mail_confirmation(order=order)
-        order.save(update_fields=EMAIL_FIELDS)
+        order.save(update_fields=[*saving, *EMAIL_FIELDS])
         count_email(order, kind=BuyerEmail.Kind.CHANGE)
+    elif saving:
+        order.save(update_fields=saving)
 
 
 def start_payment(

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 from audit.models import PERSONAL_FIELDS, Action, AuditRecord
 from audit.services import changed_fields, history, record
 from audit.text import describe, when
+from museum.admin import ReadOnlyAdmin
 from museum.request_context import current_request
 
 # The newest records an object's page shows; the audit log lists them all.
@@ -45,7 +46,7 @@ class DescribedChangeList(ChangeList):
 
 
 @admin.register(AuditRecord)
-class AuditRecordAdmin(admin.ModelAdmin):
+class AuditRecordAdmin(ReadOnlyAdmin):
     list_display = ["moment", "what_happened", "object_type", "actor_name", "request_id"]
     list_filter = ["action", "object_type", "at"]
     search_fields = ["object_id", "object_repr", "actor_name", "request_id"]
@@ -81,16 +82,6 @@ class AuditRecordAdmin(admin.ModelAdmin):
     @admin.display(description="changes")
     def what_changed(self, entry):
         return shown_changes(entry, _viewer())
-
-    # The record of what happened is written by the services alone.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class AuditedAdmin(admin.ModelAdmin):

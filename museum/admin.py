@@ -19,6 +19,20 @@ class MuseumUserChangeForm(UserChangeForm):
         return username
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """The admin of what the services alone write (records, payments, orders): staff look, and
+    act only through its actions, never add, change or delete a row here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 # Django's UserCreationForm already refuses a name that differs only in case; its change form
 # does not.
 admin.site.unregister(User)

@@ -18,6 +18,7 @@ from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
 from audit.services import history
+from museum.admin import ReadOnlyAdmin
 from museum.admin_pages import (
     Table,
     VisitDateFilter,
@@ -114,7 +115,7 @@ class RefundInline(RecordInline):
 
 
 @admin.register(Order)
-class OrderAdmin(AuditedAdmin):
+class OrderAdmin(ReadOnlyAdmin, AuditedAdmin):
     list_display = [
         "confirmation_code",
         "status",
@@ -169,15 +170,6 @@ class OrderAdmin(AuditedAdmin):
     @admin.display(description="entry", ordering="slot__entry_time")
     def entry(self, order):
         return f"{order.slot.entry_time:%H:%M}" if order.slot_id else "—"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def has_cancel_permission(self, request):
         return request.user.has_perm(selectors.CANCEL_ANY_ORDER)
@@ -319,21 +311,12 @@ class RefundAdmin(admin.ModelAdmin):
 
 
 @admin.register(Payment)
-class PaymentAdmin(admin.ModelAdmin):
+class PaymentAdmin(ReadOnlyAdmin):
     list_display = ["order", "provider", "state", "amount", "info", "created_at", "confirmed_at"]
     list_filter = ["provider", "state"]
     list_select_related = ["order"]
     search_fields = ["order__confirmation_code", "reference", "order__email"]
     date_hierarchy = "created_at"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def get_urls(self):
         statement = self.admin_site.admin_view(self.on_account_view)

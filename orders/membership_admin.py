@@ -17,6 +17,7 @@ from modeltranslation.admin import TranslationAdmin
 
 from audit.admin import AuditedAdmin
 from audit.services import history
+from museum.admin import ReadOnlyAdmin
 from museum.admin_pages import Table, admin_page, csv_response, report_cells
 from museum.forms import DATE_INPUT
 from orders import membership_reports as reports
@@ -157,7 +158,7 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 
 @admin.register(Membership)
-class MembershipAdmin(AuditedAdmin):
+class MembershipAdmin(ReadOnlyAdmin, AuditedAdmin):
     """Memberships as the services left them: sold, renewed, redeemed and cancelled through the
     API and the desk (and an order's cancellation), never edited here."""
 
@@ -211,15 +212,6 @@ class MembershipAdmin(AuditedAdmin):
     def status_today(self, membership):
         return MembershipStatus(status_on(membership)).label
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
     def get_urls(self):
         page = self.admin_site.admin_view(self.reports_view)
         return [path("reports/", page, name="orders_membership_reports"), *super().get_urls()]
@@ -255,7 +247,7 @@ class MembershipAdmin(AuditedAdmin):
 
 
 @admin.register(MemberEntry)
-class MemberEntryAdmin(admin.ModelAdmin):
+class MemberEntryAdmin(ReadOnlyAdmin):
     """Who a member card let in at the door on an untimed day: the door writes it, staff read."""
 
     list_display = ["date", "membership", "holder", "people", "entered_at", "admitted_by"]
@@ -266,15 +258,6 @@ class MemberEntryAdmin(admin.ModelAdmin):
     @admin.display(description="holder", ordering="membership__holder_name")
     def holder(self, entry):
         return entry.membership.holder_name
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 def membership_sale_inlines(order) -> list:

@@ -10,6 +10,7 @@ import sys
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from audit.models import AuditRecord
@@ -124,3 +125,14 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
     assert AuditRecord.objects.filter(action__in=["refunded", "cancelled"]).count() == 2
+
+
+def test_a_new_order_s_answer_reads_no_refunds(visitor_client):
+    # It has none: refundDue is 0 without a statement (orders/services/sale.py).
+    day = MuseumDayFactory(date=days_from_today(3))
+
+    with CaptureQueriesContext(connection) as queries:
+        answer = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2)), format="json")
+
+    assert answer.status_code == 201 and answer.json()["refundDue"] == 0
+    assert not [q for q in queries.captured_queries if "orders_refund" in q["sql"]]

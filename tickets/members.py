@@ -5,6 +5,7 @@ rules; without one, on a day without entry slots, the card admits walk-ins (Memb
 the type's `admits` people a day, counted under the membership's row lock.
 """
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -86,16 +87,12 @@ def check_in_member(*, membership: Membership, by, people: int | None = None) ->
     no visit booked on a timed day, more people than the card admits a day."""
     now = timezone.now()
     today = timezone.localdate(now)
-    try:
-        refuse_unless_valid_today(membership, today=today)
-        visit = visit_on(membership=membership, day=today)
+    with _refusal_counted():
+        visit = _todays_visit(membership, today=today)
         if visit is None:
             if EntrySlot.objects.filter(day_id=today).exists():
                 raise NoMemberVisit(membership=membership)
             walked_in = _walk_in(membership=membership, by=by, people=people, now=now)
-    except MuseumProblem as refusal:
-        metrics.CHECK_INS.labels("refused", refusal.code).inc()
-        raise
     if visit is not None:
         # The whole reservation, by its order's code: the door's rules, audit and counts.
         admission = check_in(scanned=visit.confirmation_code, by=by)
@@ -108,19 +105,31 @@ def check_in_booked_visit(*, membership: Membership, by) -> Admission:
     """Admit today's booked member visit of the membership whole, as its order's code does: what
     a scanner reading a member card through the API does (its answer names tickets; walk-ins,
     which have none, are let in on the door page). NoMemberVisit without one."""
-    today = timezone.localdate()
-    try:
-        refuse_unless_valid_today(membership, today=today)
-        visit = visit_on(membership=membership, day=today)
+    with _refusal_counted():
+        visit = _todays_visit(membership, today=timezone.localdate())
         if visit is None:
             raise NoMemberVisit(
                 _("No member visit is booked for today: the door page lets walk-ins in."),
                 membership=membership,
             )
+    return check_in(scanned=visit.confirmation_code, by=by)
+
+
+@contextmanager
+def _refusal_counted():
+    """Count a refusal of the card raised inside, as check_in counts a ticket's."""
+    try:
+        yield
     except MuseumProblem as refusal:
         metrics.CHECK_INS.labels("refused", refusal.code).inc()
         raise
-    return check_in(scanned=visit.confirmation_code, by=by)
+
+
+def _todays_visit(membership: Membership, *, today):
+    """The membership's member visit booked for `today` (None without one), once the card is
+    valid today; else the card's refusal."""
+    refuse_unless_valid_today(membership, today=today)
+    return visit_on(membership=membership, day=today)
 
 
 def refuse_unless_valid_today(membership: Membership, *, today) -> None:

@@ -5,7 +5,7 @@ record commits or rolls back with the change. Once committed, `recorded` is sent
 (webhooks listen); nothing else happens in the writer's transaction.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -34,16 +34,13 @@ def record(
     changes: dict[str, Any] | None = None,
 ) -> AuditRecord:
     """Record `action` on `obj` by `by` (else the request's account, else "system")."""
-    actor = _actor(by)
     entry = AuditRecord.objects.create(
         action=action,
         object_type=obj._meta.label_lower,
         object_id=str(obj.pk),
         object_repr=str(obj)[:200],
-        actor=actor,
-        actor_name=actor.get_username() if actor is not None else SYSTEM,
-        request_id=current_request_id(),
         changes=changes or {},
+        **_author(by),
     )
     _send_after_commit(entry)
     return entry
@@ -52,18 +49,15 @@ def record(
 def record_each(*, entries: Iterable[AuditEntry], by=None) -> list[AuditRecord]:
     """`record()` for many changes at once (a bulk change, or a change and its refunds):
     (action, obj, changes) each, in one INSERT."""
-    actor = _actor(by)
-    name, request_id = actor.get_username() if actor is not None else SYSTEM, current_request_id()
+    author = _author(by)
     made = AuditRecord.objects.bulk_create(
         AuditRecord(
             action=action,
             object_type=obj._meta.label_lower,
             object_id=str(obj.pk),
             object_repr=str(obj)[:200],
-            actor=actor,
-            actor_name=name,
-            request_id=request_id,
             changes=changes,
+            **author,
         )
         for action, obj, changes in entries
     )
@@ -72,50 +66,51 @@ def record_each(*, entries: Iterable[AuditEntry], by=None) -> list[AuditRecord]:
     return made
 
 
+# The columns record_rows_sql takes from each row rather than from the record it fills in.
+_FROM_EACH_ROW = ("id", "object_id", "object_repr")
+
+
 def record_rows_sql(
     *, action: str, model: type[models.Model], rows: str, key: str, shown: str, by, at, connection
-) -> tuple[str, list]:
+) -> tuple[str, list, Callable[[Iterable[tuple[int, models.Model]]], None]]:
     """For a statement that changes rows and records them at once (PostgreSQL's data-modifying
     WITH: one round trip where a transaction takes four): the INSERT of one record of `action`
     per row of the WITH query `rows`, whose column `key` is the object's key and `shown` its
-    str() (the caller's model says which), by `by` at `at`, returning each record's "id". The
-    same columns as record_each writes; `recorded_rows` then announces the records."""
-    fields = _row_fields(action=action, model=model, by=by, at=at)
-    concrete = {field.attname: field for field in AuditRecord._meta.concrete_fields}
-    columns = "".join(f'"{concrete[name].column}", ' for name in fields)
-    values = [concrete[name].get_db_prep_value(value, connection) for name, value in fields.items()]
+    str() (the caller's model says which), by `by` at `at`, returning each record's "id" and
+    "object_id"; its values; and what announces the records after the commit, given (the
+    record's id, its object) each. The same columns as record_each writes."""
+    common = {"action": action, "object_type": model._meta.label_lower, "at": at, **_author(by)}
+    template = AuditRecord(**common)  # the model's defaults too ("changes", "published")
+    written = [f for f in AuditRecord._meta.concrete_fields if f.name not in _FROM_EACH_ROW]
+    columns = "".join(f'"{field.column}", ' for field in written)
+    values = [
+        field.get_db_prep_save(getattr(template, field.attname), connection) for field in written
+    ]
     sql = (
-        f'INSERT INTO "{AuditRecord._meta.db_table}"'
-        f' ({columns}"object_id", "object_repr")'
+        f'INSERT INTO "{AuditRecord._meta.db_table}" ({columns}"object_id", "object_repr")'
         f' SELECT {", ".join(["%s"] * len(values))}, "{rows}"."{key}"::text,'
         f' LEFT("{rows}"."{shown}", 200) FROM "{rows}" RETURNING "id", "object_id"'
     )
-    return sql, values
+
+    def announce(records: Iterable[tuple[int, models.Model]]) -> None:
+        for pk, obj in records:
+            entry = AuditRecord(pk=pk, object_id=str(obj.pk), object_repr=str(obj)[:200], **common)
+            _send_after_commit(entry)
+
+    return sql, values, announce
 
 
-def recorded_rows(
-    *, action: str, model: type[models.Model], records: Iterable[tuple[int, models.Model]], by, at
-) -> None:
-    """Announce, after the commit, the records a `record_rows_sql` statement wrote: (the
-    record's id, its object) each."""
-    fields = _row_fields(action=action, model=model, by=by, at=at)
-    for pk, obj in records:
-        entry = AuditRecord(pk=pk, object_id=str(obj.pk), object_repr=str(obj)[:200], **fields)
-        _send_after_commit(entry)
-
-
-def _row_fields(*, action: str, model: type[models.Model], by, at) -> dict[str, Any]:
-    """A record's fields but its object's key and str(), as record_each sets them."""
-    actor = _actor(by)
+def _author(by) -> dict[str, Any]:
+    """Who made a change, as its record says: `by` (else the request's account, else none, named
+    "system") and the request it came in."""
+    if by is None:
+        request = current_request()
+        by = getattr(request, "user", None) if request is not None else None
+    actor = by if by is not None and by.is_authenticated else None
     return {
-        "at": at,
-        "action": action,
-        "object_type": model._meta.label_lower,
-        "actor_id": actor.pk if actor is not None else None,
+        "actor": actor,
         "actor_name": actor.get_username() if actor is not None else SYSTEM,
         "request_id": current_request_id(),
-        "changes": {},
-        "published": False,
     }
 
 
@@ -124,13 +119,6 @@ def _send_after_commit(entry: AuditRecord) -> None:
         recorded.send(sender=AuditRecord, record=entry)
 
     transaction.on_commit(send)
-
-
-def _actor(by):
-    if by is None:
-        request = current_request()
-        by = getattr(request, "user", None) if request is not None else None
-    return by if by is not None and by.is_authenticated else None
 
 
 def changed_fields(before: models.Model | dict, after: models.Model, names: Iterable[str]):

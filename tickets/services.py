@@ -34,7 +34,7 @@ from django.utils.translation import gettext as _
 from modeltranslation.utils import get_language
 
 from audit.models import Action
-from audit.services import record_each, record_rows_sql, recorded_rows
+from audit.services import record_each, record_rows_sql
 from hours.models import EntrySlot, MuseumDay
 from museum import metrics
 from museum.exceptions import MuseumProblem
@@ -276,11 +276,14 @@ def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
     if connection.vendor == "postgresql":
         # The claim and its records in one data-modifying WITH, in one round trip where a
         # transaction takes four (BEGIN, UPDATE, INSERT, COMMIT): the door's every scan.
-        recording, recording_values = record_rows_sql(
-            **_checked_in(by, now),
+        recording, recording_values, announce = record_rows_sql(
+            action=Action.CHECKED_IN,
+            model=Ticket,
             rows="admitted",
             key="id",
-            shown="confirmation_code",
+            shown="confirmation_code",  # Ticket.__str__: the records' "object"
+            by=by,
+            at=now,
             connection=connection,
         )
         sql = (
@@ -289,8 +292,7 @@ def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
             ' JOIN "recorded" ON "recorded"."object_id" = "admitted"."id"::text'
         )
         tickets = [_with_related(ticket, alias) for ticket in claim(sql, values + recording_values)]
-        records = [(ticket.__dict__.pop("audit_record_id"), ticket) for ticket in tickets]
-        recorded_rows(**_checked_in(by, now), records=records)
+        announce([(ticket.__dict__.pop("audit_record_id"), ticket) for ticket in tickets])
     else:
         # SQLite has no data-modifying WITH: the claim and its records commit together.
         with transaction.atomic(using=alias, savepoint=False):
@@ -299,11 +301,6 @@ def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
     for ticket in tickets:
         ticket.checked_in_by = by
     return tickets
-
-
-def _checked_in(by, now: datetime) -> dict:
-    # Ticket.__str__ is its confirmation code: the records' "object" (record_rows_sql's `shown`).
-    return {"action": Action.CHECKED_IN, "model": Ticket, "by": by, "at": now}
 
 
 def _scanned(scan: Scan, connection) -> tuple[str, list]:

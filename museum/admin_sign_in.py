@@ -27,7 +27,7 @@ class AdminSignInHandler(AxesDatabaseHandler):
         # Asked by axes' backend before any password is checked.
         if super().is_locked(request, credentials):
             return True
-        lockout, _ = sign_in_lockout(
+        lockout, _, _ = sign_in_lockout(
             username=_username(request, credentials), address=client_address(request)
         )
         return lockout is not None

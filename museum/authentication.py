@@ -23,8 +23,9 @@ is seen when the version expires, MUSEUM_AUTH_CACHE_SECONDS after it was made. W
 cache a signal cannot reach the other processes: the account is loaded on every request, which
 sees every change at once, and Django loads its permissions when asked.
 
-The entry and the version are read in the lockout's one cache round trip (`sign_in_lockout`), so
-a remembered request costs no round trip of its own. Hence no copy of the entries in each worker's
+The entry and the version are read in the lockout's one cache round trip (`sign_in_lockout`),
+which also counts a remembered request on its account's rate, so a remembered request costs no
+round trip of its own. Hence no copy of the entries in each worker's
 memory: bench.profile put the signed-in request at 0.30-0.33 of the floor's CPU without one and
 0.32-0.34 with one, within the runs' noise.
 
@@ -49,6 +50,7 @@ from rest_framework.authentication import BasicAuthentication, get_authorization
 
 from museum.response_cache import now_and_on_commit
 from museum.throttling import (
+    account_rates,
     client_address,
     one_password_check_at_a_time,
     record_failed_sign_in,
@@ -233,8 +235,13 @@ class MuseumBasicAuthentication(BasicAuthentication):
         # answer for a right one as for a wrong one. And before the hasher: DRF's throttles run
         # only after authentication, and a client sending wrong passwords as fast as it can
         # would otherwise keep every CPU hashing.
-        lockout, read = sign_in_lockout(
-            username=userid, address=address, read_along=[key, KEPT_ACCOUNTS_VERSION_KEY]
+        lockout, read, request.rates_counted = sign_in_lockout(
+            username=userid,
+            address=address,
+            read_along=[key, KEPT_ACCOUNTS_VERSION_KEY],
+            # Counted here, in the same round trip, instead of by the view's throttles.
+            rates=account_rates(request, userid),
+            remembered_key=key,
         )
         if lockout is not None:
             return self._during_lockout(lockout, key, userid, address, read)

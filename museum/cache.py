@@ -6,10 +6,16 @@ Retry-After and RateLimit-Reset). With REDIS_URL the cache is django-redis's, an
 run through its raw client (`get_redis_connection`) counts and reads the expiry atomically for
 every worker, by its SHA (EVALSHA: the script's text is sent once per server, not with every
 count). Without it the cache is Django's LocMemCache, one process's memory.
+
+`read_and_count` reads keys and counts a hit in that one round trip, where a count would otherwise
+cost a signed-in request a round trip of its own. The script returns the values as Redis holds
+them; django-redis's client decodes them as its own `get_many` does (`decode`, the method its
+pluggable clients share).
 """
 
 import functools
 import time
+from collections.abc import Mapping, Sequence
 
 from django.core.cache import caches
 from django_redis import get_redis_connection
@@ -29,22 +35,80 @@ def count(key: str, seconds: int, by: int = 1) -> tuple[int, float]:
     return _count_in_this_process(cache, key, seconds, by)
 
 
+def read_and_count(
+    keys: Sequence[str], *, counts: Mapping[str, int], if_present: str
+) -> tuple[dict, dict[str, tuple[int, float]]]:
+    """The values of `keys` (None where missing) and, if the key `if_present` has a value, one
+    hit on each key of `counts` in a window of its seconds, as `count` makes it (hits, seconds
+    left; none if not): one round trip with a shared cache."""
+    cache = caches["default"]
+    if not isinstance(cache, RedisCache):
+        values = cache.get_many(keys)
+        found = {key: values.get(key) for key in keys}
+        if found[if_present] is None:
+            return found, {}
+        return found, {key: count(key, seconds) for key, seconds in counts.items()}
+    answer = _read_and_count_script(get_redis_connection("default"))(
+        keys=[cache.make_key(key) for key in [*keys, *counts]],
+        args=[len(keys), keys.index(if_present) + 1]
+        + [seconds * 1000 for seconds in counts.values()],
+    )
+    values, counted = answer
+    return (
+        {
+            key: None if value is None else cache.client.decode(value)
+            for key, value in zip(keys, values, strict=True)
+        },
+        {
+            key: (counted[2 * n], counted[2 * n + 1] / 1000)
+            for n, key in enumerate(counts)
+            if counted
+        },
+    )
+
+
 # Atomic in Redis. A key left without an expiry (written by anything else) still gets one.
-COUNT_SCRIPT = """
-local hits = redis.call('INCRBY', KEYS[1], ARGV[2])
-local milliseconds_left = redis.call('PTTL', KEYS[1])
-if milliseconds_left < 0 then
-  milliseconds_left = tonumber(ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], milliseconds_left)
+_COUNT = """
+local function count(key, milliseconds, by)
+  local hits = redis.call('INCRBY', key, by)
+  local milliseconds_left = redis.call('PTTL', key)
+  if milliseconds_left < 0 then
+    milliseconds_left = milliseconds
+    redis.call('PEXPIRE', key, milliseconds_left)
+  end
+  return {hits, milliseconds_left}
 end
-return {hits, milliseconds_left}
 """
+COUNT_SCRIPT = _COUNT + "return count(KEYS[1], tonumber(ARGV[1]), ARGV[2])"
+# KEYS: the keys read, then the ones counted. ARGV: how many are read, which read key must have a
+# value, and each counted key's window in milliseconds.
+READ_AND_COUNT_SCRIPT = (
+    _COUNT
+    + """
+local read = tonumber(ARGV[1])
+local values = redis.call('MGET', unpack(KEYS, 1, read))
+local counted = {}
+if values[tonumber(ARGV[2])] then
+  for n = read + 1, #KEYS do
+    local hits_and_left = count(KEYS[n], tonumber(ARGV[n - read + 2]), 1)
+    table.insert(counted, hits_and_left[1])
+    table.insert(counted, hits_and_left[2])
+  end
+end
+return {values, counted}
+"""
+)
+
+
+# redis-py's Script: EVALSHA, loading the script again where the server lost it (a restart).
+@functools.cache
+def _count_script(client):
+    return client.register_script(COUNT_SCRIPT)
 
 
 @functools.cache
-def _count_script(client):
-    # redis-py's Script: EVALSHA, loading the script again where the server lost it (a restart).
-    return client.register_script(COUNT_SCRIPT)
+def _read_and_count_script(client):
+    return client.register_script(READ_AND_COUNT_SCRIPT)
 
 
 def _count_in_this_process(cache, key: str, seconds: int, by: int) -> tuple[int, float]:

@@ -6,7 +6,9 @@ cache before the hasher runs (MuseumBasicAuthentication calls it). All counters 
 Django's default cache, which every worker shares when REDIS_URL is set.
 
 Ours, on DRF's throttle classes: the request rates count exactly with one atomic cache round trip
-(RateThrottle says why not DRF's own counting).
+(RateThrottle says why not DRF's own counting). A signed-in request's rate is counted in its
+sign-in's round trip (`sign_in_lockout`, `account_rates`), so a remembered sign-in and its counts
+cost one round trip.
 """
 
 import functools
@@ -14,7 +16,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -25,7 +27,7 @@ from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from museum.cache import count
+from museum.cache import count, read_and_count
 
 security_log = logging.getLogger("museum.security")
 
@@ -59,7 +61,9 @@ class RateThrottle(SimpleRateThrottle):
         key = self.get_cache_key(request, view)
         if key is None:
             return True
-        hits, seconds_left = count(key, self.duration)
+        # A count the request's sign-in made in its round trip (account_rates).
+        counted = getattr(request, "rates_counted", {}).pop(key, None)
+        hits, seconds_left = counted or count(key, self.duration)
         remaining = max(self.num_requests - hits, 0)
         self.seconds_left = math.ceil(seconds_left)
         # view.headers goes onto every response of the view, the 429 included. Where two limits
@@ -80,14 +84,30 @@ class RateThrottle(SimpleRateThrottle):
 
 
 class AccountRateThrottle(RateThrottle):
-    """MUSEUM_THROTTLE_USER_RATE requests per signed-in account."""
+    """MUSEUM_THROTTLE_USER_RATE requests per signed-in account, by its username (which the
+    sign-in knows before it has read the account)."""
 
     scope = "user"
 
     def get_cache_key(self, request, view):
         if not (request.user and request.user.is_authenticated):
             return None
-        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+        return self.key_for(request.user.get_username())
+
+    @classmethod
+    def key_for(cls, username: str) -> str:
+        return cls.cache_format % {"scope": cls.scope, "ident": _digest("account", (username,))}
+
+
+def account_rates(request, username: str) -> dict[str, int]:
+    """The account rates the request's view counts (DRF's `get_throttles`), for its sign-in to
+    count them: each one's key for `username` and its window in seconds."""
+    view = request.parser_context.get("view")
+    return {
+        throttle.key_for(username): throttle.duration
+        for throttle in (view.get_throttles() if view is not None else ())
+        if isinstance(throttle, AccountRateThrottle)
+    }
 
 
 class AddressRateThrottle(RateThrottle):
@@ -182,24 +202,36 @@ def _seconds_left_in_window() -> int:
 
 
 def sign_in_lockout(
-    *, username: str, address: str, read_along: Sequence[str] = ()
-) -> tuple[Lockout | None, dict]:
+    *,
+    username: str,
+    address: str,
+    read_along: Sequence[str] = (),
+    rates: Mapping[str, int] | None = None,
+    remembered_key: str = "",
+) -> tuple[Lockout | None, dict, dict[str, tuple[int, float]]]:
     """The lockout this username from this address is under, if any: read before the hasher.
 
     With it, the values of the `read_along` keys (None where missing), read in the same cache
-    round trip.
+    round trip; and there, if `remembered_key` (one of them: the credential's) has a value, the
+    request's hit on each of the account's `rates` (`account_rates`), for its throttles. Only the
+    holder of a remembered password counts on its account's rates: a stranger's guesses count
+    towards their own lockout, never on the account's rates.
     """
     counters = _failure_counters(username=username, address=address)
-    found = cache.get_many([*(counter.key for counter in counters), *read_along])
-    reached = [counter for counter in counters if found.get(counter.key, 0) >= counter.limit]
+    keys = [*(counter.key for counter in counters), *read_along]
+    if rates:
+        found, counted = read_and_count(keys, counts=rates, if_present=remembered_key)
+    else:
+        found, counted = cache.get_many(keys), {}
+    reached = [counter for counter in counters if (found.get(counter.key) or 0) >= counter.limit]
     along = {key: found.get(key) for key in read_along}
     if not reached:
-        return None, along
+        return None, along, counted
     lockout = Lockout(
         locks_address=any(counter.locks_address for counter in reached),
         seconds_left=_seconds_left_in_window(),
     )
-    return lockout, along
+    return lockout, along, counted
 
 
 def record_failed_sign_in(*, username: str, address: str) -> None:

@@ -7,7 +7,7 @@ import pytest
 import redis
 from django.core.cache import cache
 
-from museum.cache import count
+from museum.cache import count, read_and_count
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def redis_cache(settings):
     except redis.ConnectionError:
         pytest.skip("no Redis on 127.0.0.1:6379")
     yield
-    cache.delete_many(["k", "other"])
+    cache.delete_many(["k", "other", "present", "absent"])
 
 
 @pytest.fixture(params=["local_cache", "redis_cache"])
@@ -77,3 +77,36 @@ def test_a_closed_window_starts_again_from_one(counting_cache):
     cache.delete("k")  # what the window's expiry does
 
     assert count("k", 60)[0] == 1
+
+
+def test_read_and_count_reads_the_keys_and_counts_only_if_the_named_one_is_there(counting_cache):
+    cache.set("present", {"a": [1, 2]})
+
+    assert read_and_count(["absent", "present"], counts={"k": 60}, if_present="absent") == (
+        {"absent": None, "present": {"a": [1, 2]}},
+        {},
+    )
+    assert cache.get("k") is None
+    values, counted = read_and_count(
+        ["present", "absent"], counts={"k": 60, "other": 30}, if_present="present"
+    )
+    assert values == {"present": {"a": [1, 2]}, "absent": None}
+    assert [counted["k"][0], counted["other"][0], cache.get("k"), cache.get("other")] == [
+        1,
+        1,
+        1,
+        1,
+    ]
+    assert 59 < counted["k"][1] <= 60
+    assert 29 < counted["other"][1] <= 30
+
+
+def test_read_and_count_counts_in_the_window_count_opened(counting_cache):
+    cache.set("present", 7)
+    count("k", 60, by=5)
+
+    values, counted = read_and_count(["present"], counts={"k": 60}, if_present="present")
+
+    assert values == {"present": 7}
+    assert counted["k"][0] == 6
+    assert count("k", 60)[0] == 7

@@ -269,7 +269,7 @@ def test_the_default_rates_leave_room_for_normal_use(visitor):
 
 
 def account_counter(user) -> str:
-    return throttling.AccountRateThrottle.cache_format % {"scope": "user", "ident": user.pk}
+    return throttling.AccountRateThrottle.key_for(user.get_username())
 
 
 def test_every_request_is_counted_and_the_remaining_count_is_exact(visitor):
@@ -277,6 +277,14 @@ def test_every_request_is_counted_and_the_remaining_count_is_exact(visitor):
 
     assert [answer["RateLimit-Remaining"] for answer in answers] == [str(599 - n) for n in range(7)]
     assert cache.get(account_counter(visitor)) == 7
+
+
+def test_a_strangers_wrong_passwords_never_count_on_the_account_s_rate(visitor):
+    assert sign_in().status_code == 200
+    fail_to_sign_in(3, address="10.0.0.9")
+
+    assert cache.get(account_counter(visitor)) == 1
+    assert sign_in()["RateLimit-Remaining"] == "598"
 
 
 def test_requests_counted_elsewhere_show_in_the_remaining_count(visitor):

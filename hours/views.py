@@ -15,7 +15,7 @@ from hours.serializers import EntrySlotSerializer, HoursQuerySerializer, MuseumD
 from hours.services import slots_on_sale
 from museum.fields import StrictDateField
 from museum.query import StrictQueryParameters, validated_query
-from museum.response_cache import CachedList, cached_response
+from museum.response_cache import Cached, CachedList, cached_response
 from museum.schema import problems
 
 
@@ -49,7 +49,7 @@ class MuseumHoursViewSet(
         return queryset.filter(date__gte=start)
 
 
-class EntrySlotList(StrictQueryParameters, generics.ListAPIView):
+class EntrySlotList(Cached, StrictQueryParameters, generics.ListAPIView):
     """The entry slots of one open day, with the places left: every buyer asks, so shared."""
 
     serializer_class = EntrySlotSerializer
@@ -78,10 +78,14 @@ class EntrySlotList(StrictQueryParameters, generics.ListAPIView):
     )
     def get(self, request, *args, **kwargs):
         build = functools.partial(super().get, request, *args, **kwargs)
+        group, moment = self.cached_as(request)
+        return cached_response(group, request, build, moment=moment)
+
+    def cached_as(self, request) -> tuple[str, str]:
         # Today's slots end their sale as the clock moves, not only with a write, and the kept
         # member places of the days ahead go on sale at their cut-off: these are kept a minute.
         moment = f"{timezone.localtime():%H:%M}" if _moves_with_clock(self.kwargs["date"]) else ""
-        return cached_response("slots", request, build, moment=moment)
+        return "slots", moment
 
 
 def _moves_with_clock(day: str) -> bool:

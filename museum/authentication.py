@@ -48,6 +48,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
 
+from museum.cache import read
 from museum.response_cache import now_and_on_commit
 from museum.throttling import (
     account_rates,
@@ -87,10 +88,6 @@ def _store(key: str, remembered: dict) -> None:
         cache.set(key, {**remembered, "expires_at": time.time() + seconds}, timeout=seconds)
 
 
-def _read(key: str, read_already: dict):
-    return read_already[key] if key in read_already else cache.get(key)
-
-
 def recall_verified_user(
     *, key: str, username: str, verified_at: str | None = None, read_already: dict | None = None
 ):
@@ -98,7 +95,7 @@ def recall_verified_user(
     it (and, given `verified_at`, only if the hasher verified it from that address).
     `read_already` holds the cache values this request has read with the lockout."""
     read_already = read_already or {}
-    remembered = _read(key, read_already)
+    remembered = read(key, read_already)
     if remembered is None:
         return None
     if verified_at is not None and not constant_time_compare(
@@ -121,7 +118,7 @@ def recall_verified_user(
 def _kept_account(remembered: dict, read_already: dict):
     """The account kept in the entry, if no account has changed since (else None)."""
     kept = remembered.get("account")
-    if kept is None or kept["version"] != _read(KEPT_ACCOUNTS_VERSION_KEY, read_already):
+    if kept is None or kept["version"] != read(KEPT_ACCOUNTS_VERSION_KEY, read_already):
         return None
     user_model = get_user_model()
     # As a query deferring the password would load it: the hash never sits in the cache, and a
@@ -220,6 +217,13 @@ class KeptPermissionsBackend(ModelBackend):
         return set(kept.group)
 
 
+def view_reads(view, request) -> list[str]:
+    """The cache keys `view`'s answer to `request` reads (its `cache_reads`, if it has one): the
+    sign-in reads them in its own round trip, so that answer needs none of its own."""
+    cache_reads = getattr(view, "cache_reads", None)
+    return [] if cache_reads is None else cache_reads(request)
+
+
 class MuseumBasicAuthentication(BasicAuthentication):
     www_authenticate_realm = "museum"
 
@@ -230,6 +234,7 @@ class MuseumBasicAuthentication(BasicAuthentication):
             raise exceptions.AuthenticationFailed("Invalid username/password.")
         authorization = get_authorization_header(request)
         key = verified_credential_key(authorization)
+        view = request.parser_context.get("view")
         address = client_address(request)
         # Before anything that depends on the password: a locked-out client must get the same
         # answer for a right one as for a wrong one. And before the hasher: DRF's throttles run
@@ -238,11 +243,13 @@ class MuseumBasicAuthentication(BasicAuthentication):
         lockout, read, request.rates_counted = sign_in_lockout(
             username=userid,
             address=address,
-            read_along=[key, KEPT_ACCOUNTS_VERSION_KEY],
+            # With what the view's answer reads from the cache (the view: `read_with_sign_in`).
+            read_along=[key, KEPT_ACCOUNTS_VERSION_KEY, *view_reads(view, request)],
             # Counted here, in the same round trip, instead of by the view's throttles.
-            rates=account_rates(request, userid),
+            rates=account_rates(view, userid),
             remembered_key=key,
         )
+        request.read_with_sign_in = read
         if lockout is not None:
             return self._during_lockout(lockout, key, userid, address, read)
         user = recall_verified_user(key=key, username=userid, read_already=read)

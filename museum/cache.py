@@ -16,6 +16,7 @@ pluggable clients share).
 import functools
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.core.cache import caches
 from django_redis import get_redis_connection
@@ -33,6 +34,12 @@ def count(key: str, seconds: int, by: int = 1) -> tuple[int, float]:
         )
         return hits, milliseconds_left / 1000
     return _count_in_this_process(cache, key, seconds, by)
+
+
+def read(key: str, read_already: Mapping[str, Any]) -> Any:
+    """The value of `key` (None if missing): as this request read it already, in an earlier round
+    trip (`read_already`: the values it read, None where missing), else from the cache now."""
+    return read_already[key] if key in read_already else caches["default"].get(key)
 
 
 def read_and_count(

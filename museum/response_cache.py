@@ -2,7 +2,8 @@
 shared cache.
 
 The same page of hours or events is asked for by every visitor, and building it costs several
-database round trips and a serializer pass; reading it back is one cache round trip. Each cache
+database round trips and a serializer pass; reading it back is one cache round trip, the
+sign-in's own for a signed-in request (`Cached.cache_reads`). Each cache
 group ("hours", "events", "slots") has a version in the cache; a response is stored with the
 version it was built under and used only while that version is current. Any write to what a
 group shows gives it a new version (`group_changed`), on every node at once, since the version
@@ -87,13 +88,12 @@ def cached_response(group: str, request, build, *, moment: str = "") -> HttpResp
     seconds = settings.MUSEUM_RESPONSE_CACHE_SECONDS
     if seconds <= 0:
         return build()
-    url = (
-        f"{timezone.localdate()} {moment} {get_language()} {request.accepted_media_type}"
-        f" {request.build_absolute_uri()}"
-    )
-    key = f"museum:response-cache:{group}:{hashlib.sha256(url.encode()).hexdigest()}"
-    version_key = _version_key(group)
-    found = cache.get_many([version_key, key])  # one round trip
+    version_key, key = _keys(group, request, moment)
+    early = getattr(request, "read_with_sign_in", {})
+    if version_key in early and key in early:
+        found = early  # read in the sign-in's round trip (`Cached.cache_reads`)
+    else:
+        found = cache.get_many([version_key, key])  # one round trip
     version = found.get(version_key)
     if version is None:
         _new_version(group)  # never set, or evicted: a fresh version, which nothing stored matches
@@ -115,6 +115,18 @@ def cached_response(group: str, request, build, *, moment: str = "") -> HttpResp
     return _answer(stored)
 
 
+def _keys(group: str, request, moment: str) -> tuple[str, str]:
+    """The group's version key and the key of the response to `request`."""
+    url = (
+        f"{timezone.localdate()} {moment} {get_language()} {request.accepted_media_type}"
+        f" {request.build_absolute_uri()}"
+    )
+    return (
+        _version_key(group),
+        f"museum:response-cache:{group}:{hashlib.sha256(url.encode()).hexdigest()}",
+    )
+
+
 def _answer(stored: dict) -> HttpResponse:
     # DRF's view still adds its own headers to it (Allow, Vary, RateLimit-*), as to a Response.
     return HttpResponse(
@@ -122,23 +134,56 @@ def _answer(stored: dict) -> HttpResponse:
     )
 
 
-class CachedList(mixins.ListModelMixin):
+class Cached:
+    """View mixin: the answer to a request it caches through `cached_response` under `cached_as`,
+    whose keys the sign-in reads in its own round trip (`cache_reads`, museum/authentication.py),
+    so that a cached answer makes no round trip of its own."""
+
+    def cached_as(self, request) -> tuple[str, str] | None:
+        """The cache group and moment the answer to `request` is cached under; None if it is
+        not cached."""
+        return None
+
+    def cache_reads(self, request) -> list[str]:
+        # Content negotiation runs before authentication in DRF's views; the check is for a
+        # request authenticated outside one.
+        if (
+            settings.MUSEUM_RESPONSE_CACHE_SECONDS <= 0
+            or not hasattr(request, "accepted_media_type")
+            or (cached_as := self.cached_as(request)) is None
+        ):
+            return []
+        group, moment = cached_as
+        return list(_keys(group, request, moment))
+
+
+class CachedList(Cached, mixins.ListModelMixin):
     """Viewset mixin: `list` answered through `cached_response` for its `cache_group`."""
 
     cache_group: str
+
+    def cached_as(self, request):
+        if getattr(self, "action", None) == "list":
+            return self.cache_group, ""
+        return super().cached_as(request)
 
     def list(self, request, *args, **kwargs):
         build = functools.partial(super().list, request, *args, **kwargs)
         return cached_response(self.cache_group, request, build)
 
 
-class CachedRetrieve(mixins.RetrieveModelMixin):
+class CachedRetrieve(Cached, mixins.RetrieveModelMixin):
     """Viewset mixin: `retrieve` answered through `cached_response` for its `cache_group`.
 
     A mixin of its own: a viewset with a `retrieve` gets a detail route from DRF's router.
     """
 
     cache_group: str
+
+    def cached_as(self, request):
+        if getattr(self, "action", None) == "retrieve":
+            return self.cache_group, ""
+        return super().cached_as(request)
 
     def retrieve(self, request, *args, **kwargs):
         build = functools.partial(super().retrieve, request, *args, **kwargs)

@@ -99,10 +99,9 @@ class AccountRateThrottle(RateThrottle):
         return cls.cache_format % {"scope": cls.scope, "ident": _digest("account", (username,))}
 
 
-def account_rates(request, username: str) -> dict[str, int]:
-    """The account rates the request's view counts (DRF's `get_throttles`), for its sign-in to
-    count them: each one's key for `username` and its window in seconds."""
-    view = request.parser_context.get("view")
+def account_rates(view, username: str) -> dict[str, int]:
+    """The account rates `view` counts (DRF's `get_throttles`), for its sign-in to count them:
+    each one's key for `username` and its window in seconds."""
     return {
         throttle.key_for(username): throttle.duration
         for throttle in (view.get_throttles() if view is not None else ())

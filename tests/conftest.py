@@ -3,17 +3,20 @@ import functools
 import importlib
 import os
 import signal
+import uuid
 from contextlib import contextmanager
 from io import StringIO
 from types import SimpleNamespace
 
 import pytest
+import redis
 from django.contrib.auth.hashers import MD5PasswordHasher, PBKDF2PasswordHasher
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
+from django_redis import get_redis_connection
 from rest_framework.test import APIClient
 
 from museum.accounts import create_account
@@ -188,6 +191,42 @@ def response_cache(settings):
     """The response cache and drawn images kept in the cache, as with REDIS_URL (the settings refuse
     them without it): a test is one process, so its own cache is the one every request sees."""
     settings.MUSEUM_RESPONSE_CACHE_SECONDS = 600
+
+
+TEST_REDIS = "redis://127.0.0.1:6379/8"
+
+
+@pytest.fixture
+def shared_redis_cache(settings):
+    """A real Redis (database 8) as every worker shares it, under a key prefix of the test's own."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": TEST_REDIS,
+            "KEY_PREFIX": f"test-{uuid.uuid4()}",
+        }
+    }
+    settings.SHARED_CACHE = True
+    try:
+        cache.get("k")
+    except redis.ConnectionError:
+        pytest.skip("no Redis on 127.0.0.1:6379")
+    yield
+    cache.clear()
+
+
+def cache_commands(send) -> list[str]:
+    """The names of the commands `send()` sends to the test's Redis database, as MONITOR sees them
+    (a script's own commands are not round trips; its EVALSHA is)."""
+    commands = []
+    # A connection of its own: the requests' stays theirs, so none is made (and SELECTed) meanwhile.
+    with redis.Redis.from_url(TEST_REDIS).monitor() as monitor:
+        send()
+        get_redis_connection("default").echo("sent")
+        while (command := monitor.next_command())["command"] != "ECHO sent":
+            if command["db"] == 8 and command.get("client_type") != "lua":
+                commands.append(command["command"].split()[0])
+    return commands
 
 
 def basic_auth(username: str, password: str = PASSWORD) -> str:

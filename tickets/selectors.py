@@ -2,8 +2,9 @@
 
 import datetime as dt
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -11,6 +12,7 @@ from django.db.models import BooleanField, Expression, ExpressionWrapper, Q
 from modeltranslation.fields import TranslationFieldDescriptor
 from modeltranslation.utils import build_localized_fieldname, get_language, resolution_order
 
+from museum.cache import read
 from museum.exceptions import MuseumProblem, NotFound
 from museum.response_cache import now_and_on_commit
 from orders import tokens
@@ -28,16 +30,19 @@ class DrawnImage:
     buyer_id: int  # whom the access rule compares the viewer with
 
 
-def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
+def viewable_ticket_image(
+    *, ticket_id: uuid.UUID, viewer, read_already: Mapping[str, Any] | None = None
+) -> DrawnImage:
     """The ticket's image if `viewer` may see it (drawn on first use); else 404, as for no ticket.
 
     A drawn image only changes by being deleted (a cancellation redraws it stamped CANCELLED),
     so it is kept in the shared cache with its buyer, the one thing the access rule needs, and
     dropped there when its row is deleted (`forget_drawn_image`). Only a paid order's ticket is
     drawn (refuse_unless_printable), and an order once paid stays printable, so a drawn image
-    needs no second look at its order.
+    needs no second look at its order. `read_already`: the cache values the request has read
+    (museum.cache.read), the kept copy among them if its sign-in read `image_cache_reads`.
     """
-    drawn = _drawn_image(ticket_id)
+    drawn = _drawn_image(ticket_id, read_already or {})
     if drawn is not None:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
@@ -64,8 +69,11 @@ def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
         raise NotFound()
 
 
-def _drawn_image(ticket_id: uuid.UUID) -> DrawnImage | None:
-    if _seconds_kept() > 0 and (drawn := cache.get(drawn_image_key(ticket_id))) is not None:
+def _drawn_image(ticket_id: uuid.UUID, read_already: Mapping[str, Any]) -> DrawnImage | None:
+    if (
+        _seconds_kept() > 0
+        and (drawn := read(drawn_image_key(ticket_id), read_already)) is not None
+    ):
         return drawn
     row = (
         TicketImage.objects.filter(pk=ticket_id)
@@ -82,6 +90,11 @@ def _drawn_image(ticket_id: uuid.UUID) -> DrawnImage | None:
 
 def drawn_image_key(ticket_id: uuid.UUID | str) -> str:
     return f"museum:drawn-image:{ticket_id}"
+
+
+def image_cache_reads(ticket_id: uuid.UUID | str) -> list[str]:
+    """What `viewable_ticket_image` reads from the cache first, for a sign-in to read early."""
+    return [drawn_image_key(ticket_id)] if _seconds_kept() > 0 else []
 
 
 def _seconds_kept() -> int:

@@ -138,6 +138,10 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
 class TicketImageView(StrictQueryParameters, APIView):
     renderer_classes = [MuseumJSONRenderer, PNGRenderer]
 
+    def cache_reads(self, request) -> list[str]:
+        # Read by the sign-in in its round trip (museum/authentication.py, `view_reads`).
+        return selectors.image_cache_reads(self.kwargs["ticketId"])
+
     @extend_schema(
         operation_id="getTicketCode",
         summary="Get ticket QR code",
@@ -157,7 +161,11 @@ class TicketImageView(StrictQueryParameters, APIView):
         },
     )
     def get(self, request, ticketId):
-        image = selectors.viewable_ticket_image(ticket_id=ticketId, viewer=request.user)
+        image = selectors.viewable_ticket_image(
+            ticket_id=ticketId,
+            viewer=request.user,
+            read_already=getattr(request, "read_with_sign_in", None),
+        )
         response = HttpResponse(image.png, content_type="image/png")
         response["ETag"] = quote_etag(image.etag)
         patch_cache_control(response, private=True, max_age=TICKET_IMAGE_MAX_AGE)

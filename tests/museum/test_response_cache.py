@@ -7,6 +7,7 @@ from django.core.cache import cache
 
 from hours.services import apply_weekly_pattern, close_days, parse_weekly_pattern
 from museum import response_cache
+from tests.conftest import cache_commands
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 
 # Each test is one process, so its own cache stands in for the shared one.
@@ -35,6 +36,20 @@ def test_a_repeated_read_costs_only_the_account(visitor_client, event, django_as
 
     assert again.json() == first.json()
     assert again["Content-Type"] == "application/json"
+
+
+@pytest.mark.parametrize("path", [HOURS, f"{EVENTS}/{{id}}"])
+def test_a_signed_in_cached_read_is_one_cache_round_trip(
+    shared_redis_cache, visitor_client, event, path
+):
+    path = path.format(id=event.id)
+    first = visitor_client.get(path)
+    visitor_client.get(path)  # the account, kept with the remembered credential from now on
+    answers = []
+
+    assert cache_commands(lambda: answers.append(visitor_client.get(path))) == ["EVALSHA"]
+    assert answers[0].json() == first.json()
+    assert int(answers[0]["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 2
 
 
 def test_a_cached_page_keeps_its_paging_headers_and_gets_fresh_rate_limit_ones(visitor_client):

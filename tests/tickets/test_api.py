@@ -17,7 +17,13 @@ from events.models import EventDate
 from hours.models import MuseumDay
 from orders import tokens
 from orders.models import Ticket, TicketImage
-from tests.conftest import admission_statements, basic_auth, client_for, run_task_worker
+from tests.conftest import (
+    admission_statements,
+    basic_auth,
+    cache_commands,
+    client_for,
+    run_task_worker,
+)
 from tests.factories import MuseumDayFactory, SpecialEventFactory, UserFactory
 from tests.qr import qr_text
 from tickets import selectors
@@ -384,6 +390,20 @@ def test_a_drawn_image_comes_from_the_shared_cache(
 
     with django_assert_num_queries(1):  # the account
         assert visitor_client.get(qr_url(ticket)).status_code == 200
+
+
+def test_a_signed_in_read_of_a_drawn_image_is_one_cache_round_trip(
+    shared_redis_cache, response_cache, visitor_client, open_day
+):
+    ticket = bought(visitor_client, general(open_day.date))
+    first = visitor_client.get(qr_url(ticket))
+    visitor_client.get(qr_url(ticket))  # the account, kept with the remembered credential
+    answers = []
+
+    # The sign-in's one script reads the kept image with the credential and counts the rate.
+    assert cache_commands(lambda: answers.append(visitor_client.get(qr_url(ticket)))) == ["EVALSHA"]
+    assert answers[0].status_code == 200
+    assert answers[0].content == first.content
 
 
 def test_without_the_shared_cache_a_drawn_image_is_one_query(

@@ -249,11 +249,12 @@ class MuseumBasicAuthentication(BasicAuthentication):
             rates=account_rates(view, userid),
             remembered_key=key,
         )
-        request.read_with_sign_in = read
         if lockout is not None:
             return self._during_lockout(lockout, key, userid, address, read)
         user = recall_verified_user(key=key, username=userid, read_already=read)
         if user is not None:
+            # For the view, read a moment ago. After a wait for the hasher it reads them itself.
+            request.read_with_sign_in = read
             return (user, None)
         with one_password_check_at_a_time(address=address, credential=key):
             # The check this request waited for may have been this same credential's.

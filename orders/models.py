@@ -257,6 +257,9 @@ class Order(models.Model):
     # The order's tickets as its answer shows them, kept on it by the service or selector that
     # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.
     sold_tickets: list["Ticket"]
+    # Its refunds, where the service knows them without a read (a new order has none); else
+    # unset, and its answer reads `refunds`.
+    known_refunds: list["Refund"]
 
     class Meta:
         ordering = ["-created_at"]

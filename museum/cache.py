@@ -39,7 +39,14 @@ def count(key: str, seconds: int, by: int = 1) -> tuple[int, float]:
 def read(key: str, read_already: Mapping[str, Any]) -> Any:
     """The value of `key` (None if missing): as this request read it already, in an earlier round
     trip (`read_already`: the values it read, None where missing), else from the cache now."""
-    return read_already[key] if key in read_already else caches["default"].get(key)
+    return read_many([key], read_already)[key]
+
+
+def read_many(keys: Sequence[str], read_already: Mapping[str, Any]) -> dict:
+    """`read` for several keys: those not read already in one round trip."""
+    missing = [key for key in keys if key not in read_already]
+    found = caches["default"].get_many(missing) if missing else {}
+    return {key: read_already[key] if key in read_already else found.get(key) for key in keys}
 
 
 def read_and_count(

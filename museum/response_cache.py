@@ -37,6 +37,8 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from rest_framework import mixins
 
+from museum.cache import read_many
+
 # The headers that belong to the response (paging); per-request ones (RateLimit-*) are not kept.
 KEPT_HEADERS = ("X-Total-Count", "Link")
 
@@ -89,11 +91,8 @@ def cached_response(group: str, request, build, *, moment: str = "") -> HttpResp
     if seconds <= 0:
         return build()
     version_key, key = _keys(group, request, moment)
-    early = getattr(request, "read_with_sign_in", {})
-    if version_key in early and key in early:
-        found = early  # read in the sign-in's round trip (`Cached.cache_reads`)
-    else:
-        found = cache.get_many([version_key, key])  # one round trip
+    # Read already in the sign-in's round trip (`Cached.cache_reads`), else in one of their own.
+    found = read_many([version_key, key], getattr(request, "read_with_sign_in", {}))
     version = found.get(version_key)
     if version is None:
         _new_version(group)  # never set, or evicted: a fresh version, which nothing stored matches

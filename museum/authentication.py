@@ -35,7 +35,6 @@ remembered credential still passes from the address where the hasher verified it
 keeps working and nobody else learns anything.
 """
 
-import secrets
 import time
 from dataclasses import dataclass
 
@@ -48,7 +47,8 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, get_authorization_header
 
-from museum.cache import read
+from museum.cache import read, read_along
+from museum.kept import version_of
 from museum.response_cache import now_and_on_commit
 from museum.throttling import (
     account_rates,
@@ -137,7 +137,11 @@ def _kept_account(remembered: dict, read_already: dict):
 def _load_account(key: str, remembered: dict):
     """The account from the database, if the remembered credential is still its password (else
     None); with a shared cache, kept in the entry for the next requests."""
-    version = _kept_accounts_version() if settings.SHARED_CACHE else None
+    version = (
+        version_of(KEPT_ACCOUNTS_VERSION_KEY, settings.MUSEUM_AUTH_CACHE_SECONDS)
+        if settings.SHARED_CACHE
+        else None
+    )
     user = get_user_model()._default_manager.filter(pk=remembered["user_id"]).first()
     if user is None or not constant_time_compare(
         _hmac("password", user.password), remembered["password"]
@@ -147,18 +151,6 @@ def _load_account(key: str, remembered: dict):
         account = {"version": version, "fields": _fields(user), "permissions": _permissions(user)}
         _store(key, {**remembered, "account": account})
     return user
-
-
-def _kept_accounts_version() -> str | None:
-    """The kept accounts' current version, made if there is none. Read before the account is: a
-    change committed after the read deletes it, so an account kept with it is never used."""
-    version = cache.get(KEPT_ACCOUNTS_VERSION_KEY)
-    if version is None:
-        version = secrets.token_hex(16)
-        if not cache.add(KEPT_ACCOUNTS_VERSION_KEY, version, settings.MUSEUM_AUTH_CACHE_SECONDS):
-            # Another request made one meanwhile (None if a change deleted it again since).
-            version = cache.get(KEPT_ACCOUNTS_VERSION_KEY)
-    return version
 
 
 def forget_kept_accounts(**kwargs) -> None:
@@ -243,7 +235,7 @@ class MuseumBasicAuthentication(BasicAuthentication):
         lockout, read, request.rates_counted = sign_in_lockout(
             username=userid,
             address=address,
-            # With what the view's answer reads from the cache (the view: `read_with_sign_in`).
+            # With what the view's answer reads from the cache (museum.cache's `read_along`).
             read_along=[key, KEPT_ACCOUNTS_VERSION_KEY, *view_reads(view, request)],
             # Counted here, in the same round trip, instead of by the view's throttles.
             rates=account_rates(view, userid),
@@ -254,7 +246,7 @@ class MuseumBasicAuthentication(BasicAuthentication):
         user = recall_verified_user(key=key, username=userid, read_already=read)
         if user is not None:
             # For the view, read a moment ago. After a wait for the hasher it reads them itself.
-            request.read_with_sign_in = read
+            read_along(read)
             return (user, None)
         with one_password_check_at_a_time(address=address, credential=key):
             # The check this request waited for may have been this same credential's.

@@ -10,12 +10,17 @@ count). Without it the cache is Django's LocMemCache, one process's memory.
 `read_and_count` reads keys and counts a hit in that one round trip, where a count would otherwise
 cost a signed-in request a round trip of its own. The script returns the values as Redis holds
 them; django-redis's client decodes them as its own `get_many` does (`decode`, the method its
-pluggable clients share).
+pluggable clients share). What a request's sign-in read that way is the request's (`read_along`,
+a context variable that `request_reads` scopes to one request), so the code serving it
+(`read`, `read_many`) reads those keys without a round trip of its own.
 """
 
 import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any
 
 from django.core.cache import caches
@@ -36,14 +41,38 @@ def count(key: str, seconds: int, by: int = 1) -> tuple[int, float]:
     return _count_in_this_process(cache, key, seconds, by)
 
 
-def read(key: str, read_already: Mapping[str, Any]) -> Any:
+_NOTHING_READ: Mapping[str, Any] = MappingProxyType({})
+_read_along: ContextVar[Mapping[str, Any]] = ContextVar("museum_read_along", default=_NOTHING_READ)
+
+
+@contextmanager
+def request_reads() -> Iterator[None]:
+    """What `read_along` is given while serving one request stays that request's (its context
+    variable would otherwise outlive it in a worker's thread)."""
+    token = _read_along.set(_NOTHING_READ)
+    try:
+        yield
+    finally:
+        _read_along.reset(token)
+
+
+def read_along(values: Mapping[str, Any]) -> None:
+    """The current request read these values (None where missing) in an earlier round trip, its
+    sign-in's: `read` answers from them."""
+    _read_along.set(values)
+
+
+def read(key: str, read_already: Mapping[str, Any] | None = None) -> Any:
     """The value of `key` (None if missing): as this request read it already, in an earlier round
-    trip (`read_already`: the values it read, None where missing), else from the cache now."""
+    trip (`read_already`, by default what it read along with its sign-in), else from the cache
+    now."""
     return read_many([key], read_already)[key]
 
 
-def read_many(keys: Sequence[str], read_already: Mapping[str, Any]) -> dict:
+def read_many(keys: Sequence[str], read_already: Mapping[str, Any] | None = None) -> dict:
     """`read` for several keys: those not read already in one round trip."""
+    if read_already is None:
+        read_already = _read_along.get()
     missing = [key for key in keys if key not in read_already]
     found = caches["default"].get_many(missing) if missing else {}
     return {key: read_already[key] if key in read_already else found.get(key) for key in keys}

@@ -69,13 +69,18 @@ def group_changed(group: str) -> None:
 def group_changes_with(group: str, *models) -> None:
     """Mark `group` changed on every save and delete of these models (bulk writes call
     group_changed themselves: they send no signals)."""
+    on_every_change(models, lambda: group_changed(group), name=f"response-cache:{group}")
+
+
+def on_every_change(models, changed: Callable[[], None], *, name: str) -> None:
+    """Call `changed()` on every save and delete of these models; `name` tells it apart."""
     for model in models:
         for signal in (post_save, post_delete):
             signal.connect(
-                lambda sender, **kwargs: group_changed(group),
+                lambda sender, **kwargs: changed(),
                 sender=model,
                 weak=False,
-                dispatch_uid=f"response-cache:{group}:{model._meta.label}:{signal is post_save}",
+                dispatch_uid=f"{name}:{model._meta.label}:{signal is post_save}",
             )
 
 
@@ -92,7 +97,7 @@ def cached_response(group: str, request, build, *, moment: str = "") -> HttpResp
         return build()
     version_key, key = _keys(group, request, moment)
     # Read already in the sign-in's round trip (`Cached.cache_reads`), else in one of their own.
-    found = read_many([version_key, key], getattr(request, "read_with_sign_in", {}))
+    found = read_many([version_key, key])
     version = found.get(version_key)
     if version is None:
         _new_version(group)  # never set, or evicted: a fresh version, which nothing stored matches

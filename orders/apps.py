@@ -9,8 +9,13 @@ class OrdersConfig(AppConfig):
         from museum.monitoring import register_scrape_time_collector
         from orders.history import register_descriptions
         from orders.membership_reports import ActiveMembersCollector
+        from orders.models import SaleLimits, VisitorCategory
         from orders.selectors import EmailsWaitingCollector
+        from orders.services.limits import OWN_LIMITS
+        from orders.services.pricing import ON_SALE
 
+        ON_SALE.changes_with(VisitorCategory)
+        OWN_LIMITS.changes_with(SaleLimits)
         register_scrape_time_collector(EmailsWaitingCollector())
         register_scrape_time_collector(ActiveMembersCollector())
         register_descriptions()

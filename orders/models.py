@@ -257,9 +257,9 @@ class Order(models.Model):
     # The order's tickets as its answer shows them, kept on it by the service or selector that
     # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.
     sold_tickets: list["Ticket"]
-    # Its refunds, where the service knows them without a read (a new order has none); else
-    # unset, and its answer reads `refunds`.
-    known_refunds: list["Refund"]
+    # What its refunds come to, where the service knows it without a read (a new order: 0, a
+    # changed one: orders.selectors.order_to_change); else unset, and its answer reads `refunds`.
+    refunded: Decimal
 
     class Meta:
         ordering = ["-created_at"]

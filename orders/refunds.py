@@ -51,6 +51,10 @@ def record_refunds(refunds: Sequence[Refund], *, through: Provider | None) -> li
     for refund in written:
         if refund.state == RefundState.CREATED:
             pay_back_later(refund=refund)
+        # An order read with what its refunds come to (orders.selectors.order_to_change) keeps
+        # it true for its answer.
+        if hasattr(refund.order, "refunded"):
+            refund.order.refunded += refund.amount
     return written
 
 

@@ -224,9 +224,10 @@ class OrderSerializer(serializers.Serializer):
 
     def get_refundDue(self, order) -> float:
         # Every refund, not only its tickets': a payment refunded whole has none (prefetched by
-        # the order list, selectors.viewable_orders). A new order knows it has none.
-        refunds = getattr(order, "known_refunds", None)
-        due = sum(refund.amount for refund in (order.refunds.all() if refunds is None else refunds))
+        # the order list, selectors.viewable_orders). A new or changed order knows the sum.
+        due = getattr(order, "refunded", None)
+        if due is None:
+            due = sum(refund.amount for refund in order.refunds.all())
         return MoneyField().to_representation(due)
 
     @extend_schema_field(OrderTicketSerializer(many=True))

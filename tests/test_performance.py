@@ -100,10 +100,11 @@ def test_confirming_a_held_order_costs_a_few_queries(visitor_client, django_asse
     held = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2), hold=True), format="json")
 
     # The account (its permissions are kept with its credential since it placed the order); the
-    # order, locked; its email's task; the order; its tickets unheld; its payment on account; its
-    # audit record; its tickets read once, for the answer and the metrics; its refunds, for the
-    # answer's refundDue. The test's transaction adds a savepoint and its release.
-    with django_assert_num_queries(11):
+    # order, locked, with what its refunds come to (the answer's refundDue); its email's task;
+    # the order; its tickets unheld; its payment on account; its audit record; its tickets read
+    # once, for the answer and the metrics. The test's transaction adds a savepoint and its
+    # release.
+    with django_assert_num_queries(10):
         answer = visitor_client.post(f"{ORDERS}/{held.json()['orderId']}/confirm")
 
     assert answer.status_code == 200 and answer.json()["status"] == "confirmed"
@@ -114,16 +115,18 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
     day = MuseumDayFactory(date=days_from_today(3))
     order = visitor_client.post(ORDERS, order_body(day.date, ("adult", 2)), format="json").json()
 
-    # The account and its permissions (Django's two queries); the order and its tickets,
-    # locked; the tickets voided; their images' keys; the payment with what it paid back
-    # already; the refunds; the places given back; the refunds' and the cancellation's audit
-    # records, in one INSERT; the change's email (its task, and the order closed and noting it in
-    # one UPDATE); the refunds read back for the answer's refundDue. The test's transaction adds
-    # a savepoint and its release.
-    with django_assert_num_queries(16):
+    # The account and its permissions (Django's two queries); the order, locked, with what its
+    # refunds come to, and its tickets, locked; the tickets voided; their images' keys; the
+    # payment with what it paid back already; the refunds; the places given back; the refunds'
+    # and the cancellation's audit records, in one INSERT; the change's email (its task, and the
+    # order closed and noting it in one UPDATE). The answer's refundDue is what the refunds came
+    # to plus the new ones: nothing is read back. The test's transaction adds a savepoint and its
+    # release.
+    with django_assert_num_queries(15):
         answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
+    assert answer.json()["refundDue"] == order["total"]
     assert AuditRecord.objects.filter(action__in=["refunded", "cancelled"]).count() == 2
 
 

@@ -2,9 +2,8 @@
 
 import datetime as dt
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,19 +29,17 @@ class DrawnImage:
     buyer_id: int  # whom the access rule compares the viewer with
 
 
-def viewable_ticket_image(
-    *, ticket_id: uuid.UUID, viewer, read_already: Mapping[str, Any] | None = None
-) -> DrawnImage:
+def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     """The ticket's image if `viewer` may see it (drawn on first use); else 404, as for no ticket.
 
     A drawn image only changes by being deleted (a cancellation redraws it stamped CANCELLED),
     so it is kept in the shared cache with its buyer, the one thing the access rule needs, and
     dropped there when its row is deleted (`forget_drawn_image`). Only a paid order's ticket is
     drawn (refuse_unless_printable), and an order once paid stays printable, so a drawn image
-    needs no second look at its order. `read_already`: the cache values the request has read
-    (museum.cache.read), the kept copy among them if its sign-in read `image_cache_reads`.
+    needs no second look at its order. The kept copy is read with the request's sign-in if that
+    read `image_cache_reads` (museum.cache.read).
     """
-    drawn = _drawn_image(ticket_id, read_already or {})
+    drawn = _drawn_image(ticket_id)
     if drawn is not None:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
@@ -69,11 +66,8 @@ def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:
         raise NotFound()
 
 
-def _drawn_image(ticket_id: uuid.UUID, read_already: Mapping[str, Any]) -> DrawnImage | None:
-    if (
-        _seconds_kept() > 0
-        and (drawn := read(drawn_image_key(ticket_id), read_already)) is not None
-    ):
+def _drawn_image(ticket_id: uuid.UUID) -> DrawnImage | None:
+    if _seconds_kept() > 0 and (drawn := read(drawn_image_key(ticket_id))) is not None:
         return drawn
     row = (
         TicketImage.objects.filter(pk=ticket_id)

@@ -17,7 +17,7 @@ from museum.schema import problems
 from museum.throttling import PurchaseRateThrottle
 from orders import tokens
 from orders.models import Ticket
-from orders.services.sale import buy_ticket
+from orders.services.sale import buy_ticket, sale_cache_reads
 from tickets import members, selectors, services
 from tickets.exceptions import TicketRefused
 from tickets.serializers import (
@@ -35,14 +35,21 @@ TICKET_IMAGE_MAX_AGE = 24 * 60 * 60
 
 @extend_schema(tags=["Tickets"])
 class PurchasesThrottled(APIView):
-    """View mixin: its `create` action is a purchase, counted by PurchaseRateThrottle too."""
+    """View mixin: its `create` action is a purchase, counted by PurchaseRateThrottle too, whose
+    sign-in reads what the sale reads from the cache."""
+
+    def _purchase(self) -> bool:
+        # A viewset's action; None on a view that is not one.
+        return getattr(self, "action", None) == "create"
 
     def get_throttles(self):
         throttles = super().get_throttles()
-        # A viewset's action; None on a view that is not one.
-        if getattr(self, "action", None) == "create":
+        if self._purchase():
             throttles.append(PurchaseRateThrottle())
         return throttles
+
+    def cache_reads(self, request) -> list[str]:
+        return sale_cache_reads() if self._purchase() else []
 
 
 class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericViewSet):
@@ -161,11 +168,7 @@ class TicketImageView(StrictQueryParameters, APIView):
         },
     )
     def get(self, request, ticketId):
-        image = selectors.viewable_ticket_image(
-            ticket_id=ticketId,
-            viewer=request.user,
-            read_already=getattr(request, "read_with_sign_in", None),
-        )
+        image = selectors.viewable_ticket_image(ticket_id=ticketId, viewer=request.user)
         response = HttpResponse(image.png, content_type="image/png")
         response["ETag"] = quote_etag(image.etag)
         patch_cache_control(response, private=True, max_age=TICKET_IMAGE_MAX_AGE)

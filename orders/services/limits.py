@@ -24,6 +24,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils import timezone
 
+from museum.kept import Kept
 from orders.exceptions import TooManyFreePlaces, TooManyHeldPlaces, TooManyPlaces
 from orders.models import Channel, SaleLimits, Ticket
 from orders.providers import SELL_AT_DESK
@@ -54,6 +55,11 @@ class Limits:
 
 
 NO_LIMITS = Limits(None, None, None)
+# The accounts' own limits, by account, kept in each process until staff change one
+# (orders/apps.py connects the change): few accounts have them, every sale looks.
+OWN_LIMITS: Kept[dict[int, SaleLimits]] = Kept(
+    "sale-limits", lambda: {limits.account_id: limits for limits in SaleLimits.objects.all()}
+)
 
 
 def max_tickets_per_order(*, seller=None) -> int:
@@ -70,7 +76,7 @@ def limits_of(account, *, channel: str) -> tuple[Limits, Limits]:
     if account.has_perm(SELL_AT_DESK):
         # Staff at the desk sell to the people in front of them, for many a day.
         return NO_LIMITS, NO_LIMITS
-    own = SaleLimits.objects.filter(account=account).first()
+    own = OWN_LIMITS.get().get(account.pk)
     online = channel == Channel.ONLINE
     museum = Limits(
         settings.MUSEUM_MAX_HELD_PLACES,

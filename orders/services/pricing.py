@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 
 from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
+from museum.kept import Kept
 from orders.exceptions import DateInPast, EventNotOnDate, NeedsCompanion, UnknownEvent
 from orders.models import VisitorCategory
 
@@ -54,6 +55,13 @@ class Line:
 
 def active_categories() -> QuerySet[VisitorCategory]:
     return VisitorCategory.objects.filter(active=True)
+
+
+# What every sale prices with, kept in each process until staff change a category
+# (orders/apps.py connects the change).
+ON_SALE: Kept[dict[str, VisitorCategory]] = Kept(
+    "visitor-categories", lambda: {c.category: c for c in active_categories()}
+)
 
 
 def category_price(
@@ -89,7 +97,7 @@ def price_list(
     event = None if event_id is None else event_on(ticket_date=ticket_date, event_id=event_id)
     return [
         (category, category_price(category=category, event=event))
-        for category in active_categories()
+        for category in ON_SALE.get().values()
     ]
 
 
@@ -97,7 +105,7 @@ def categories_of(lines: Sequence[dict]) -> list[VisitorCategory | None]:
     """Each line's category, on sale (None for a member line); InvalidInput naming the first
     line whose is not, or the lines if every one needs a companion of another category."""
     codes = [line["category"] for line in lines]
-    on_sale = {c.category: c for c in active_categories().filter(category__in=codes)}
+    on_sale = ON_SALE.get()
     for index, code in enumerate(codes):
         if code != MEMBER_CATEGORY and code not in on_sale:
             raise InvalidInput(f"lines.{index}.category", _("No such visitor category on sale."))

@@ -31,7 +31,7 @@ from orders.models import (
 )
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.limits import check_places, mailbox_of, max_tickets_per_order
+from orders.services.limits import OWN_LIMITS, check_places, mailbox_of, max_tickets_per_order
 from orders.services.member_visits import (
     check_member_lines,
     one_visit_a_day,
@@ -41,6 +41,7 @@ from orders.services.member_visits import (
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
+    ON_SALE,
     Line,
     categories_of,
     event_on,
@@ -61,6 +62,12 @@ class Purchase:
     ticket_date: date
     language: str
     membership: Membership | None = None
+
+
+def sale_cache_reads() -> list[str]:
+    """What a sale reads from the cache (the kept categories' and limits' versions), for its
+    view's sign-in to read along (`cache_reads`, museum/authentication.py)."""
+    return ON_SALE.cache_reads() + OWN_LIMITS.cache_reads()
 
 
 def place_order(
@@ -322,9 +329,8 @@ def _record_order(
         for _ in range(line.quantity)
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
-    # A new order has no refunds: its answer (refundDue) reads none from the database. Not an
-    # empty prefetch, whose machinery costs more CPU than the purchase's rate limits.
-    order.known_refunds = []
+    # A new order has no refunds: its answer (refundDue) reads none from the database.
+    order.refunded = Decimal("0")
     record(action=Action.CREATED, obj=order, by=purchase.buyer, changes=_audited(order))
     if held:
         metrics.count_orders(metrics.ORDERS_HELD)

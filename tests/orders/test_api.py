@@ -350,6 +350,19 @@ def test_one_ticket_of_an_order_is_cancelled_alone(visitor_client, open_day):
     assert again.status_code == 409
 
 
+def test_a_cancellation_s_refund_due_counts_the_order_s_earlier_refunds(visitor_client, open_day):
+    # The answer adds its own refunds to what the earlier ones came to, read with the order's
+    # lock: the same sum as a later read of the order.
+    order = place(visitor_client, order_body(open_day.date, ("adult", 1), ("child", 1))).json()
+    child = next(t for t in order["tickets"] if t["category"] == "child")
+    visitor_client.post(f"{ORDERS}/{order['orderId']}/tickets/{child['ticketId']}/cancel")
+
+    answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
+
+    assert answer.status_code == 200 and answer.json()["refundDue"] == order["total"]
+    assert visitor_client.get(f"{ORDERS}/{order['orderId']}").json()["refundDue"] == order["total"]
+
+
 def test_others_cannot_cancel_an_order(visitor_client, open_day, door_staff):
     order = place(visitor_client, order_body(open_day.date)).json()
     url = f"{ORDERS}/{order['orderId']}/cancel"

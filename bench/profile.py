@@ -245,6 +245,7 @@ def profile_requests(args) -> None:
             stats = pstats.Stats(profilers[endpoint.key], stream=out)
             stats.sort_stats("cumulative").print_stats(40)
             (WORK / f"profile-{endpoint.key}.txt").write_text(out.getvalue())
+            stats.dump_stats(WORK / f"profile-{endpoint.key}.prof")  # for pstats or snakeviz
     bare = bare_floor_in_own_process(args.requests * 10, args.rounds)
     print(f"{'the bare project floor (bench/bare/)':<44} CPU per request: least {bare:7.0f} µs")
     print(f"(database {SERVICE_ENV['DATABASE_URL']}; cProfile output in {WORK}/)")

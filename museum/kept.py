@@ -41,6 +41,11 @@ def version_of(key: str, seconds: int) -> str | None:
     return version
 
 
+def _keeping() -> bool:
+    # Only a shared cache's version reaches every process; 0 seconds keeps nothing.
+    return settings.SHARED_CACHE and settings.MUSEUM_RESPONSE_CACHE_SECONDS > 0
+
+
 class Kept(Generic[T]):
     """What `load()` returns, kept in this process while the version at `version_key` stands."""
 
@@ -51,10 +56,10 @@ class Kept(Generic[T]):
 
     def cache_reads(self) -> list[str]:
         """What `get` reads from the cache, for a view's sign-in to read along (`cache_reads`)."""
-        return [self.version_key] if settings.SHARED_CACHE else []
+        return [self.version_key] if _keeping() else []
 
     def get(self) -> T:
-        if not settings.SHARED_CACHE:
+        if not _keeping():
             return self._load()
         kept = self._kept  # one read: another thread may replace it meanwhile
         version = version_of(self.version_key, settings.MUSEUM_RESPONSE_CACHE_SECONDS)

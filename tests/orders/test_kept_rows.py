@@ -80,3 +80,14 @@ def test_a_signed_in_purchase_is_one_cache_round_trip(visitor_client):
     assert answers[0].status_code == 201
     read = " ".join(query["sql"] for query in queries.captured_queries)
     assert "orders_visitorcategory" not in read and "orders_salelimits" not in read
+
+
+def test_with_no_seconds_to_keep_the_rows_are_loaded_for_every_use(
+    settings, django_assert_num_queries
+):
+    settings.MUSEUM_RESPONSE_CACHE_SECONDS = 0  # "0 keeps nothing", with the shared cache too
+    assert ON_SALE.cache_reads() == []
+
+    for _ in range(2):
+        with django_assert_num_queries(1):
+            assert cache_commands(ON_SALE.get) == []

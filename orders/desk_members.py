@@ -40,7 +40,7 @@ from orders.desk import (
     words,
 )
 from orders.exceptions import NoGiftCard, NoMembershipCard
-from orders.models import Membership, MembershipType, Order, TicketType
+from orders.models import MEMBER_CATEGORY, Membership, MembershipType, Order, TicketType
 
 # The module, not its functions: sell_membership and renew_membership arrive with the sale of
 # memberships (issue 37), merged beside this face.
@@ -49,8 +49,6 @@ from orders.services.payments import needs_payment
 from orders.services.sale import place_order
 
 SELL_MEMBERSHIPS = "orders.sell_memberships"
-# The category of a member's free place in an order's lines (orders.services.sale).
-MEMBER_CATEGORY = "member"
 
 
 def _may(user, permission: str) -> None:

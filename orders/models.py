@@ -22,6 +22,11 @@ from museum import i18n
 ANONYMISED_EMAIL = "anonymised@anonymised.invalid"
 
 
+# What an order's line calls a member's free place (orders.services.member_visits): no visitor
+# category, so no category may take that code (it would never be sold).
+MEMBER_CATEGORY = "member"
+
+
 class VisitorCategory(models.Model):
     """A kind of visitor and what they pay: adult, child, student..."""
 
@@ -73,6 +78,13 @@ class VisitorCategory(models.Model):
             models.CheckConstraint(
                 name="category_event_percent_at_most_100",
                 condition=Q(event_price_percent__lte=100),
+            ),
+            models.CheckConstraint(
+                name="category_code_not_member",
+                condition=~Q(category=MEMBER_CATEGORY),
+                violation_error_message=(
+                    f"The code '{MEMBER_CATEGORY}' names a member's free place; choose another."
+                ),
             ),
         ]
 

@@ -15,10 +15,16 @@ from museum.fields import (
     StrictIntegerField,
     StrictUUIDField,
 )
-from orders.models import Channel, MembershipStatus, OrderStatus, PaymentState, TicketType
+from orders.models import (
+    MEMBER_CATEGORY,
+    Channel,
+    MembershipStatus,
+    OrderStatus,
+    PaymentState,
+    TicketType,
+)
 from orders.selectors import cancel_deadline, may_see_gift_code
 from orders.services.memberships import status_on
-from orders.services.pricing import MEMBER_CATEGORY
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 

@@ -2,7 +2,7 @@
 admit them, and one member visit a day per membership.
 
 A member visit is an order that names a membership: on general entry its member lines
-(pricing.MEMBER_CATEGORY) are free places for up to the type's `admits` people, which take the
+(orders.models.MEMBER_CATEGORY) are free places for up to the type's `admits` people, which take the
 slot's kept member places first (hours.locking); beside them the order may sell other lines at
 their prices. On a special event there are no free places: the order's lines cost the event's
 price less the type's event discount. Either way it is the membership's visit of the day (the
@@ -18,11 +18,10 @@ from django.utils.translation import gettext as _
 
 from museum.exceptions import InvalidInput
 from orders.exceptions import MemberVisitExists, UnknownMembership
-from orders.models import Membership, Order, OrderStatus, TicketType
+from orders.models import MEMBER_CATEGORY, Membership, Order, OrderStatus, TicketType
 from orders.providers import SELL_AT_DESK
 from orders.services.limits import mailbox_of
 from orders.services.memberships import refuse_unless_valid
-from orders.services.pricing import MEMBER_CATEGORY
 
 # The constraint a second member visit of a day breaks, as each database names it.
 ONE_VISIT_A_DAY = ("one_member_visit_a_day", "orders_order.membership_id, orders_order.date")

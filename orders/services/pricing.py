@@ -24,13 +24,10 @@ from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
 from museum.kept import Kept
 from orders.exceptions import DateInPast, EventNotOnDate, NeedsCompanion, UnknownEvent
-from orders.models import VisitorCategory
+from orders.models import MEMBER_CATEGORY, VisitorCategory
 
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
-# What an order's line calls a member's free place (orders.services.member_visits): no visitor
-# category, so a category of that code is never sold.
-MEMBER_CATEGORY = "member"
 CENT = Decimal("0.01")
 
 

@@ -7,11 +7,12 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from hours.models import EntrySlot
 from hours.services import CapacityBelowSold, set_slot_capacity
-from orders.models import Order, Refund
+from orders.models import Order, Refund, VisitorCategory
 from orders.services.cancellation import cancel_order
 from orders.services.holds import confirm_order
 from orders.services.sale import place_order
@@ -168,3 +169,26 @@ def test_the_sales_report_counts_no_hold_as_a_sale_or_a_cancellation(desk_client
         ["Night tour", "Adult", "1", "20.00", "0", "0.00", "20.00"],
         ["", "", "5", "72.50", "1", "7.50", "65.00"],
     ]
+
+
+def test_no_visitor_category_may_take_the_code_of_a_members_place(admin_client):
+    # An order's "member" line is a member's free place: a category of that code would never
+    # be sold, so the admin refuses it with a reason, and the database refuses it too.
+    form = {
+        "category": "member",
+        "name_en": "Member",
+        "general_price": "0",
+        "event_price_percent": "100",
+        "ordering": "0",
+        "active": "on",
+    }
+
+    answer = admin_client.post("/admin/orders/visitorcategory/add/", form)
+
+    assert answer.status_code == 200
+    assert "names a member&#x27;s free place" in answer.content.decode()
+    assert not VisitorCategory.objects.filter(category="member").exists()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        VisitorCategory.objects.create(category="member", name="Member", general_price=0)
+    form["category"] = "members"
+    assert admin_client.post("/admin/orders/visitorcategory/add/", form).status_code == 302

@@ -41,6 +41,8 @@ def cancel_order(
     account may do (a desk sale's buyer is the staff member who sold it).
     """
     order = order_to_change(order_id=order_id, by=by)
+    if order.ticket_type == MEMBERSHIP_ORDER and ticket_id is not None:
+        raise NotFound()  # it has no tickets: not one of them is cancelled as the whole order
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
     any_order = by.has_perm(CANCEL_ANY_ORDER) and not as_buyer

@@ -36,6 +36,7 @@ from orders.services.member_visits import (
     check_member_lines,
     one_visit_a_day,
     refuse_member_visit,
+    refuse_unless_may_use,
     refuse_unless_usable,
 )
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
@@ -106,6 +107,8 @@ def place_order(
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
+    if membership is not None:  # another's reads as unknown, before any rule speaks of it
+        refuse_unless_may_use(membership=membership, buyer=buyer, seller=seller)
     # Refused before any row is locked.
     categories, slot = _checked(
         ticket_date=ticket_date,
@@ -200,6 +203,8 @@ def quote_order(
     place (so a quote says nothing of the places left, nor of a member visit booked that day).
     """
     general = ticket_type == TicketType.GENERAL
+    if membership is not None:  # another's reads as unknown, before any rule speaks of it
+        refuse_unless_may_use(membership=membership, buyer=buyer, seller=seller)
     categories, _ = _checked(
         ticket_date=ticket_date,
         lines=lines,

@@ -14,13 +14,14 @@ Its holder's name and email are kept while it is valid, and replaced
 MUSEUM_PERSONAL_DATA_RETENTION_DAYS after it ends (orders.services.personal_data).
 """
 
+import hashlib
 import uuid
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -248,22 +249,39 @@ def _settle(order: Order, *, held: bool, by) -> None:
 
 
 def check_memberships(*, buyer, mailbox: str, channel: str) -> None:
-    """Refuse an online account (and each mailbox within it) more than
-    MUSEUM_MAX_MEMBERSHIPS_PER_DAY memberships bought or renewed in 24 hours, held or paid: an
-    unpaid membership costs nothing to ask for, and a free one sends an email. The desk and
-    sales partners without limits of their own are not limited (orders.services.limits)."""
+    """Refuse an online account more than MUSEUM_MAX_MEMBERSHIPS_PER_DAY memberships bought or
+    renewed in 24 hours, held or paid (an unpaid membership costs nothing to ask for, and a free
+    one sends an email), and as many for one mailbox, by whichever accounts bought them online.
+    The desk and sales partners without limits of their own are not limited
+    (orders.services.limits); sales on a partner's account do not count toward a mailbox's.
+
+    The account's count is taken under its user row's lock, as for places. A mailbox has no row
+    to lock, and its buyers are different accounts: on PostgreSQL a transaction-scoped advisory
+    lock keyed on the mailbox, taken after the account's, makes the sales of one mailbox wait
+    for each other until the commit, however many accounts make them (always in that order, so
+    two never wait on each other in a circle). SQLite writes one transaction at a time."""
     if limits_of(buyer, channel=channel) == (NO_LIMITS, NO_LIMITS):
         return
     # One sale of the account at a time from here to the commit, as for places.
     get_user_model().objects.select_for_update().filter(pk=buyer.pk).first()
     limit = settings.MUSEUM_MAX_MEMBERSHIPS_PER_DAY
-    recent = MembershipSale.objects.filter(
-        order__buyer=buyer, order__created_at__gt=timezone.now() - timedelta(days=1)
-    )
-    if recent.count() >= limit:
+    recent = MembershipSale.objects.filter(order__created_at__gt=timezone.now() - timedelta(days=1))
+    if recent.filter(order__buyer=buyer).count() >= limit:
         raise TooManyMemberships(limit=limit, who="account")
-    if recent.filter(order__mailbox=mailbox).count() >= limit:
+    _lock_mailbox(mailbox)
+    if recent.filter(order__mailbox=mailbox, order__channel=Channel.ONLINE).count() >= limit:
         raise TooManyMemberships(limit=limit, who="email address")
+
+
+def _lock_mailbox(mailbox: str) -> None:
+    """Until the commit, the lock of the mailbox's membership sales (check_memberships)."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"memberships:{mailbox}".encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)]
+        )
 
 
 def renew_membership(*, membership: Membership, buyer, seller=None) -> Order:

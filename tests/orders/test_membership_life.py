@@ -9,8 +9,9 @@ from decimal import Decimal
 import pytest
 
 from orders.models import Membership, MembershipStatus, MembershipType, Order, OrderStatus, Refund
-from tests.conftest import assert_problem
-from tests.factories import SpecialEventFactory, UserFactory
+from tests.conftest import assert_problem, client_for
+from tests.factories import SpecialEventFactory, UserFactory, partner_member
+from tests.live_http import in_parallel, post, sign_in
 from tests.member_visits import membership
 from tests.orders.conftest import later, order_body
 
@@ -86,3 +87,49 @@ def test_one_ticket_of_a_membership_order_is_not_found_and_nothing_is_cancelled(
     assert Membership.objects.get().status == MembershipStatus.ACTIVE
     assert Order.objects.get(pk=order).status == OrderStatus.CONFIRMED
     assert not Refund.objects.exists()
+
+
+# 2. One mailbox's memberships are counted across accounts.
+
+
+def test_one_mailbox_collects_at_most_the_limit_from_any_number_of_accounts(
+    online_client, individual, settings
+):
+    settings.MUSEUM_MAX_MEMBERSHIPS_PER_DAY = 3
+    # A partner's sales on account to the mailbox do not count toward its limit.
+    partner = client_for(partner_member(username="partner"))
+    for _ in range(3):
+        assert buy(partner, email="victim@example.com").status_code == 201
+    assert buy(online_client, email="victim@example.com").status_code == 201
+    second = client_for(UserFactory(username="second"))
+    for spelled in ("Victim+a@example.com", "victim+b@EXAMPLE.com"):
+        assert buy(second, email=spelled).status_code == 201
+
+    third = client_for(UserFactory(username="third"))
+    problem = assert_problem(buy(third, email="victim@example.com"), 429)
+    assert problem["code"] == "too_many_memberships" and problem["limit"] == 3
+    assert "email address" in problem["detail"]
+    # The third account itself is within its limit, for another mailbox.
+    assert buy(third, email="someone.else@example.com").status_code == 201
+    # And the account's own limit still counts whatever mailboxes it buys for.
+    assert buy(second, email="third@example.com").status_code == 201
+    refused = assert_problem(buy(second, email="fourth@example.com"), 429)
+    assert "account" in refused["detail"]
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_accounts_racing_for_one_mailbox_get_at_most_the_limit(live_server, individual, settings):
+    settings.MUSEUM_MAX_MEMBERSHIPS_PER_DAY = 3
+    for n in range(6):
+        UserFactory(username=f"racer{n}")
+        sign_in(live_server.url, username=f"racer{n}")
+    names = iter(range(6))
+
+    def buy_one():
+        body = {"membershipType": "individual", "holderName": "Ada", "email": "victim@example.com"}
+        return post(f"{live_server.url}{MEMBERSHIPS}", body, f"racer{next(names)}")
+
+    statuses = sorted(status for status, _ in in_parallel(6, buy_one))
+    assert statuses == [201] * 3 + [429] * 3
+    assert Membership.objects.count() == 3

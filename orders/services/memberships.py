@@ -15,6 +15,7 @@ MUSEUM_PERSONAL_DATA_RETENTION_DAYS after it ends (orders.services.personal_data
 """
 
 import hashlib
+import unicodedata
 import uuid
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -132,6 +133,34 @@ def _type_on_sale(code: str) -> MembershipType:
     return found
 
 
+# Letters that draw nothing (Hangul fillers, the braille blank): read as blank in a name.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(char: str) -> bool:
+    """A letter, digit, punctuation or symbol that shows: not a space, a control, a format
+    character (a zero-width space or joiner), nor a mark (an accent shows on a letter)."""
+    return unicodedata.category(char)[0] in "LNPS" and char not in BLANK_LETTERS
+
+
+def _blank(char: str) -> bool:
+    return unicodedata.category(char)[0] in "ZC" or char in BLANK_LETTERS
+
+
+def holder_name_of(text: str) -> str:
+    """The holder's name as every path that takes one keeps it (a sale, the desk's too, and a
+    gift redeemed): without the spaces and invisible characters around it; InvalidInput on
+    holderName unless it has a visible character, as the card and the door page show it."""
+    name = text
+    while name and _blank(name[0]):
+        name = name[1:]
+    while name and _blank(name[-1]):
+        name = name[:-1]
+    if not any(_visible(char) for char in name):
+        raise InvalidInput("holderName", _("The member's name is required."))
+    return name
+
+
 def sell_membership(
     *,
     buyer,
@@ -159,9 +188,7 @@ def sell_membership(
         raise InvalidInput("startDate", _("A gift membership starts when it is redeemed."))
     start = start_date or today
     _refuse_start(start, today=today)
-    holder_name = holder_name.strip()
-    if not gift and not holder_name:
-        raise InvalidInput("holderName", _("The member's name is required."))
+    holder_name = "" if gift else holder_name_of(holder_name)
     language = i18n.offered(language) or i18n.current()
     with transaction.atomic():
         order, held = _new_order(
@@ -325,9 +352,7 @@ def redeem_gift(*, gift_code: str, holder_name: str, email: str, by) -> Membersh
     account redeeming it its owner (it sees and renews it). Once: of two redemptions at once,
     the second waits for the first's row lock and finds it redeemed (GiftAlreadyRedeemed). Its
     order must be paid (GiftNotPaid); an unknown code is UnknownGift."""
-    holder_name = holder_name.strip()
-    if not holder_name:
-        raise InvalidInput("holderName", _("The member's name is required."))
+    holder_name = holder_name_of(holder_name)
     code = gift_code.strip().lower()
     now = timezone.now()
     with transaction.atomic():

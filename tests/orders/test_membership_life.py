@@ -10,7 +10,7 @@ import pytest
 
 from orders.models import Membership, MembershipStatus, MembershipType, Order, OrderStatus, Refund
 from tests.conftest import assert_problem, client_for
-from tests.factories import SpecialEventFactory, UserFactory, partner_member
+from tests.factories import SpecialEventFactory, UserFactory, partner_member, staff_member
 from tests.live_http import in_parallel, post, sign_in
 from tests.member_visits import membership
 from tests.orders.conftest import later, order_body
@@ -133,3 +133,54 @@ def test_accounts_racing_for_one_mailbox_get_at_most_the_limit(live_server, indi
     statuses = sorted(status for status, _ in in_parallel(6, buy_one))
     assert statuses == [201] * 3 + [429] * 3
     assert Membership.objects.count() == 3
+
+
+# 3. A holder's name shows.
+
+INVISIBLE_NAMES = ["\u200b", "\u200b\u200c\u200d\u2060\ufeff", " \u200b \u00a0", "\u3164", "\u0301"]
+
+
+@pytest.mark.parametrize("name", INVISIBLE_NAMES)
+def test_a_holder_name_of_invisible_characters_alone_is_refused_when_sold(
+    visitor_client, individual, name
+):
+    problem = assert_problem(buy(visitor_client, holderName=name), 400)
+    assert "holderName" in problem["errors"]
+    assert not Membership.objects.exists()
+
+
+@pytest.mark.parametrize("name", INVISIBLE_NAMES)
+def test_a_holder_name_of_invisible_characters_alone_is_refused_when_a_gift_is_redeemed(
+    visitor_client, online_client, individual, name
+):
+    gift = buy(visitor_client, gift=True, holderName="").json()
+    body = {"giftCode": gift["giftCode"], "holderName": name, "email": "bo@example.com"}
+
+    problem = assert_problem(online_client.post(f"{MEMBERSHIPS}/redeem", body, format="json"), 400)
+
+    assert "holderName" in problem["errors"]
+    assert Membership.objects.get().redeemed_at is None
+
+
+def test_the_desk_cannot_sell_to_an_invisible_name(client, individual):
+    client.force_login(staff_member(username="clerk"))
+    sale = {
+        "membership_type": individual.pk,
+        "holder_name": "\u200b\u2060",
+        "email": "ada@example.com",
+        "language": "en",
+        "payment": "cash",
+        "tendered": "100",
+    }
+
+    answer = client.post("/desk/members/sell/", sale)
+
+    assert answer.status_code == 200 and "is required" in answer.content.decode()
+    assert not Membership.objects.exists()
+
+
+def test_invisible_characters_around_a_name_are_not_kept_an_accent_is(visitor_client, individual):
+    answer = buy(visitor_client, holderName="\u200b\ufeffRene\u0301 Magritte\u200b ")
+
+    assert answer.status_code == 201, answer.json()
+    assert answer.json()["holderName"] == "Rene\u0301 Magritte"

@@ -35,6 +35,7 @@ from orders.codes import new_confirmation_code, read_code
 from orders.exceptions import (
     GiftAlreadyRedeemed,
     GiftNotPaid,
+    GiftRedeemed,
     MembershipNotRenewable,
     MembershipNotValid,
     MembershipUsed,
@@ -384,8 +385,9 @@ def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime)
     refund per sale, through the provider that took it), and each membership is cancelled, or
     for a renewal its period shortened again. Within the rule's deadline (the caller's check:
     orders.selectors.cancel_deadline); once a membership admitted a member visit its buyer may
-    no longer cancel (MembershipUsed), staff who may cancel any order still may, refunding it
-    whole. Audited, which tells the webhooks (membership.cancelled)."""
+    no longer cancel (MembershipUsed), nor a gift once redeemed, its holder's then
+    (GiftRedeemed); staff who may cancel any order still may, refunding it whole, and a redeemed
+    gift's holder is mailed. Audited, which tells the webhooks (membership.cancelled)."""
     sales = list(
         MembershipSale.objects.filter(order=order, cancelled_at__isnull=True).select_related(
             "membership"
@@ -397,6 +399,8 @@ def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime)
         .filter(pk__in=[sale.membership_id for sale in sales])
         .order_by("pk")
     }
+    if not any_order and any(_redeemed_gift(locked[sale.membership_id], sale) for sale in sales):
+        raise GiftRedeemed()
     if not any_order and any(_used(locked[sale.membership_id], sale) for sale in sales):
         raise MembershipUsed()
     entries: list[AuditEntry] = []
@@ -415,7 +419,16 @@ def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime)
     record_each(entries=entries, by=by)
     if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
         mail_change(order, now=now)
+    for sale in sales:  # the order's email goes to the giver: a gift's holder is told apart
+        cancelled = locked[sale.membership_id]
+        if _redeemed_gift(cancelled, sale) and cancelled.status == MembershipStatus.CANCELLED:
+            mail_membership(membership=cancelled, kind="cancelled")
     order.sold_tickets = []
+
+
+def _redeemed_gift(membership: Membership, sale: MembershipSale) -> bool:
+    """Whether the sale is a gift its holder redeemed: the holder's then, not the giver's."""
+    return sale.kind == MembershipSaleKind.GIFT and membership.redeemed_at is not None
 
 
 def _used(membership: Membership, sale: MembershipSale) -> bool:

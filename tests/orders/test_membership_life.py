@@ -7,9 +7,10 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from django.core import mail
 
 from orders.models import Membership, MembershipStatus, MembershipType, Order, OrderStatus, Refund
-from tests.conftest import assert_problem, client_for
+from tests.conftest import assert_problem, client_for, run_task_worker
 from tests.factories import SpecialEventFactory, UserFactory, partner_member, staff_member
 from tests.live_http import in_parallel, post, sign_in
 from tests.member_visits import membership
@@ -184,3 +185,37 @@ def test_invisible_characters_around_a_name_are_not_kept_an_accent_is(visitor_cl
 
     assert answer.status_code == 201, answer.json()
     assert answer.json()["holderName"] == "Rene\u0301 Magritte"
+
+
+# 4. A redeemed gift is its holder's.
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redeemed_gift_is_cancelled_only_by_staff_and_its_holder_is_told(
+    visitor_client, online_client, staff_client, individual, settings
+):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    gift = buy(visitor_client, gift=True, holderName="", email="giver@example.com").json()
+    redeemed = online_client.post(
+        f"{MEMBERSHIPS}/redeem",
+        {"giftCode": gift["giftCode"], "holderName": "Ada", "email": "ada@example.com"},
+        format="json",
+    )
+    assert redeemed.status_code == 200, redeemed.json()
+    run_task_worker()
+    mail.outbox.clear()
+
+    refused = visitor_client.post(f"/v1.1/orders/{gift['orderId']}/cancel", {}, format="json")
+
+    assert assert_problem(refused, 409)["code"] == "gift_redeemed"
+    assert Membership.objects.get().status == MembershipStatus.ACTIVE
+    assert not Refund.objects.exists()
+
+    cancelled = staff_client.post(f"/v1.1/orders/{gift['orderId']}/cancel", {}, format="json")
+
+    assert cancelled.status_code == 200, cancelled.json()
+    assert Membership.objects.get().status == MembershipStatus.CANCELLED
+    run_task_worker()
+    to_holder = [message for message in mail.outbox if message.to == ["ada@example.com"]]
+    assert len(to_holder) == 1 and gift["cardCode"] in to_holder[0].body
+    assert "cancelled" in to_holder[0].subject

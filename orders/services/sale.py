@@ -139,6 +139,7 @@ def place_order(
             categories=categories,
             event=taken.event,
             discount_percent=_discount(membership, event=taken.event),
+            discounted=_discounted(membership),
         )
         return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
 
@@ -152,6 +153,12 @@ def _discount(membership: Membership | None, *, event) -> int:
     if membership is None or event is None:
         return 0
     return membership.membership_type.event_discount_percent
+
+
+def _discounted(membership: Membership | None) -> int | None:
+    """How many of an order's tickets the member's discount is for: the people the type admits
+    (the first in the lines' order), the others paying the full price."""
+    return None if membership is None else membership.membership_type.admits
 
 
 def _checked(
@@ -223,6 +230,7 @@ def quote_order(
         categories=categories,
         event=event,
         discount_percent=_discount(membership, event=event),
+        discounted=_discounted(membership),
     )
     return Quote(lines=lines_priced, total=total_of(lines_priced))
 

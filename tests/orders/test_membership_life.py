@@ -219,3 +219,36 @@ def test_a_redeemed_gift_is_cancelled_only_by_staff_and_its_holder_is_told(
     to_holder = [message for message in mail.outbox if message.to == ["ada@example.com"]]
     assert len(to_holder) == 1 and gift["cardCode"] in to_holder[0].body
     assert "cancelled" in to_holder[0].subject
+
+
+# 5. The event discount is for the people the membership admits.
+
+
+def test_the_event_discount_is_for_as_many_tickets_as_the_membership_admits(
+    online_client, online_visitor
+):
+    day = later(10)
+    event = SpecialEventFactory(price=Decimal("20.00"), dates=[day])
+    dual = membership(buyer=online_visitor, admits=2, discount=25)
+    body = {
+        "ticketType": "event",
+        "eventId": str(event.pk),
+        "ticketDate": day.isoformat(),
+        "email": "ada@example.com",
+        "lines": [{"category": "adult", "quantity": 3}, {"category": "child", "quantity": 1}],
+        "membership": str(dual.pk),
+    }
+
+    quote = online_client.post("/v1.1/orders", {**body, "dryRun": True}, format="json")
+    response = online_client.post("/v1.1/orders", body, format="json")
+
+    # Two adults at 20.00 less 25 %; the third adult and the child (half of 20.00) at full price.
+    assert quote.status_code == 200, quote.json()
+    lines = [(line["category"], line["quantity"], line["price"]) for line in quote.json()["lines"]]
+    assert lines == [("adult", 2, 15), ("adult", 1, 20), ("child", 1, 10)]
+    assert quote.json()["total"] == 60
+    assert response.status_code == 201, response.json()
+    order = response.json()
+    assert order["total"] == 60
+    prices = sorted((ticket["category"], ticket["price"]) for ticket in order["tickets"])
+    assert prices == [("adult", 15), ("adult", 15), ("adult", 20), ("child", 10)]

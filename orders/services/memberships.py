@@ -48,6 +48,7 @@ from orders.models import (
     Channel,
     MemberEntry,
     Membership,
+    MembershipCard,
     MembershipSale,
     MembershipSaleKind,
     MembershipStatus,
@@ -458,6 +459,8 @@ def _cancelled(membership: Membership, sale: MembershipSale, *, now: datetime) -
             membership.reminded_30_at = membership.reminded_7_at = None
     else:
         membership.status, membership.cancelled_at = MembershipStatus.CANCELLED, now
+        # A cancelled membership has no card: the kept one (it prints the name) goes.
+        MembershipCard.objects.filter(membership=membership).delete()
     membership.save(
         update_fields=[
             "status",

@@ -3,18 +3,32 @@ any rule speaks of it, the mailbox limit across accounts, a holder's name that s
 gift that is its holder's, the event discount for `admits` people, and personal data gone from
 memberships never paid and from their kept cards."""
 
+import datetime as dt
 import uuid
 from decimal import Decimal
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 
-from orders.models import Membership, MembershipStatus, MembershipType, Order, OrderStatus, Refund
+from orders.models import (
+    ANONYMISED_EMAIL,
+    Membership,
+    MembershipCard,
+    MembershipStatus,
+    MembershipType,
+    Order,
+    OrderStatus,
+    Refund,
+)
+from orders.services.holds import release_expired_holds
+from orders.services.personal_data import anonymise_old_memberships
 from tests.conftest import assert_problem, client_for, run_task_worker
 from tests.factories import SpecialEventFactory, UserFactory, partner_member, staff_member
 from tests.live_http import in_parallel, post, sign_in
 from tests.member_visits import membership
 from tests.orders.conftest import later, order_body
+from tests.orders.test_memberships_renewal import at
 
 MEMBERSHIPS = "/v1.1/memberships"
 
@@ -252,3 +266,56 @@ def test_the_event_discount_is_for_as_many_tickets_as_the_membership_admits(
     assert order["total"] == 60
     prices = sorted((ticket["category"], ticket["price"]) for ticket in order["tickets"])
     assert prices == [("adult", 15), ("adult", 15), ("adult", 20), ("child", 10)]
+
+
+# 6. Personal data: memberships never paid, and the kept cards.
+
+
+def test_a_membership_never_paid_is_anonymised_after_the_retention_period(
+    online_client, individual, settings
+):
+    settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS = 30
+    unpaid = buy(online_client, holderName="Grace", email="grace@example.com").json()
+    assert unpaid["status"] == "pending"
+    Order.objects.filter(pk=unpaid["orderId"]).update(
+        hold_expires_at=timezone.now() - dt.timedelta(minutes=1)
+    )
+    assert release_expired_holds() == 1
+    assert Order.objects.get(pk=unpaid["orderId"]).status == OrderStatus.EXPIRED
+    # Held still, or bought within the period, it is kept.
+    held = buy(online_client, holderName="Ada").json()
+    today = timezone.localdate()
+
+    with at(today + dt.timedelta(days=30)):
+        assert anonymise_old_memberships() == 0
+    with at(today + dt.timedelta(days=31)):
+        assert anonymise_old_memberships() == 1
+        assert anonymise_old_memberships() == 0
+
+    grace = Membership.objects.get(pk=unpaid["membershipId"])
+    assert (grace.holder_name, grace.email) == ("anonymised", ANONYMISED_EMAIL)
+    assert grace.status == MembershipStatus.PENDING
+    assert Membership.objects.get(pk=held["membershipId"]).holder_name == "Ada"
+
+
+def test_a_cancelled_membership_keeps_no_card(visitor_client, individual):
+    sold = buy(visitor_client).json()
+    assert visitor_client.get(f"{MEMBERSHIPS}/{sold['membershipId']}/card.png").status_code == 200
+    assert MembershipCard.objects.filter(membership_id=sold["membershipId"]).exists()
+
+    cancelled = visitor_client.post(f"/v1.1/orders/{sold['orderId']}/cancel", {}, format="json")
+
+    assert cancelled.status_code == 200, cancelled.json()
+    assert not MembershipCard.objects.exists()
+
+
+def test_an_anonymised_membership_keeps_no_card(visitor_client, individual, settings):
+    settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS = 30
+    sold = buy(visitor_client).json()
+    assert visitor_client.get(f"{MEMBERSHIPS}/{sold['membershipId']}/card.pdf").status_code == 200
+    end = dt.date.fromisoformat(sold["validUntil"])
+
+    with at(end + dt.timedelta(days=31)):
+        assert anonymise_old_memberships() == 1
+
+    assert not MembershipCard.objects.exists()

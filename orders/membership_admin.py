@@ -8,7 +8,7 @@ Registered when orders/admin.py (which Django's admin reads) imports it.
 from datetime import date, timedelta
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.urls import path
@@ -19,6 +19,7 @@ from audit.admin import AuditedAdmin
 from audit.services import history
 from museum.admin import ReadOnlyAdmin
 from museum.admin_pages import Table, admin_page, csv_response, report_cells
+from museum.exceptions import MuseumProblem
 from museum.forms import DATE_INPUT
 from orders import membership_reports as reports
 from orders.models import (
@@ -30,7 +31,8 @@ from orders.models import (
     MembershipType,
     Order,
 )
-from orders.services.memberships import status_on
+from orders.services.member_cards import reissue_card
+from orders.services.memberships import SELL_MEMBERSHIPS, status_on
 
 
 @admin.register(MembershipType)
@@ -197,6 +199,27 @@ class MembershipAdmin(ReadOnlyAdmin, AuditedAdmin):
         "reminded_7_at",
     )
     inlines = [SaleInline, VisitInline, EntryInline]
+    actions = ["reissue_cards"]
+
+    def has_reissue_permission(self, request):
+        return request.user.has_perm(SELL_MEMBERSHIPS)
+
+    @admin.action(
+        description="Replace the selected members' cards (lost: the old ones stop admitting)",
+        permissions=["reissue"],
+    )
+    def reissue_cards(self, request, queryset):
+        replaced, refused = [], []
+        for membership in queryset:
+            try:
+                replaced.append(reissue_card(membership=membership, by=request.user).card_code)
+            except MuseumProblem as problem:
+                refused.append(f"{membership.card_code}: {problem.detail}")
+        if replaced:
+            words = f"Replaced {len(replaced)} card(s); the new codes: {', '.join(replaced)}."
+            self.message_user(request, words, messages.SUCCESS)
+        for words in refused:
+            self.message_user(request, words, messages.WARNING)
 
     def history_records(self, obj):
         # A membership's history tells its sales' too.

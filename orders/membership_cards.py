@@ -99,7 +99,11 @@ def membership_card(*, membership: Membership) -> MembershipCard:
         kept = MembershipCard.objects.filter(membership=membership, etag=etag).first()
         if kept is not None:
             return kept
-        token = tokens.sign_member_card(membership_id=membership.pk, issued_on=timezone.localdate())
+        token = tokens.sign_member_card(
+            membership_id=membership.pk,
+            issued_on=timezone.localdate(),
+            secret=membership.card_secret,
+        )
         # Drawn before the write, which locks only the card's own row: no slow work waits on a
         # lock, and nothing else locks a card (a change of the membership draws it on its next
         # request, as its version no longer matches).

@@ -174,6 +174,10 @@ class Membership(models.Model):
     valid_from = models.DateField(null=True, blank=True)
     valid_until = models.DateField(null=True, blank=True, db_index=True)
     card_code = models.CharField(max_length=40, unique=True)
+    # What its card's token is signed with besides the museum's key: empty until the card is
+    # replaced (orders.services.member_cards.reissue_card), so that a lost card's token stops
+    # verifying. Never shown.
+    card_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
     # A gift's code, shown to its buyer; redeeming it names the holder and starts the validity.
     gift_code = models.CharField(max_length=40, unique=True, null=True, blank=True)
     redeemed_at = models.DateTimeField(null=True, blank=True)
@@ -677,6 +681,24 @@ class MembershipCard(models.Model):
 
     def __str__(self):
         return f"Card of {self.membership_id}"
+
+
+class ReplacedCard(models.Model):
+    """A member card replaced by a new one (lost, stolen): its code and what its token was signed
+    with, so that the door tells it apart from a forged or unknown card ("replaced card")."""
+
+    membership = models.ForeignKey(
+        Membership, on_delete=models.CASCADE, related_name="replaced_cards"
+    )
+    card_code = models.CharField(max_length=40, unique=True)
+    card_secret = models.CharField(max_length=64, blank=True, editable=False)
+    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    def __str__(self):
+        return f"Card {self.card_code} (replaced)"
 
 
 class MemberEntry(models.Model):

@@ -99,13 +99,31 @@ def sign_ticket(*, ticket_id: uuid.UUID, ticket_date: date) -> str:
     return PREFIX + _b64encode(payload + key.private_key.sign(payload))
 
 
-def _verified(token: str, *, prefix: str, signs_prefix: bool) -> tuple[uuid.UUID, date]:
-    """The id and date a token of `prefix` names, if this museum signed exactly this text.
+def _verified(
+    token: str, *, prefix: str, signs_prefix: bool, bound: bytes = b""
+) -> tuple[uuid.UUID, date]:
+    """The id and date a token of `prefix` names, if this museum signed exactly this text (and,
+    after it, `bound`, which the token does not carry).
 
     Only the canonical spelling is accepted (no padding, no `+/`, no other characters, unused
     bits zero): a scanner that remembers the tokens it admitted by their text is not fooled by
     another spelling of the same bytes.
     """
+    payload, signature = _read(token, prefix=prefix)
+    key_id, id_bytes, ordinal = _PAYLOAD.unpack(payload)
+    key = next((key for key in signing_keys() if key.key_id == key_id), None)
+    if key is None:
+        raise InvalidTicketToken("signed with an unknown key")
+    signed = (prefix.encode() + payload if signs_prefix else payload) + bound
+    try:
+        key.private_key.public_key().verify(signature, signed)
+        return uuid.UUID(bytes=id_bytes), date.fromordinal(ordinal)
+    except (InvalidSignature, ValueError):
+        raise InvalidTicketToken("bad signature") from None
+
+
+def _read(token: str, *, prefix: str) -> tuple[bytes, bytes]:
+    """A token's payload and signature, unverified, if it is spelled canonically."""
     if not token.startswith(prefix):
         raise InvalidTicketToken(f"not a token starting {prefix}")
     body = token[len(prefix) :]
@@ -117,17 +135,7 @@ def _verified(token: str, *, prefix: str, signs_prefix: bool) -> tuple[uuid.UUID
         raise InvalidTicketToken("not base64url") from None
     if _b64encode(raw) != body:
         raise InvalidTicketToken("not the canonical spelling")
-    payload, signature = raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
-    key_id, id_bytes, ordinal = _PAYLOAD.unpack(payload)
-    key = next((key for key in signing_keys() if key.key_id == key_id), None)
-    if key is None:
-        raise InvalidTicketToken("signed with an unknown key")
-    signed = prefix.encode() + payload if signs_prefix else payload
-    try:
-        key.private_key.public_key().verify(signature, signed)
-        return uuid.UUID(bytes=id_bytes), date.fromordinal(ordinal)
-    except (InvalidSignature, ValueError):
-        raise InvalidTicketToken("bad signature") from None
+    return raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
 
 
 def verify_ticket_token(token: str) -> TicketClaim:
@@ -147,17 +155,28 @@ class MemberCardClaim:
     issued_on: date
 
 
-def sign_member_card(*, membership_id: uuid.UUID, issued_on: date) -> str:
+def sign_member_card(*, membership_id: uuid.UUID, issued_on: date, secret: str = "") -> str:
+    """The card's token; `secret`, the membership's card secret, is signed after its text (empty
+    until a card is replaced: the signature is then the one the public key alone verifies)."""
     key = signing_keys()[0]
     payload = _PAYLOAD.pack(key.key_id, membership_id.bytes, issued_on.toordinal())
-    signed = MEMBER_CARD_PREFIX.encode() + payload
+    signed = MEMBER_CARD_PREFIX.encode() + payload + secret.encode()
     return MEMBER_CARD_PREFIX + _b64encode(payload + key.private_key.sign(signed))
 
 
-def verify_member_card_token(token: str) -> MemberCardClaim:
-    """The membership a card's token names, if this museum signed exactly this text; as for
-    tickets, InvalidTicketToken otherwise."""
-    return MemberCardClaim(*_verified(token, prefix=MEMBER_CARD_PREFIX, signs_prefix=True))
+def verify_member_card_token(token: str, *, secret: str = "") -> MemberCardClaim:
+    """The membership a card's token names, if this museum signed exactly this text with
+    `secret`; as for tickets, InvalidTicketToken otherwise."""
+    return MemberCardClaim(
+        *_verified(token, prefix=MEMBER_CARD_PREFIX, signs_prefix=True, bound=secret.encode())
+    )
+
+
+def member_card_claim(token: str) -> uuid.UUID:
+    """The membership a card's token claims to name, not verified yet: which card secret to
+    verify it with (InvalidTicketToken if it is no card's token's spelling)."""
+    payload, _signature = _read(token, prefix=MEMBER_CARD_PREFIX)
+    return uuid.UUID(bytes=_PAYLOAD.unpack(payload)[1])
 
 
 def public_keys() -> list[dict]:

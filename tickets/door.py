@@ -39,6 +39,7 @@ REFUSALS = {
     "card_not_valid_yet": gettext_lazy("Member card not valid yet"),
     "card_expired": gettext_lazy("Member card expired"),
     "card_cancelled": gettext_lazy("Member card cancelled"),
+    "card_replaced": gettext_lazy("Replaced card: it no longer admits"),
     "card_pending": gettext_lazy("Membership not paid yet: send the member to the desk"),
     "no_member_visit": gettext_lazy("No member visit booked for today: book one at the desk"),
     "member_visits_used": gettext_lazy("The card has admitted all it admits today"),

@@ -118,6 +118,12 @@ class CardCancelled(MemberCardRefused):
     default_detail = _("The membership was cancelled.")
 
 
+class CardReplaced(MemberCardRefused):
+    default_code = "card_replaced"
+    title = _("Member card replaced")
+    default_detail = _("The card was replaced by a new one: this one no longer admits.")
+
+
 class CardNotPaid(MemberCardRefused):
     default_code = "card_pending"
     title = _("Membership not paid")

@@ -22,6 +22,7 @@ from museum.exceptions import MuseumProblem
 from orders import tokens
 from orders.codes import read_code
 from orders.models import MemberEntry, Membership, MembershipStatus
+from orders.services import member_cards
 from orders.services.member_visits import visit_on
 from orders.services.memberships import is_valid_on, status_on
 from tickets.exceptions import (
@@ -30,6 +31,7 @@ from tickets.exceptions import (
     CardExpired,
     CardNotPaid,
     CardNotValidYet,
+    CardReplaced,
     ForgedTicket,
     MemberCardRefused,
     MemberVisitsUsed,
@@ -58,16 +60,18 @@ def member_card(scanned: str) -> Membership | None:
     """The membership a scanned card names: by its signed token (ForgedTicket if its signature
     fails) or its typed card code; None if the text is no member card (a ticket's or an order's
     code, read by check_in). A card code typed with its prefix that no membership has, or a
-    token of one that is gone, is UnknownMemberCard."""
+    token of one that is gone, is UnknownMemberCard; a replaced card's token or code,
+    CardReplaced."""
     text = scanned.strip()
     if text[: len(tokens.MEMBER_CARD_PREFIX)].upper() == tokens.MEMBER_CARD_PREFIX:
         try:
-            claim = tokens.verify_member_card_token(text)
+            found, replaced = member_cards.membership_of_token(text)
         except tokens.InvalidTicketToken:
             raise ForgedTicket() from None
-        found = _memberships().filter(pk=claim.membership_id).first()
         if found is None:
             raise UnknownMemberCard()
+        if replaced:
+            raise CardReplaced(membership=found)
         return found
     if text[: len(tokens.PREFIX)].upper() == tokens.PREFIX:
         return None  # a ticket's token: the door's every scan, read by check_in alone
@@ -75,6 +79,8 @@ def member_card(scanned: str) -> Membership | None:
     if typed is None or typed.member_code is None:
         return None
     found = _memberships().filter(card_code=typed.member_code).first()
+    if found is None and (lost := member_cards.replaced_card(typed.member_code)) is not None:
+        raise CardReplaced(membership=lost)
     if found is None and not (typed.ticket_codes or typed.order_code):
         raise UnknownMemberCard()
     return found

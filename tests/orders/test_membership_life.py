@@ -11,8 +11,10 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
+from orders import tokens
 from orders.models import (
     ANONYMISED_EMAIL,
+    MemberEntry,
     Membership,
     MembershipCard,
     MembershipStatus,
@@ -20,11 +22,18 @@ from orders.models import (
     Order,
     OrderStatus,
     Refund,
+    ReplacedCard,
 )
 from orders.services.holds import release_expired_holds
 from orders.services.personal_data import anonymise_old_memberships
 from tests.conftest import assert_problem, client_for, run_task_worker
-from tests.factories import SpecialEventFactory, UserFactory, partner_member, staff_member
+from tests.factories import (
+    MuseumDayFactory,
+    SpecialEventFactory,
+    UserFactory,
+    partner_member,
+    staff_member,
+)
 from tests.live_http import in_parallel, post, sign_in
 from tests.member_visits import membership
 from tests.orders.conftest import later, order_body
@@ -319,3 +328,64 @@ def test_an_anonymised_membership_keeps_no_card(visitor_client, individual, sett
         assert anonymise_old_memberships() == 1
 
     assert not MembershipCard.objects.exists()
+
+
+# 7. A lost card replaced.
+
+
+def door_scan(client, scanned: str, **form) -> str:
+    response = client.post("/door/", {"scanned": scanned, **form})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_replaced_cards_token_and_code_are_refused_at_the_door(desk_client):
+    MuseumDayFactory(date=timezone.localdate())  # no slots: the card admits walk-ins
+    member = membership(admits=2, holder_name="Grace Hopper")
+    old_token = tokens.sign_member_card(membership_id=member.pk, issued_on=timezone.localdate())
+    old_code = member.card_code
+
+    listed = desk_client.post(
+        "/admin/orders/membership/",
+        {"action": "reissue_cards", "_selected_action": [str(member.pk)]},
+        follow=True,
+    )
+
+    assert listed.status_code == 200
+    member.refresh_from_db()
+    assert member.card_code != old_code and member.card_code in listed.content.decode()
+    assert ReplacedCard.objects.get().card_code == old_code
+    for scanned in (old_token, old_code, old_code.upper().replace("-", " ")):
+        page = door_scan(desk_client, scanned)
+        assert 'class="verdict refuse"' in page and "Replaced card" in page, scanned
+        assert "Forged" not in page and "Unknown" not in page
+    assert not MemberEntry.objects.exists()
+    # The new card admits, by its token and by its code.
+    new_token = tokens.sign_member_card(
+        membership_id=member.pk, issued_on=timezone.localdate(), secret=member.card_secret
+    )
+    assert 'class="verdict admit"' in door_scan(desk_client, new_token, people=1)
+    assert 'class="verdict admit"' in door_scan(desk_client, member.card_code, people=1)
+    assert MemberEntry.objects.count() == 2
+    # The card the API draws now is the new one's.
+    assert tokens.verify_member_card_token(new_token, secret=member.card_secret)
+    with pytest.raises(tokens.InvalidTicketToken):
+        tokens.verify_member_card_token(old_token, secret=member.card_secret)
+
+
+def test_a_card_is_replaced_only_by_staff_who_sell_memberships_and_only_with_a_card(
+    client, desk_client
+):
+    from orders.exceptions import NoMembershipCard
+    from orders.services.member_cards import reissue_card
+
+    member = membership()
+    client.force_login(UserFactory(username="looker", is_staff=True))
+    client.post(
+        "/admin/orders/membership/",
+        {"action": "reissue_cards", "_selected_action": [str(member.pk)]},
+    )
+    assert not ReplacedCard.objects.exists()
+    pending = membership(status=MembershipStatus.PENDING)
+    with pytest.raises(NoMembershipCard):
+        reissue_card(membership=pending, by=member.buyer)

@@ -5,6 +5,7 @@ above, admits the holders (signed tokens, drawing the image, the door).
 """
 
 import uuid
+from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
@@ -151,6 +152,16 @@ class MembershipStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class Validity(models.TextChoices):
+    """Whether a membership admits on a day, and if not, why (Membership.validity_on)."""
+
+    VALID = "valid", "Valid"
+    PENDING = "pending", "Not paid yet (or a gift not redeemed)"
+    NOT_YET_VALID = "not_yet_valid", "Not valid yet"
+    EXPIRED = "expired", "Expired"
+    CANCELLED = "cancelled", "Cancelled"
+
+
 class Membership(models.Model):
     """A holder's membership of a type, valid from `valid_from` to `valid_until` (both included),
     the periods its confirmed sales (MembershipSale) bought. Its card carries a signed token of
@@ -205,6 +216,22 @@ class Membership(models.Model):
 
     def __str__(self):
         return self.card_code
+
+    def validity_on(self, day: date) -> str:
+        """Whether it admits on `day` (Validity.VALID) or why not: the one answer every rule,
+        door and report asks. One whose last day has passed is expired whether or not the sweep
+        that marks it (orders.services.memberships.expire_lapsed) has run yet."""
+        if self.status == MembershipStatus.CANCELLED:
+            return Validity.CANCELLED
+        if self.status == MembershipStatus.PENDING or self.valid_from is None:
+            return Validity.PENDING
+        if self.status == MembershipStatus.EXPIRED or (
+            self.valid_until is not None and self.valid_until < day
+        ):
+            return Validity.EXPIRED
+        if day < self.valid_from:
+            return Validity.NOT_YET_VALID
+        return Validity.VALID
 
 
 class OrderStatus(models.TextChoices):

@@ -21,9 +21,8 @@ from museum import metrics
 from museum.exceptions import MuseumProblem
 from orders import tokens
 from orders.codes import read_code
-from orders.models import MemberEntry, Membership, MembershipStatus
+from orders.models import MemberEntry, Membership, Validity
 from orders.services.member_visits import visit_on
-from orders.services.memberships import is_valid_on, status_on
 from tickets.exceptions import (
     AfterClosing,
     CardCancelled,
@@ -132,18 +131,21 @@ def _todays_visit(membership: Membership, *, today):
     return visit_on(membership=membership, day=today)
 
 
+# The card's refusal for each reason its membership does not admit (Membership.validity_on).
+CARD_REFUSALS: dict[str, type[MemberCardRefused]] = {
+    Validity.PENDING: CardNotPaid,
+    Validity.NOT_YET_VALID: CardNotValidYet,
+    Validity.EXPIRED: CardExpired,
+    Validity.CANCELLED: CardCancelled,
+}
+
+
 def refuse_unless_valid_today(membership: Membership, *, today) -> None:
     """The card's refusal, by what its membership is today, unless it is valid."""
-    if is_valid_on(membership, today):
-        return
-    valid_until = membership.valid_until.isoformat() if membership.valid_until else None
-    refusals: dict[str, type[MemberCardRefused]] = {
-        MembershipStatus.EXPIRED: CardExpired,
-        MembershipStatus.CANCELLED: CardCancelled,
-        MembershipStatus.PENDING: CardNotPaid,
-    }
-    refusal = refusals.get(status_on(membership, today), CardNotValidYet)
-    raise refusal(membership=membership, validUntil=valid_until)
+    reason = membership.validity_on(today)
+    if reason != Validity.VALID:
+        valid_until = membership.valid_until.isoformat() if membership.valid_until else None
+        raise CARD_REFUSALS[reason](membership=membership, validUntil=valid_until)
 
 
 def _walk_in(*, membership: Membership, by, people: int | None, now: datetime) -> MemberAdmission:

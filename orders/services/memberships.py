@@ -52,6 +52,7 @@ from orders.models import (
     Order,
     OrderStatus,
     RefundSource,
+    Validity,
 )
 from orders.services.limits import NO_LIMITS, limits_of, mailbox_of
 from orders.services.membership_periods import activate, next_period_start
@@ -70,31 +71,19 @@ SELL_MEMBERSHIPS = "orders.sell_memberships"
 
 def status_on(membership: Membership, day: date | None = None) -> str:
     """Its status as a member and the API read it on `day` (default the museum's today): an
-    active membership whose last day has passed is expired."""
-    day = day or timezone.localdate()
-    if (
-        membership.status == MembershipStatus.ACTIVE
-        and membership.valid_until is not None
-        and membership.valid_until < day
-    ):
+    active membership whose last day has passed is expired (Membership.validity_on)."""
+    if membership.validity_on(day or timezone.localdate()) == Validity.EXPIRED:
         return MembershipStatus.EXPIRED
     return membership.status
 
 
-def is_valid_on(membership: Membership, day: date) -> bool:
-    return (
-        membership.status == MembershipStatus.ACTIVE
-        and membership.valid_from is not None
-        and membership.valid_until is not None
-        and membership.valid_from <= day <= membership.valid_until
-    )
-
-
 def refuse_unless_valid(membership: Membership, day: date) -> None:
-    """MembershipNotValid, with its `validUntil`, unless it admits on `day`."""
-    if not is_valid_on(membership, day):
+    """MembershipNotValid, with its `validUntil` and why (`validity`: Membership.validity_on),
+    unless it admits on `day`."""
+    reason = membership.validity_on(day)
+    if reason != Validity.VALID:
         valid_until = membership.valid_until.isoformat() if membership.valid_until else None
-        raise MembershipNotValid(validUntil=valid_until)
+        raise MembershipNotValid(validUntil=valid_until, validity=reason)
 
 
 def membership_for(reference: str) -> Membership:

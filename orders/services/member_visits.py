@@ -21,7 +21,7 @@ from orders.exceptions import MemberVisitExists, UnknownMembership
 from orders.models import MEMBER_CATEGORY, Membership, Order, OrderStatus, TicketType
 from orders.providers import SELL_AT_DESK
 from orders.services.limits import mailbox_of
-from orders.services.memberships import refuse_unless_valid
+from orders.services.membership_periods import refuse_unless_valid
 
 # The constraint a second member visit of a day breaks, as each database names it.
 ONE_VISIT_A_DAY = ("one_member_visit_a_day", "orders_order.membership_id, orders_order.date")

@@ -34,7 +34,6 @@ from orders.exceptions import (
     GiftAlreadyRedeemed,
     GiftNotPaid,
     MembershipNotRenewable,
-    MembershipNotValid,
     MembershipUsed,
     TooManyMemberships,
     UnknownGift,
@@ -75,15 +74,6 @@ def status_on(membership: Membership, day: date | None = None) -> str:
     if membership.validity_on(day or timezone.localdate()) == Validity.EXPIRED:
         return MembershipStatus.EXPIRED
     return membership.status
-
-
-def refuse_unless_valid(membership: Membership, day: date) -> None:
-    """MembershipNotValid, with its `validUntil` and why (`validity`: Membership.validity_on),
-    unless it admits on `day`."""
-    reason = membership.validity_on(day)
-    if reason != Validity.VALID:
-        valid_until = membership.valid_until.isoformat() if membership.valid_until else None
-        raise MembershipNotValid(validUntil=valid_until, validity=reason)
 
 
 def membership_for(reference: str) -> Membership:
@@ -325,13 +315,30 @@ def redeem_gift(*, gift_code: str, holder_name: str, email: str, by) -> Membersh
     return membership
 
 
-def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime) -> None:
+def cancel_membership_order(
+    order: Order, *, by, any_order: bool, now: datetime
+) -> dict[uuid.UUID, Membership]:
     """Cancel a membership's order, locked: what it sold is void, what was paid goes back (a
     refund per sale, through the provider that took it), and each membership is cancelled, or
     for a renewal its period shortened again. Within the rule's deadline (the caller's check:
     orders.selectors.cancel_deadline); once a membership admitted a member visit its buyer may
     no longer cancel (MembershipUsed), staff who may cancel any order still may, refunding it
-    whole. Audited, which tells the webhooks (membership.cancelled)."""
+    whole. A membership cancelled takes its held orders with it (a renewal not paid yet): a
+    payment for one that comes later goes back whole. Audited, which tells the webhooks
+    (membership.cancelled). The memberships, locked, as they are now."""
+    # The other held orders of its memberships, locked before them as every change of an order
+    # locks them: those the cancellation may end.
+    others = list(
+        Order.objects.select_for_update(of=("self",))
+        .filter(
+            pk__in=MembershipSale.objects.filter(
+                membership__sales__order=order, cancelled_at__isnull=True
+            ).values("order_id"),
+            status=OrderStatus.HELD,
+        )
+        .exclude(pk=order.pk)
+        .order_by("pk")
+    )
     sales = list(
         MembershipSale.objects.filter(order=order, cancelled_at__isnull=True).select_related(
             "membership"
@@ -358,10 +365,33 @@ def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime)
     metrics.count_orders(metrics.ORDERS_CANCELLED)
     voided = [sale.pk for sale in sales]
     entries.append((Action.CANCELLED, order, {"membership_sales": voided, "whole_order": True}))
+    cancelled = [pk for pk, m in locked.items() if m.status == MembershipStatus.CANCELLED]
+    entries += _let_go_held(others, memberships=cancelled, now=now)
     record_each(entries=entries, by=by)
     if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
         mail_change(order, now=now)
     order.sold_tickets = []
+    return locked
+
+
+def _let_go_held(orders: list[Order], *, memberships: list, now: datetime) -> list[AuditEntry]:
+    """The locked held orders that sell one of the cancelled `memberships` (a renewal not paid
+    yet) are cancelled with their sales: never confirmed, they had nothing paid to refund."""
+    ending = [
+        o for o in orders if o.membership_sales.filter(membership_id__in=memberships).exists()
+    ]
+    if not ending:
+        return []
+    MembershipSale.objects.filter(order__in=ending, cancelled_at__isnull=True).update(
+        cancelled_at=now
+    )
+    Order.objects.filter(pk__in=[o.pk for o in ending]).update(
+        status=OrderStatus.CANCELLED, cancelled_at=now
+    )
+    metrics.count_orders(metrics.ORDERS_CANCELLED, len(ending))
+    return [
+        (Action.CANCELLED, o, {"whole_order": True, "membership_cancelled": True}) for o in ending
+    ]
 
 
 def _used(membership: Membership, sale: MembershipSale) -> bool:

@@ -114,6 +114,7 @@ def _cancel_membership(order: Order, *, by, any_order: bool, now: datetime) -> N
     )
     memberships = cancel_membership_order(order, by=by, any_order=any_order, now=now)
     for visit in visits:
+        assert visit.membership_id is not None  # a member visit, as selected
         if memberships[visit.membership_id].validity_on(visit.date) == Validity.VALID:
             continue  # a renewal cancelled: the visits its other periods cover stay
         tickets = list(tickets_of(visit).select_for_update(of=("self",)))

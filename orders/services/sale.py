@@ -37,6 +37,7 @@ from orders.services.member_visits import (
     one_visit_a_day,
     refuse_member_visit,
     refuse_unless_usable,
+    take_member_places,
 )
 from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
 from orders.services.pricing import (
@@ -125,6 +126,8 @@ def place_order(
     )
 
     def sell() -> Order:
+        if membership is not None:
+            take_member_places(membership, day=ticket_date, n=member)
         if general and earliest_slot:
             taken = places.take_earliest_slot(ticket_date=ticket_date, n=count, member=member)
         else:

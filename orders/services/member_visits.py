@@ -15,6 +15,7 @@ from datetime import date
 
 from django.db import IntegrityError
 from django.db.models import Sum
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from museum.exceptions import InvalidInput
@@ -156,8 +157,8 @@ def take_member_places(membership: Membership, *, day: date, n: int) -> None:
     count too)."""
     locked = lock_membership(membership)
     refuse_unless_valid(locked, day)
-    if not n:
-        return
+    if not n or day != timezone.localdate():
+        return  # walk-ins come on the museum's today alone, and a day has one member visit
     left = places_left(locked, day=day)
     if n > left:
         admits = locked.membership_type.admits

@@ -35,7 +35,7 @@ from tickets.exceptions import (
     TicketRefused,
     UnknownMemberCard,
 )
-from tickets.services import Admission, check_in
+from tickets.services import Admission, check_in, check_in_order
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def check_in_member(*, membership: Membership, by, people: int | None = None) ->
     if visit is not None:
         # The whole reservation, by its order's code: the door's rules, audit and counts.
         try:
-            admission = check_in(scanned=visit.confirmation_code, by=by)
+            admission = check_in_order(order=visit, by=by)
         except TicketRefused as refused:
             refused.membership = membership
             raise

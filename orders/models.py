@@ -248,6 +248,15 @@ class Channel(models.TextChoices):
     ON_ACCOUNT = "on_account", "On account (a sales partner)"
 
 
+class OrderKind(models.TextChoices):
+    """What an order sells (its `ticket_type`): a visit of general entry or of a special event
+    (its tickets are of that TicketType), or memberships (MembershipSale lines, no tickets)."""
+
+    GENERAL = "general", "General entry"
+    EVENT = "event", "Special event"
+    MEMBERSHIP = "membership", "Memberships"
+
+
 class Order(models.Model):
     """Tickets bought together, for one date (and one slot or event): all taken, or none."""
 
@@ -267,7 +276,7 @@ class Order(models.Model):
     status = models.CharField(max_length=10, choices=OrderStatus.choices)
     hold_expires_at = models.DateTimeField(null=True, blank=True)
     confirmation_code = models.CharField(max_length=40, unique=True)
-    ticket_type = models.CharField("type", max_length=10)
+    ticket_type = models.CharField("type", max_length=10, choices=OrderKind.choices)
     date = models.DateField(db_index=True)
     event = models.ForeignKey(
         SpecialEvent, on_delete=models.PROTECT, null=True, blank=True, related_name="orders"
@@ -331,15 +340,16 @@ class Order(models.Model):
     def __str__(self):
         return self.confirmation_code
 
+    @property
+    def sells_memberships(self) -> bool:
+        """Whether it sells memberships (MembershipSale lines) rather than a visit's tickets."""
+        return self.ticket_type == OrderKind.MEMBERSHIP
+
 
 class TicketType(models.TextChoices):
     # Shown at the door, in the staff member's language.
     EVENT = "event", _("Special event")
     GENERAL = "general", _("General entry")
-
-
-# An order's ticket_type when it sells memberships (MembershipSale) rather than visits.
-MEMBERSHIP_ORDER = "membership"
 
 
 class MembershipSaleKind(models.TextChoices):

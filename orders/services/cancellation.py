@@ -17,7 +17,6 @@ from museum import metrics
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
 from orders.models import (
-    MEMBERSHIP_ORDER,
     MembershipSale,
     Order,
     OrderStatus,
@@ -56,7 +55,7 @@ def cancel_order(
     now, deadline = timezone.now(), cancel_deadline(order=order)
     if now > deadline and not any_order:
         raise TooLate(deadline=deadline.isoformat())
-    if order.ticket_type == MEMBERSHIP_ORDER:
+    if order.sells_memberships:
         if ticket_id is not None:
             raise NotFound()  # a membership's order has no tickets
         _cancel_membership(order, by=by, any_order=any_order, now=now)

@@ -2,7 +2,7 @@
 finding one by what a member shows.
 
 A membership is sold as an order's line (MembershipSale), by an order of its own
-(`ticket_type` MEMBERSHIP_ORDER, no tickets), paid, refunded, audited and mailed as any order
+(OrderKind.MEMBERSHIP, no tickets), paid, refunded, audited and mailed as any order
 is: online through a provider (held until paid), at the desk, on a partner's account, or at once
 when free. Its period starts when the order is confirmed (orders.services.membership_periods),
 a gift's when it is redeemed.
@@ -40,8 +40,6 @@ from orders.exceptions import (
     UnknownMembership,
 )
 from orders.models import (
-    MEMBERSHIP_ORDER,
-    Channel,
     MemberEntry,
     Membership,
     MembershipSale,
@@ -49,19 +47,15 @@ from orders.models import (
     MembershipStatus,
     MembershipType,
     Order,
+    OrderKind,
     OrderStatus,
     RefundSource,
     Validity,
 )
-from orders.services.limits import NO_LIMITS, limits_of, mailbox_of
+from orders.services.limits import NO_LIMITS, limits_of
 from orders.services.membership_periods import activate, next_period_start
-from orders.services.payments import (
-    channel_of,
-    mail_change,
-    mark_confirmed,
-    record_on_account_payment,
-    refund_membership_sales,
-)
+from orders.services.new_orders import new_order, record_new, settle_new, stays_held
+from orders.services.payments import mail_change, refund_membership_sales
 from orders.tasks import mail_membership
 
 # Who may sell and renew memberships for others (the desk), and see every membership.
@@ -192,38 +186,27 @@ def _new_order(
 ) -> tuple[Order, bool]:
     """A membership's order, inserted held (its lines follow it), and whether it stays held:
     an online one with a price, until a provider confirms its payment."""
-    now = timezone.now()
-    channel = channel_of(buyer)
-    mailbox = mailbox_of(email)
-    check_memberships(buyer=buyer, mailbox=mailbox, channel=channel)
-    order = Order.objects.create(
+    order = new_order(
         buyer=buyer,
         email=email,
-        mailbox=mailbox,
-        name=name,
         language=language,
-        status=OrderStatus.HELD,
-        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
-        confirmation_code=new_confirmation_code("order"),
-        ticket_type=MEMBERSHIP_ORDER,
-        date=day,
+        kind=OrderKind.MEMBERSHIP,
+        day=day,
         total=total,
-        channel=channel,
+        name=name,
     )
+    check_memberships(buyer=buyer, mailbox=order.mailbox, channel=order.channel)
+    order.save(force_insert=True)
     order.sold_tickets = []
-    return order, channel == Channel.ONLINE and total > 0
+    return order, stays_held(order)
 
 
 def _settle(order: Order, *, held: bool, by) -> None:
     """An order not waiting for a provider (free, a partner's) is confirmed at once, which
     starts its memberships' periods; audited as a sale is, with its final status."""
-    if not held:
-        mark_confirmed(order, now=timezone.now())
-        record_on_account_payment(order)
+    settle_new(order, held=held, saved=True)
     changes = {"status": order.status, "total": order.total, "date": order.date, "tickets": 0}
-    record(action=Action.CREATED, obj=order, by=by, changes={**changes, "email": order.email})
-    if held:
-        metrics.count_orders(metrics.ORDERS_HELD)
+    record_new(order, by=by, held=held, changes={**changes, "email": order.email})
 
 
 def check_memberships(*, buyer, mailbox: str, channel: str) -> None:

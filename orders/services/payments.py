@@ -38,7 +38,6 @@ from orders.exceptions import (
     TooManyPaymentAttempts,
 )
 from orders.models import (
-    MEMBERSHIP_ORDER,
     BuyerEmail,
     Channel,
     Membership,
@@ -104,7 +103,7 @@ def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
         order.save(update_fields=["status", "hold_expires_at", "confirmed_at", *EMAIL_FIELDS])
     if mailed:
         count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
-    if order.ticket_type == MEMBERSHIP_ORDER:
+    if order.sells_memberships:
         # Paid, on account or free, at once or later: the periods it sold start now.
         start_periods(order, now=now)
 
@@ -136,7 +135,7 @@ def membership_refusal(order: Order) -> MuseumProblem | None:
             refuse_unless_valid(membership, order.date)
         except MembershipNotValid as refusal:
             return refusal
-    elif order.ticket_type == MEMBERSHIP_ORDER:
+    elif order.sells_memberships:
         # A cancellation of the membership cancels its held orders under their locks
         # (cancel_membership_order); one whose hold ran out before is read here.
         sold = MembershipSale.objects.filter(order=order).values("membership_id")
@@ -511,7 +510,7 @@ def _placed_again(order: Order) -> bool:
     try:
         with transaction.atomic():
             # A membership's order has no places to take.
-            if order.ticket_type != MEMBERSHIP_ORDER:
+            if not order.sells_memberships:
                 places.take(
                     ticket_date=order.date,
                     event_id=order.event_id,

@@ -301,6 +301,15 @@ class MembershipUsed(MuseumProblem):
     )
 
 
+class GiftRedeemed(MuseumProblem):
+    default_code = "gift_redeemed"
+    title = _("Gift redeemed")
+    default_detail = _(
+        "The gift membership has been redeemed: it is its holder's now, and only the museum's "
+        "staff can cancel it."
+    )
+
+
 class NoMembershipCard(MuseumProblem):
     """A membership with no card to print, draw or send: one not paid yet (or a gift not
     redeemed yet) or cancelled would pass for a member's card (orders.selectors.

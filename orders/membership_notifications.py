@@ -20,7 +20,7 @@ from orders import membership_cards
 from orders.exceptions import NoGiftCard, NoMembershipCard
 from orders.models import Membership, MembershipSaleKind, Order, OrderStatus
 
-ACTIVATED, REMINDER = "activated", "reminder"
+ACTIVATED, REMINDER, CANCELLED = "activated", "reminder", "cancelled"
 
 
 def card_path(membership: Membership) -> str:
@@ -109,10 +109,22 @@ def _active(membership: Membership) -> str:
 
 
 def send_membership_notice(*, membership: Membership, kind: str) -> None:
-    """Mail the membership's holder, in its language: it is active (a gift redeemed), or a
-    reminder to renew it before its last day."""
+    """Mail the membership's holder, in its language: it is active (a gift redeemed), a
+    reminder to renew it before its last day, or it was cancelled (a redeemed gift)."""
     with i18n.speaking(membership.language):
         museum = one_line(settings.MUSEUM_NAME)
+        if kind == CANCELLED:
+            subject = _("Your membership at %(museum)s is cancelled") % {"museum": museum}
+            body = _(
+                "%(holder)s's %(type)s membership (card code %(card)s) was cancelled: its card "
+                "no longer admits."
+            ) % {
+                "holder": one_line(membership.holder_name),
+                "type": one_line(membership.membership_type.name),
+                "card": membership.card_code,
+            }
+            EmailMessage(subject=subject, body=body, to=[membership.email]).send()
+            return
         if kind == REMINDER:
             subject = _("Your membership at %(museum)s ends on %(end)s") % {
                 "museum": museum,

@@ -215,9 +215,10 @@ def send_not_placed_email(*, payment_id: str) -> str:
 
 def mail_membership(*, membership: Membership, kind: str, days: int = 0) -> None:
     """Enqueue, in the caller's transaction, an email to a membership's holder: `kind`
-    "activated" (a gift redeemed: a purchase's is its order's confirmation) or "reminder" (to
-    renew, `days` before its last day). Once each: its caller claims it (a redemption, a
-    reminder's conditional UPDATE)."""
+    "activated" (a gift redeemed: a purchase's is its order's confirmation), "reminder" (to
+    renew, `days` before its last day) or "cancelled" (a redeemed gift cancelled by staff: its
+    order's email goes to the giver). Once each: its caller claims it (a redemption, a
+    reminder's conditional UPDATE, a cancellation under the order's lock)."""
     send_membership_email.enqueue(membership_id=str(membership.pk), kind=kind, days=days)
 
 

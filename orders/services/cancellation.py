@@ -49,6 +49,8 @@ def cancel_order(
     account may do (a desk sale's buyer is the staff member who sold it).
     """
     order = order_to_change(order_id=order_id, by=by)
+    if order.sells_memberships and ticket_id is not None:
+        raise NotFound()  # it has no tickets: not one of them is cancelled as the whole order
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
     any_order = by.has_perm(CANCEL_ANY_ORDER) and not as_buyer
@@ -56,8 +58,6 @@ def cancel_order(
     if now > deadline and not any_order:
         raise TooLate(deadline=deadline.isoformat())
     if order.sells_memberships:
-        if ticket_id is not None:
-            raise NotFound()  # a membership's order has no tickets
         _cancel_membership(order, by=by, any_order=any_order, now=now)
         return order
     # All of them, locked: the answer shows them, and they tell whether any stays valid.

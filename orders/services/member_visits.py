@@ -88,6 +88,14 @@ def may_use(*, membership: Membership, buyer, seller=None) -> bool:
     return bool(email and membership.email) and mailbox_of(email) == mailbox_of(membership.email)
 
 
+def refuse_unless_may_use(*, membership: Membership, buyer=None, seller=None) -> None:
+    """UnknownMembership for a membership `buyer` may not use (another's): the first check of
+    any operation that names one, so that no later rule (how many it admits, its type, its
+    validity) tells anything of another account's membership."""
+    if buyer is not None and not may_use(membership=membership, buyer=buyer, seller=seller):
+        raise UnknownMembership()
+
+
 def refuse_member_visit(
     *, membership: Membership, ticket_date: date, buyer=None, seller=None
 ) -> None:
@@ -104,8 +112,7 @@ def refuse_unless_usable(
 ) -> None:
     """UnknownMembership for a membership `buyer` may not use (another's), MembershipNotValid
     for one not valid on `ticket_date`."""
-    if buyer is not None and not may_use(membership=membership, buyer=buyer, seller=seller):
-        raise UnknownMembership()
+    refuse_unless_may_use(membership=membership, buyer=buyer, seller=seller)
     refuse_unless_valid(membership, ticket_date)
 
 

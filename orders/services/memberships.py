@@ -14,13 +14,15 @@ Its holder's name and email are kept while it is valid, and replaced
 MUSEUM_PERSONAL_DATA_RETENTION_DAYS after it ends (orders.services.personal_data).
 """
 
+import hashlib
+import unicodedata
 import uuid
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -33,6 +35,7 @@ from orders.codes import new_confirmation_code, read_code
 from orders.exceptions import (
     GiftAlreadyRedeemed,
     GiftNotPaid,
+    GiftRedeemed,
     MembershipNotRenewable,
     MembershipUsed,
     TooManyMemberships,
@@ -40,8 +43,10 @@ from orders.exceptions import (
     UnknownMembership,
 )
 from orders.models import (
+    Channel,
     MemberEntry,
     Membership,
+    MembershipCard,
     MembershipSale,
     MembershipSaleKind,
     MembershipStatus,
@@ -104,6 +109,34 @@ def _type_on_sale(code: str) -> MembershipType:
     return found
 
 
+# Letters that draw nothing (Hangul fillers, the braille blank): read as blank in a name.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(char: str) -> bool:
+    """A letter, digit, punctuation or symbol that shows: not a space, a control, a format
+    character (a zero-width space or joiner), nor a mark (an accent shows on a letter)."""
+    return unicodedata.category(char)[0] in "LNPS" and char not in BLANK_LETTERS
+
+
+def _blank(char: str) -> bool:
+    return unicodedata.category(char)[0] in "ZC" or char in BLANK_LETTERS
+
+
+def holder_name_of(text: str) -> str:
+    """The holder's name as every path that takes one keeps it (a sale, the desk's too, and a
+    gift redeemed): without the spaces and invisible characters around it; InvalidInput on
+    holderName unless it has a visible character, as the card and the door page show it."""
+    name = text
+    while name and _blank(name[0]):
+        name = name[1:]
+    while name and _blank(name[-1]):
+        name = name[:-1]
+    if not any(_visible(char) for char in name):
+        raise InvalidInput("holderName", _("The member's name is required."))
+    return name
+
+
 def sell_membership(
     *,
     buyer,
@@ -131,9 +164,7 @@ def sell_membership(
         raise InvalidInput("startDate", _("A gift membership starts when it is redeemed."))
     start = start_date or today
     _refuse_start(start, today=today)
-    holder_name = holder_name.strip()
-    if not gift and not holder_name:
-        raise InvalidInput("holderName", _("The member's name is required."))
+    holder_name = "" if gift else holder_name_of(holder_name)
     language = i18n.offered(language) or i18n.current()
     with transaction.atomic():
         order, held = _new_order(
@@ -210,22 +241,39 @@ def _settle(order: Order, *, held: bool, by) -> None:
 
 
 def check_memberships(*, buyer, mailbox: str, channel: str) -> None:
-    """Refuse an online account (and each mailbox within it) more than
-    MUSEUM_MAX_MEMBERSHIPS_PER_DAY memberships bought or renewed in 24 hours, held or paid: an
-    unpaid membership costs nothing to ask for, and a free one sends an email. The desk and
-    sales partners without limits of their own are not limited (orders.services.limits)."""
+    """Refuse an online account more than MUSEUM_MAX_MEMBERSHIPS_PER_DAY memberships bought or
+    renewed in 24 hours, held or paid (an unpaid membership costs nothing to ask for, and a free
+    one sends an email), and as many for one mailbox, by whichever accounts bought them online.
+    The desk and sales partners without limits of their own are not limited
+    (orders.services.limits); sales on a partner's account do not count toward a mailbox's.
+
+    The account's count is taken under its user row's lock, as for places. A mailbox has no row
+    to lock, and its buyers are different accounts: on PostgreSQL a transaction-scoped advisory
+    lock keyed on the mailbox, taken after the account's, makes the sales of one mailbox wait
+    for each other until the commit, however many accounts make them (always in that order, so
+    two never wait on each other in a circle). SQLite writes one transaction at a time."""
     if limits_of(buyer, channel=channel) == (NO_LIMITS, NO_LIMITS):
         return
     # One sale of the account at a time from here to the commit, as for places.
     get_user_model().objects.select_for_update().filter(pk=buyer.pk).first()
     limit = settings.MUSEUM_MAX_MEMBERSHIPS_PER_DAY
-    recent = MembershipSale.objects.filter(
-        order__buyer=buyer, order__created_at__gt=timezone.now() - timedelta(days=1)
-    )
-    if recent.count() >= limit:
+    recent = MembershipSale.objects.filter(order__created_at__gt=timezone.now() - timedelta(days=1))
+    if recent.filter(order__buyer=buyer).count() >= limit:
         raise TooManyMemberships(limit=limit, who="account")
-    if recent.filter(order__mailbox=mailbox).count() >= limit:
+    _lock_mailbox(mailbox)
+    if recent.filter(order__mailbox=mailbox, order__channel=Channel.ONLINE).count() >= limit:
         raise TooManyMemberships(limit=limit, who="email address")
+
+
+def _lock_mailbox(mailbox: str) -> None:
+    """Until the commit, the lock of the mailbox's membership sales (check_memberships)."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"memberships:{mailbox}".encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)]
+        )
 
 
 def renew_membership(*, membership: Membership, buyer, seller=None) -> Order:
@@ -269,9 +317,7 @@ def redeem_gift(*, gift_code: str, holder_name: str, email: str, by) -> Membersh
     account redeeming it its owner (it sees and renews it). Once: of two redemptions at once,
     the second waits for the first's row lock and finds it redeemed (GiftAlreadyRedeemed). Its
     order must be paid (GiftNotPaid); an unknown code is UnknownGift."""
-    holder_name = holder_name.strip()
-    if not holder_name:
-        raise InvalidInput("holderName", _("The member's name is required."))
+    holder_name = holder_name_of(holder_name)
     code = gift_code.strip().lower()
     now = timezone.now()
     with transaction.atomic():
@@ -305,10 +351,11 @@ def cancel_membership_order(
     refund per sale, through the provider that took it), and each membership is cancelled, or
     for a renewal its period shortened again. Within the rule's deadline (the caller's check:
     orders.selectors.cancel_deadline); once a membership admitted a member visit its buyer may
-    no longer cancel (MembershipUsed), staff who may cancel any order still may, refunding it
-    whole. A membership cancelled takes its held orders with it (a renewal not paid yet): a
-    payment for one that comes later goes back whole. Audited, which tells the webhooks
-    (membership.cancelled). The memberships, locked, as they are now."""
+    no longer cancel (MembershipUsed), nor a gift once redeemed, its holder's then
+    (GiftRedeemed); staff who may cancel any order still may, refunding it whole, and a redeemed
+    gift's holder is mailed. A membership cancelled takes its held orders with it (a renewal not
+    paid yet): a payment for one that comes later goes back whole. Audited, which tells the
+    webhooks (membership.cancelled). The memberships, locked, as they are now."""
     # The other held orders of its memberships, locked before them as every change of an order
     # locks them: those the cancellation may end.
     others = list(
@@ -333,6 +380,8 @@ def cancel_membership_order(
         .filter(pk__in=[sale.membership_id for sale in sales])
         .order_by("pk")
     }
+    if not any_order and any(_redeemed_gift(locked[sale.membership_id], sale) for sale in sales):
+        raise GiftRedeemed()
     if not any_order and any(_used(locked[sale.membership_id], sale) for sale in sales):
         raise MembershipUsed()
     entries: list[AuditEntry] = []
@@ -348,11 +397,15 @@ def cancel_membership_order(
     metrics.count_orders(metrics.ORDERS_CANCELLED)
     voided = [sale.pk for sale in sales]
     entries.append((Action.CANCELLED, order, {"membership_sales": voided, "whole_order": True}))
-    cancelled = [pk for pk, m in locked.items() if m.status == MembershipStatus.CANCELLED]
-    entries += _let_go_held(others, memberships=cancelled, now=now)
+    ended = [pk for pk, m in locked.items() if m.status == MembershipStatus.CANCELLED]
+    entries += _let_go_held(others, memberships=ended, now=now)
     record_each(entries=entries, by=by)
     if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
         mail_change(order, now=now)
+    for sale in sales:  # the order's email goes to the giver: a gift's holder is told apart
+        cancelled = locked[sale.membership_id]
+        if _redeemed_gift(cancelled, sale) and cancelled.status == MembershipStatus.CANCELLED:
+            mail_membership(membership=cancelled, kind="cancelled")
     order.sold_tickets = []
     return locked
 
@@ -375,6 +428,11 @@ def _let_go_held(orders: list[Order], *, memberships: list, now: datetime) -> li
     return [
         (Action.CANCELLED, o, {"whole_order": True, "membership_cancelled": True}) for o in ending
     ]
+
+
+def _redeemed_gift(membership: Membership, sale: MembershipSale) -> bool:
+    """Whether the sale is a gift its holder redeemed: the holder's then, not the giver's."""
+    return sale.kind == MembershipSaleKind.GIFT and membership.redeemed_at is not None
 
 
 def _used(membership: Membership, sale: MembershipSale) -> bool:
@@ -404,6 +462,8 @@ def _cancelled(membership: Membership, sale: MembershipSale, *, now: datetime) -
             membership.reminded_30_at = membership.reminded_7_at = None
     else:
         membership.status, membership.cancelled_at = MembershipStatus.CANCELLED, now
+        # A cancelled membership has no card: the kept one (it prints the name) goes.
+        MembershipCard.objects.filter(membership=membership).delete()
     membership.save(
         update_fields=[
             "status",

@@ -119,23 +119,32 @@ def priced(
     categories: Sequence[VisitorCategory | None],
     event: SpecialEvent | None,
     discount_percent: int = 0,
+    discounted: int | None = None,
 ) -> list[Line]:
     """The lines priced: members' free, the others at their category's price (less
-    `discount_percent` on an event)."""
-    return [
-        Line(
-            category=category,
-            quantity=line["quantity"],
-            price=(
-                Decimal("0.00")
-                if category is None
-                else category_price(
-                    category=category, event=event, discount_percent=discount_percent
-                )
-            ),
-        )
-        for line, category in zip(lines, categories, strict=True)
-    ]
+    `discount_percent` on an event, for the first `discounted` tickets in the lines' order, all
+    if None). A line the discount runs out in is two: its tickets discounted, then the others
+    at the full price."""
+    left = discounted
+    priced_lines = []
+    for line, category in zip(lines, categories, strict=True):
+        quantity = line["quantity"]
+        if category is None:
+            priced_lines.append(Line(None, quantity, Decimal("0.00")))
+            continue
+        less = quantity if left is None or not discount_percent else min(quantity, left)
+        if less or quantity == less:
+            price = category_price(
+                category=category, event=event, discount_percent=discount_percent
+            )
+            priced_lines.append(Line(category, less, price))
+        if quantity > less:
+            priced_lines.append(
+                Line(category, quantity - less, category_price(category=category, event=event))
+            )
+        if left is not None and discount_percent:
+            left -= less
+    return priced_lines
 
 
 def total_of(lines: Sequence[Line]) -> Decimal:

@@ -31,6 +31,7 @@ from orders.services.member_visits import (
     check_member_lines,
     one_visit_a_day,
     refuse_member_visit,
+    refuse_unless_may_use,
     refuse_unless_usable,
     take_member_places,
 )
@@ -102,6 +103,8 @@ def place_order(
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
+    if membership is not None:  # another's reads as unknown, before any rule speaks of it
+        refuse_unless_may_use(membership=membership, buyer=buyer, seller=seller)
     # Refused before any row is locked.
     categories, slot = _checked(
         ticket_date=ticket_date,
@@ -134,6 +137,7 @@ def place_order(
             categories=categories,
             event=taken.event,
             discount_percent=_discount(membership, event=taken.event),
+            discounted=_discounted(membership),
         )
         return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
 
@@ -147,6 +151,12 @@ def _discount(membership: Membership | None, *, event) -> int:
     if membership is None or event is None:
         return 0
     return membership.membership_type.event_discount_percent
+
+
+def _discounted(membership: Membership | None) -> int | None:
+    """How many of an order's tickets the member's discount is for: the people the type admits
+    (the first in the lines' order), the others paying the full price."""
+    return None if membership is None else membership.membership_type.admits
 
 
 def _checked(
@@ -198,6 +208,8 @@ def quote_order(
     place (so a quote says nothing of the places left, nor of a member visit booked that day).
     """
     general = ticket_type == TicketType.GENERAL
+    if membership is not None:  # another's reads as unknown, before any rule speaks of it
+        refuse_unless_may_use(membership=membership, buyer=buyer, seller=seller)
     categories, _ = _checked(
         ticket_date=ticket_date,
         lines=lines,
@@ -216,6 +228,7 @@ def quote_order(
         categories=categories,
         event=event,
         discount_percent=_discount(membership, event=event),
+        discounted=_discounted(membership),
     )
     return Quote(lines=lines_priced, total=total_of(lines_priced))
 

@@ -285,7 +285,8 @@ def test_a_held_member_visit_that_runs_out_gives_its_places_back(member, kept_sl
 def test_the_member_discount_applies_to_an_event(online_client, online_visitor):
     day = later(10)
     event = SpecialEventFactory(price=Decimal("20.00"), dates=[day])
-    discounted = membership(buyer=online_visitor, discount=25)
+    # It admits the three: each ticket has the discount (test_membership_life.py: more).
+    discounted = membership(buyer=online_visitor, admits=3, discount=25)
     body = {
         "ticketType": "event",
         "eventId": str(event.pk),

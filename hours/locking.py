@@ -4,9 +4,13 @@ Places are counted on the rows that hold the limits: an entry slot, then its mus
 entry) or an event date. A writer that touches several of them (a sale, a cancellation, a hold
 released, the weekly pattern, a capacity edit) takes their row locks here, in one order (slots,
 then days, then event dates; several rows of one kind by key), so two transactions never wait on
-each other in a circle. The same order holds across the layers: a change of an order locks the
-order's row first (then its payment, then its tickets), then the rows here; the order's kept
-documents (its tickets' PDF) after its order's row. Nothing slow (rendering, mail, a provider's
+each other in a circle. The same order holds across the layers, first to last: the orders a
+change touches (a membership's cancellation its own, then its member visits and held renewals,
+by key), their payments, the memberships they sell or visit on (a confirmation asking the
+membership again, a sale or a walk-in counting a member's day: orders.services.member_visits
+.lock_membership), the orders' tickets, then the rows here, and last the buyer's account (a
+sale's limits, orders.services.limits); the order's kept documents (its tickets' PDF) after its
+order's row. Nothing slow (rendering, mail, a provider's
 call) runs while a lock is held: background work claims its row with a conditional UPDATE and
 commits first (museum/lost_work.py). A sale counts with conditional UPDATEs
 (`sold + n <= capacity`), whose row lock queues parallel buyers and re-checks the condition, so a

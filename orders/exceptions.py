@@ -229,6 +229,15 @@ class MemberVisitExists(MuseumProblem):
     default_detail = _("This membership already has a member visit on that date.")
 
 
+class MemberPlacesUsed(MuseumProblem):
+    """A membership lets in at most its type's `admits` people a day, walk-ins at the door and
+    its booked member places together; `admits` and `left` go with it."""
+
+    default_code = "member_places_used"
+    title = _("Membership used up that day")
+    default_detail = _("The membership has let in or booked as many people that day as it admits.")
+
+
 class UnknownMembership(NotFound):
     default_code = "unknown_membership"
     title = _("Unknown membership")

@@ -23,7 +23,6 @@ from museum.exceptions import MuseumProblem
 from museum.forms import DATE_INPUT
 from orders import membership_reports as reports
 from orders.models import (
-    MEMBERSHIP_ORDER,
     MemberEntry,
     Membership,
     MembershipSale,
@@ -285,7 +284,7 @@ class MemberEntryAdmin(ReadOnlyAdmin):
 
 def membership_sale_inlines(order) -> list:
     """The inline an order's page shows when the order sells memberships."""
-    if order is not None and order.ticket_type == MEMBERSHIP_ORDER:
+    if order is not None and order.sells_memberships:
         return [OrderSaleInline]
     return []
 

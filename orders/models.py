@@ -5,6 +5,7 @@ above, admits the holders (signed tokens, drawing the image, the door).
 """
 
 import uuid
+from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
@@ -151,6 +152,16 @@ class MembershipStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class Validity(models.TextChoices):
+    """Whether a membership admits on a day, and if not, why (Membership.validity_on)."""
+
+    VALID = "valid", "Valid"
+    PENDING = "pending", "Not paid yet (or a gift not redeemed)"
+    NOT_YET_VALID = "not_yet_valid", "Not valid yet"
+    EXPIRED = "expired", "Expired"
+    CANCELLED = "cancelled", "Cancelled"
+
+
 class Membership(models.Model):
     """A holder's membership of a type, valid from `valid_from` to `valid_until` (both included),
     the periods its confirmed sales (MembershipSale) bought. Its card carries a signed token of
@@ -210,6 +221,22 @@ class Membership(models.Model):
     def __str__(self):
         return self.card_code
 
+    def validity_on(self, day: date) -> str:
+        """Whether it admits on `day` (Validity.VALID) or why not: the one answer every rule,
+        door and report asks. One whose last day has passed is expired whether or not the sweep
+        that marks it (orders.services.memberships.expire_lapsed) has run yet."""
+        if self.status == MembershipStatus.CANCELLED:
+            return Validity.CANCELLED
+        if self.status == MembershipStatus.PENDING or self.valid_from is None:
+            return Validity.PENDING
+        if self.status == MembershipStatus.EXPIRED or (
+            self.valid_until is not None and self.valid_until < day
+        ):
+            return Validity.EXPIRED
+        if day < self.valid_from:
+            return Validity.NOT_YET_VALID
+        return Validity.VALID
+
 
 class OrderStatus(models.TextChoices):
     CONFIRMED = "confirmed", "Confirmed"
@@ -223,6 +250,15 @@ class Channel(models.TextChoices):
 
     ONLINE = "online", "Online (paid through a provider)"
     ON_ACCOUNT = "on_account", "On account (a sales partner)"
+
+
+class OrderKind(models.TextChoices):
+    """What an order sells (its `ticket_type`): a visit of general entry or of a special event
+    (its tickets are of that TicketType), or memberships (MembershipSale lines, no tickets)."""
+
+    GENERAL = "general", "General entry"
+    EVENT = "event", "Special event"
+    MEMBERSHIP = "membership", "Memberships"
 
 
 class Order(models.Model):
@@ -244,7 +280,7 @@ class Order(models.Model):
     status = models.CharField(max_length=10, choices=OrderStatus.choices)
     hold_expires_at = models.DateTimeField(null=True, blank=True)
     confirmation_code = models.CharField(max_length=40, unique=True)
-    ticket_type = models.CharField("type", max_length=10)
+    ticket_type = models.CharField("type", max_length=10, choices=OrderKind.choices)
     date = models.DateField(db_index=True)
     event = models.ForeignKey(
         SpecialEvent, on_delete=models.PROTECT, null=True, blank=True, related_name="orders"
@@ -308,15 +344,16 @@ class Order(models.Model):
     def __str__(self):
         return self.confirmation_code
 
+    @property
+    def sells_memberships(self) -> bool:
+        """Whether it sells memberships (MembershipSale lines) rather than a visit's tickets."""
+        return self.ticket_type == OrderKind.MEMBERSHIP
+
 
 class TicketType(models.TextChoices):
     # Shown at the door, in the staff member's language.
     EVENT = "event", _("Special event")
     GENERAL = "general", _("General entry")
-
-
-# An order's ticket_type when it sells memberships (MembershipSale) rather than visits.
-MEMBERSHIP_ORDER = "membership"
 
 
 class MembershipSaleKind(models.TextChoices):

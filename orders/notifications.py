@@ -27,7 +27,6 @@ from museum.text import one_line
 from orders import documents
 from orders.membership_notifications import send_membership_order_email
 from orders.models import (
-    MEMBERSHIP_ORDER,
     Order,
     OrderStatus,
     RefundSource,
@@ -42,7 +41,7 @@ CALENDAR_NAME = "visit.ics"
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's email, as the order is now (orders.tasks retries a failure): its
     confirmation, or after a change what it holds now, or that it is cancelled."""
-    if order.ticket_type == MEMBERSHIP_ORDER:
+    if order.sells_memberships:
         send_membership_order_email(order=order)
         return
     with i18n.speaking(order.language):

@@ -21,7 +21,6 @@ from orders.codes import read_code
 from orders.exceptions import NoGiftCard, NoMembershipCard, NotPaid, UnknownMembership
 from orders.models import (
     ANONYMISED_EMAIL,
-    MEMBERSHIP_ORDER,
     MemberEntry,
     Membership,
     MembershipSale,
@@ -48,7 +47,7 @@ def cancel_deadline(*, order: Order) -> datetime:
     """Until when its buyer may cancel the order (cancel_order; its PDF and email say it). A
     membership's: until its period starts (the order's date), or MUSEUM_MEMBERSHIP_CANCEL_DAYS
     after it was bought, whichever is later."""
-    if order.ticket_type == MEMBERSHIP_ORDER:
+    if order.sells_memberships:
         starts = timezone.make_aware(datetime.combine(order.date, time.min))
         cooling_off = order.created_at + timedelta(days=settings.MUSEUM_MEMBERSHIP_CANCEL_DAYS)
         return max(starts, cooling_off)
@@ -171,7 +170,7 @@ def refuse_unless_printable(order: Order) -> None:
     of an order never paid, held or with its hold run out (released yet or not), which would pass
     for paid tickets (NotPaid). A paid order's cancelled tickets are printed stamped CANCELLED.
     A membership's order has no tickets (NotFound): the membership's card admits."""
-    if order.ticket_type == MEMBERSHIP_ORDER:
+    if order.sells_memberships:
         raise NotFound(_("A membership's order has no tickets: the membership's card admits."))
     if order.status == OrderStatus.HELD:
         raise NotPaid()

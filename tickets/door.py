@@ -167,25 +167,23 @@ def refusal(problem: MuseumProblem) -> Verdict:
 def scan(*, scanned: str, by, people: int | None = None) -> Verdict:
     # The API's check-in service and its refusals: the door and the scanners cannot disagree.
     try:
-        membership = members.member_card(scanned)
-        if membership is not None:
-            return member_verdict(membership=membership, by=by, people=people)
-        admission = services.check_in(scanned=scanned, by=by)
+        admission = members.admit(scanned=scanned, by=by, people=people)
     except MuseumProblem as problem:
+        membership = getattr(problem, "membership", None)
+        if membership is not None:  # a member card's refusal shows whose card it is
+            return replace(refusal(problem), member=MemberCard.of(membership))
         return refusal(problem)
+    if isinstance(admission, members.MemberAdmission):
+        return member_verdict(admission)
     if admission.order_code is not None:
         return order_verdict(admission)
     return Verdict(admitted=True, words=_("Welcome"), ticket=admission.ticket)
 
 
-def member_verdict(*, membership: Membership, by, people: int | None) -> Verdict:
+def member_verdict(admitted: members.MemberAdmission) -> Verdict:
     """A member card's verdict: its booked visit's tickets, or the walk-ins it let in, with its
     holder shown either way."""
-    card = MemberCard.of(membership)
-    try:
-        admitted = members.check_in_member(membership=membership, by=by, people=people)
-    except MuseumProblem as problem:
-        return replace(refusal(problem), member=card)
+    card = MemberCard.of(admitted.membership)
     if admitted.admission is not None:
         return replace(order_verdict(admitted.admission), member=card)
     words = ngettext(

@@ -38,6 +38,8 @@ class TicketRefused(MuseumProblem):
         self.ticket = ticket
         # An order's scan that admitted none of its tickets: the refusal of each (check_in).
         self.admission: Any = None
+        # A member card's booked visit refused: whose card it is, for the door page.
+        self.membership: Any = None
 
 
 class TicketCancelled(TicketRefused):

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,10 +20,9 @@ from museum import metrics
 from museum.exceptions import MuseumProblem
 from orders import tokens
 from orders.codes import read_code
-from orders.models import MemberEntry, Membership, MembershipStatus
+from orders.models import MemberEntry, Membership, Validity
 from orders.services import member_cards
-from orders.services.member_visits import visit_on
-from orders.services.memberships import is_valid_on, status_on
+from orders.services.member_visits import lock_membership, places_left, visit_on
 from tickets.exceptions import (
     AfterClosing,
     CardCancelled,
@@ -36,9 +34,10 @@ from tickets.exceptions import (
     MemberCardRefused,
     MemberVisitsUsed,
     NoMemberVisit,
+    TicketRefused,
     UnknownMemberCard,
 )
-from tickets.services import Admission, check_in
+from tickets.services import Admission, check_in, check_in_order
 
 
 @dataclass(frozen=True)
@@ -86,6 +85,17 @@ def member_card(scanned: str) -> Membership | None:
     return found
 
 
+def admit(*, scanned: str, by, people: int | None = None) -> Admission | MemberAdmission:
+    """The door's one entry point, for the door page and every scanner through the API alike:
+    the scanned text (a ticket's token or code, an order's code, a member card's token or its
+    typed code) lets its holders in, or raises the refusal with its reason. A member card
+    admits today's booked visit whole, or `people` walk-ins on a day without entry slots."""
+    membership = member_card(scanned)
+    if membership is not None:
+        return check_in_member(membership=membership, by=by, people=people)
+    return check_in(scanned=scanned, by=by)
+
+
 def check_in_member(*, membership: Membership, by, people: int | None = None) -> MemberAdmission:
     """Let the card's holder in today (counting what the door did, museum/metrics.py): today's
     booked member visit whole, or, on a day without entry slots, `people` walk-ins (default: as
@@ -101,24 +111,14 @@ def check_in_member(*, membership: Membership, by, people: int | None = None) ->
             walked_in = _walk_in(membership=membership, by=by, people=people, now=now)
     if visit is not None:
         # The whole reservation, by its order's code: the door's rules, audit and counts.
-        admission = check_in(scanned=visit.confirmation_code, by=by)
+        try:
+            admission = check_in_order(order=visit, by=by)
+        except TicketRefused as refused:
+            refused.membership = membership
+            raise
         return MemberAdmission(membership, people=len(admission.admitted), admission=admission)
     metrics.CHECK_INS.labels("admitted", "").inc(walked_in.people)
     return walked_in
-
-
-def check_in_booked_visit(*, membership: Membership, by) -> Admission:
-    """Admit today's booked member visit of the membership whole, as its order's code does: what
-    a scanner reading a member card through the API does (its answer names tickets; walk-ins,
-    which have none, are let in on the door page). NoMemberVisit without one."""
-    with _refusal_counted():
-        visit = _todays_visit(membership, today=timezone.localdate())
-        if visit is None:
-            raise NoMemberVisit(
-                _("No member visit is booked for today: the door page lets walk-ins in."),
-                membership=membership,
-            )
-    return check_in(scanned=visit.confirmation_code, by=by)
 
 
 @contextmanager
@@ -138,18 +138,21 @@ def _todays_visit(membership: Membership, *, today):
     return visit_on(membership=membership, day=today)
 
 
+# The card's refusal for each reason its membership does not admit (Membership.validity_on).
+CARD_REFUSALS: dict[str, type[MemberCardRefused]] = {
+    Validity.PENDING: CardNotPaid,
+    Validity.NOT_YET_VALID: CardNotValidYet,
+    Validity.EXPIRED: CardExpired,
+    Validity.CANCELLED: CardCancelled,
+}
+
+
 def refuse_unless_valid_today(membership: Membership, *, today) -> None:
     """The card's refusal, by what its membership is today, unless it is valid."""
-    if is_valid_on(membership, today):
-        return
-    valid_until = membership.valid_until.isoformat() if membership.valid_until else None
-    refusals: dict[str, type[MemberCardRefused]] = {
-        MembershipStatus.EXPIRED: CardExpired,
-        MembershipStatus.CANCELLED: CardCancelled,
-        MembershipStatus.PENDING: CardNotPaid,
-    }
-    refusal = refusals.get(status_on(membership, today), CardNotValidYet)
-    raise refusal(membership=membership, validUntil=valid_until)
+    reason = membership.validity_on(today)
+    if reason != Validity.VALID:
+        valid_until = membership.valid_until.isoformat() if membership.valid_until else None
+        raise CARD_REFUSALS[reason](membership=membership, validUntil=valid_until)
 
 
 def _walk_in(*, membership: Membership, by, people: int | None, now: datetime) -> MemberAdmission:
@@ -160,11 +163,10 @@ def _walk_in(*, membership: Membership, by, people: int | None, now: datetime) -
         raise AfterClosing()
     admits = membership.membership_type.admits
     with transaction.atomic():
-        # One scan of the card at a time counts its day's entries.
-        Membership.objects.select_for_update().filter(pk=membership.pk).first()
-        entered = MemberEntry.objects.filter(membership=membership, date=local.date())
-        used = entered.aggregate(people=Sum("people"))["people"] or 0
-        left = admits - used
+        # One scan or sale of the card's day at a time counts what it let in and booked.
+        locked = lock_membership(membership)
+        refuse_unless_valid_today(locked, today=local.date())  # as it is now, under the lock
+        left = places_left(locked, day=local.date())
         count = left if people is None else people
         if left <= 0 or not 1 <= count <= left:
             raise MemberVisitsUsed(

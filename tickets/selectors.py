@@ -170,6 +170,9 @@ class Scan:
     date: dt.date | None = None  # a token's: the day it admits on
     ticket_codes: tuple[str, ...] = ()
     order_code: str | None = None
+    # An order already found (a member card's visit of the day): its tickets by its key, its
+    # code for the answer.
+    order_id: uuid.UUID | None = None
 
     @property
     def tickets(self) -> Q:
@@ -177,6 +180,8 @@ class Scan:
         tickets.services._scanned)."""
         if self.ticket_id is not None:
             return Q(pk=self.ticket_id)
+        if self.order_id is not None:
+            return Q(order_id=self.order_id)
         found = Q(confirmation_code__in=self.ticket_codes) if self.ticket_codes else Q()
         if self.order_code is not None:
             order = Order.objects.filter(confirmation_code=self.order_code).values("pk")

@@ -2,11 +2,13 @@ import re
 
 from django.core.validators import EmailValidator
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from hours.serializers import HourMinuteField
 from museum.fields import StrictCharField, StrictDateField, StrictUUIDField
 from orders.models import TicketType
+from tickets.members import MemberAdmission
 
 # A plausible international number: an optional +, 7 to 15 digits (E.164's most), and the
 # spaces, dots, dashes and parentheses people write between them.
@@ -136,20 +138,66 @@ class RefusedTicketSerializer(serializers.Serializer):
     )
 
 
+class MemberEntrySerializer(serializers.Serializer):
+    """Whose member card a scan read, and how many people it let in."""
+
+    membershipId = serializers.UUIDField(source="membership.id")
+    holderName = serializers.CharField(source="membership.holder_name")
+    membershipType = serializers.CharField(source="membership.membership_type.name")
+    validUntil = serializers.DateField(source="membership.valid_until")
+    people = serializers.IntegerField(help_text="How many people the scan let in.")
+    leftToday = serializers.IntegerField(
+        source="left_today",
+        allow_null=True,
+        help_text="Walk-ins: how many more the card admits today; null for a booked visit.",
+    )
+
+
+# The admitted ticket's fields a member card's walk-ins answer as null: they have no ticket.
+_NO_TICKET = dict.fromkeys(CheckedInTicketSerializer().fields)
+
+
 class CheckInResponseSerializer(CheckedInTicketSerializer):
     """A scan's answer: the contract's fields describe the admitted ticket (for an order's code,
-    the first of those admitted); `admitted` lists every ticket the scan admitted and `refused`
-    the order's tickets it did not."""
+    the first of those admitted; null for a member card's walk-ins, who have none); `admitted`
+    lists every ticket the scan admitted, `refused` the order's tickets it did not, and `member`
+    the member card it read."""
 
+    ticketId = serializers.UUIDField(source="id", allow_null=True)
+    ticketType = serializers.CharField(source="ticket_type", allow_null=True)
+    ticketDate = serializers.DateField(source="date", allow_null=True)
+    confirmationCode = serializers.CharField(source="confirmation_code", allow_null=True)
+    checkedInAt = serializers.DateTimeField(source="checked_in_at", allow_null=True)
+    checkAtDoor = serializers.SerializerMethodField(method_name="get_check_at_door")
     orderCode = serializers.CharField(
         allow_null=True, help_text="The scanned order's code; null for a ticket's scan."
     )
     admitted = CheckedInTicketSerializer(many=True)
     refused = RefusedTicketSerializer(many=True)
+    member = MemberEntrySerializer(
+        allow_null=True, help_text="The member card scanned, if one was; null otherwise."
+    )
+
+    @extend_schema_field(serializers.BooleanField(allow_null=True))
+    def get_check_at_door(self, ticket) -> bool | None:
+        # Described for the schema only: to_representation answers through the tickets' own.
+        return None
 
     def to_representation(self, admission):
         # The door's every scan: one serializer for the admitted tickets, whose first is the
         # ticket the contract's fields describe, and none for an empty `refused`.
+        member = None
+        if isinstance(admission, MemberAdmission):
+            member = MemberEntrySerializer(admission).data
+            if admission.admission is None:
+                return {
+                    **_NO_TICKET,
+                    "orderCode": None,
+                    "admitted": [],
+                    "refused": [],
+                    "member": member,
+                }
+            admission = admission.admission
         admitted = CheckedInTicketSerializer(admission.admitted, many=True).data
         refused = (
             RefusedTicketSerializer(admission.refused, many=True).data if admission.refused else []
@@ -159,6 +207,7 @@ class CheckInResponseSerializer(CheckedInTicketSerializer):
             "orderCode": admission.order_code,
             "admitted": admitted,
             "refused": refused,
+            "member": member,
         }
 
 

@@ -1,7 +1,8 @@
 """Letting a ticket's holder in: the door's rules and the one-statement admission.
 
-Each rule of the door is a condition on the ticket's row in SQL (`_RULES`, true for a ticket the
-rule lets in), stated once and used twice: the admission claims the scanned tickets that pass them
+Each rule of the door is a condition on the ticket's row in SQL (`rules()`, true for a ticket the
+rule lets in), its tables and columns named from the models (`_Table`), stated once and used
+twice: the admission claims the scanned tickets that pass them
 all, and a refused scan reads each rule as a boolean of the ticket (Django's documented RawSQL
 expression, in the ORM's SELECT of the scanned tickets) to name the first that failed. A new rule
 is one more entry, checked by both paths (tests/tickets/test_door_rules.py breaks each rule).
@@ -27,7 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections, router, transaction
-from django.db.models import BooleanField, Expression, Model, Q
+from django.db.models import BooleanField, Expression, Field, Model, Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -38,7 +39,7 @@ from audit.services import record_each, record_rows_sql
 from hours.models import EntrySlot, MuseumDay
 from museum import metrics
 from museum.exceptions import MuseumProblem
-from orders.models import Ticket
+from orders.models import Order, Ticket
 from tickets.exceptions import (
     AfterClosing,
     AlreadyCheckedIn,
@@ -79,10 +80,34 @@ class _Moment:
         )
 
 
+class _Table:
+    """A model's table in hand-written SQL, quoted as the database quotes names, under its own
+    name or an alias: `_Table(Ticket).held` is the column of Ticket's field `held`, `.pk` its
+    primary key's; no table or column name is typed by hand."""
+
+    def __init__(self, model: type[Model], alias: str = ""):
+        self._model = model
+        quote = connections[router.db_for_write(model)].ops.quote_name
+        self._quote = quote
+        self.name = quote(alias or model._meta.db_table)
+        # What a FROM names: the table, and its alias if it has one.
+        self.source = quote(model._meta.db_table) + (f" {self.name}" if alias else "")
+
+    def __getattr__(self, field: str) -> str:
+        return f"{self.name}.{self.bare(field)}"
+
+    def bare(self, field: str) -> str:
+        """The column alone, as an UPDATE's SET names it."""
+        meta = self._model._meta
+        column = meta.pk if field == "pk" else meta.get_field(field)
+        assert isinstance(column, Field) and column.column  # a concrete field: it has a column
+        return self._quote(column.column)
+
+
 @dataclass(frozen=True)
 class _Rule:
-    """One rule of the door: the condition on the ticket's row that lets it in (SQL on
-    "tickets_ticket", a subquery for another table's row, never a join), its values at a moment,
+    """One rule of the door: the condition on the ticket's row that lets it in (SQL on the
+    tickets' table, a subquery for another table's row, never a join), its values at a moment,
     and the refusal of a ticket it does not."""
 
     name: str
@@ -121,49 +146,51 @@ def _already_checked_in(ticket: Ticket) -> TicketRefused:
     )
 
 
-# In the order a refusal names them: a ticket failing several hears of the first.
-_RULES = (
-    # First: a ticket of an order never paid (held, or its hold ran out, which cancels it) hears
-    # so, as its PDF and image answer (orders.selectors.refuse_unless_printable). Paying an order
-    # unholds its tickets; nothing holds them again.
-    _Rule("paid", 'NOT "tickets_ticket"."held"', lambda at: [], _not_paid),
-    _Rule(
-        "not_cancelled",
-        '"tickets_ticket"."cancelled_at" IS NULL',
-        lambda at: [],
-        lambda ticket: TicketCancelled(ticket=ticket),
-    ),
-    _Rule(
-        "today",
-        '"tickets_ticket"."date" = %s',
-        lambda at: [at.today],
-        lambda ticket: WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat()),
-    ),
-    # General entry, timed or not, until the museum closes (on the ticket's day, the rule above);
-    # an event ticket's day is its event date, which has no times: all day.
-    _Rule(
-        "before_closing",
-        'NOT EXISTS (SELECT 1 FROM "hours_museumday" "door_day"'
-        ' WHERE "door_day"."date" = "tickets_ticket"."museum_day_id"'
-        ' AND "door_day"."closes_at" <= %s)',
-        lambda at: [at.time],
-        lambda ticket: AfterClosing(ticket=ticket),
-    ),
-    _Rule(
-        "entry_time_come",
-        'NOT EXISTS (SELECT 1 FROM "hours_entryslot" "door_slot"'
-        ' WHERE "door_slot"."id" = "tickets_ticket"."slot_id"'
-        ' AND "door_slot"."entry_time" > %s)',
-        lambda at: [at.latest_entry],
-        _too_early,
-    ),
-    # The claim, in the same WHERE: of two scanners reading the same ticket at once, one UPDATE
-    # finds the row still unclaimed; the other (on PostgreSQL, once the first's row lock is
-    # released, against the committed row) changes nothing and is refused here.
-    _Rule(
-        "unclaimed", '"tickets_ticket"."checked_in_at" IS NULL', lambda at: [], _already_checked_in
-    ),
-)
+@functools.cache
+def rules() -> tuple[_Rule, ...]:
+    """The door's rules, in the order a refusal names them: a ticket failing several hears of
+    the first."""
+    ticket = _Table(Ticket)
+    day = _Table(MuseumDay, alias="door_day")
+    slot = _Table(EntrySlot, alias="door_slot")
+    return (
+        # First: a ticket of an order never paid (held, or its hold ran out, which cancels it)
+        # hears so, as its PDF and image answer (orders.selectors.refuse_unless_printable).
+        # Paying an order unholds its tickets; nothing holds them again.
+        _Rule("paid", f"NOT {ticket.held}", lambda at: [], _not_paid),
+        _Rule(
+            "not_cancelled",
+            f"{ticket.cancelled_at} IS NULL",
+            lambda at: [],
+            lambda ticket: TicketCancelled(ticket=ticket),
+        ),
+        _Rule(
+            "today",
+            f"{ticket.date} = %s",
+            lambda at: [at.today],
+            lambda ticket: WrongDay(ticket=ticket, ticketDate=ticket.date.isoformat()),
+        ),
+        # General entry, timed or not, until the museum closes (on the ticket's day, the rule
+        # above); an event ticket's day is its event date, which has no times: all day.
+        _Rule(
+            "before_closing",
+            f"NOT EXISTS (SELECT 1 FROM {day.source} WHERE {day.pk} = {ticket.museum_day}"
+            f" AND {day.closes_at} <= %s)",
+            lambda at: [at.time],
+            lambda ticket: AfterClosing(ticket=ticket),
+        ),
+        _Rule(
+            "entry_time_come",
+            f"NOT EXISTS (SELECT 1 FROM {slot.source} WHERE {slot.pk} = {ticket.slot}"
+            f" AND {slot.entry_time} > %s)",
+            lambda at: [at.latest_entry],
+            _too_early,
+        ),
+        # The claim, in the same WHERE: of two scanners reading the same ticket at once, one
+        # UPDATE finds the row still unclaimed; the other (on PostgreSQL, once the first's row
+        # lock is released, against the committed row) changes nothing and is refused here.
+        _Rule("unclaimed", f"{ticket.checked_in_at} IS NULL", lambda at: [], _already_checked_in),
+    )
 
 
 @dataclass(frozen=True)
@@ -184,8 +211,18 @@ class Admission:
 def check_in(*, scanned: str, by) -> Admission:
     """Admit the holder of the ticket the scanned text names (or an order's tickets), counting
     what the door did (museum/metrics.py)."""
+    return _counted(scan_key(scanned), by=by)
+
+
+def check_in_order(*, order: Order, by) -> Admission:
+    """Admit the order's tickets as its code's scan does, for an order already found (a member
+    card's visit of the day): named by its key, not its code read again."""
+    return _counted(Scan(order_id=order.pk, order_code=order.confirmation_code), by=by)
+
+
+def _counted(scan: Scan, *, by) -> Admission:
     try:
-        admission = _check_in(scanned=scanned, by=by)
+        admission = _check_in(scan=scan, by=by)
     except MuseumProblem as refusal:
         metrics.CHECK_INS.labels("refused", refusal.code).inc()
         raise
@@ -195,12 +232,11 @@ def check_in(*, scanned: str, by) -> Admission:
     return admission
 
 
-def _check_in(*, scanned: str, by) -> Admission:
-    """Admit the holder of the ticket the scanned text names once, on the ticket's day; for an
-    order's code, every ticket of the order the rules let in, in one statement, and name the
-    refusal of each other one. If none is admitted, raise the refusal of the first (for an order,
-    with the whole Admission as its `admission`)."""
-    scan = scan_key(scanned)
+def _check_in(*, scan: Scan, by) -> Admission:
+    """Admit the holder of the ticket `scan` names once, on the ticket's day; for an order's
+    code, every ticket of the order the rules let in, in one statement, and name the refusal of
+    each other one. If none is admitted, raise the refusal of the first (for an order, with the
+    whole Admission as its `admission`)."""
     now = timezone.now()
     admitted: dict = {}
     # A ticket refused by the admission that passes every rule when read changed in between (an
@@ -241,14 +277,14 @@ def _refusals(
     boolean: the refusal of the first rule each fails now, and TicketChanging for each that passes
     them all (it changed since the admission)."""
     at = _Moment.at(now, connections[router.db_for_read(Ticket)])
-    rules: dict[str, Q | Expression] = {
+    conditions: dict[str, Q | Expression] = {
         f"door_{rule.name}": RawSQL(rule.condition, rule.values(at), output_field=BooleanField())
-        for rule in _RULES
+        for rule in rules()
     }
     refused: list[TicketRefused] = []
     changed: list[TicketRefused] = []
-    for ticket in tickets_for_scan(scan, conditions=rules, excluding=excluding):
-        failed = next((rule for rule in _RULES if not getattr(ticket, f"door_{rule.name}")), None)
+    for ticket in tickets_for_scan(scan, conditions=conditions, excluding=excluding):
+        failed = next((rule for rule in rules() if not getattr(ticket, f"door_{rule.name}")), None)
         if failed is None:
             changed.append(TicketChanging(ticket=ticket))
         else:
@@ -267,7 +303,7 @@ def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
     scanned, scanned_values = _scanned(scan, connection)
     at = _Moment.at(now, connection)
     values = [_db_value(Ticket, "checked_in_at", now, connection), by.pk, *scanned_values]
-    for rule in _RULES:
+    for rule in rules():
         values += rule.values(at)
     sql = _claim(scanned=scanned, language=get_language())
     # Ticket instances, each column read as the ORM reads it; what the door shows of the
@@ -304,20 +340,24 @@ def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
 
 
 def _scanned(scan: Scan, connection) -> tuple[str, list]:
-    """The tickets `scan` names (as Scan.tickets names them to the ORM), as SQL on
-    "tickets_ticket" and its values."""
+    """The tickets `scan` names (as Scan.tickets names them to the ORM), as SQL on the tickets'
+    table and its values."""
+    ticket = _Table(Ticket)
     if scan.ticket_id is not None:
-        return '"tickets_ticket"."id" = %s', [_db_value(Ticket, "id", scan.ticket_id, connection)]
+        return f"{ticket.pk} = %s", [_db_value(Ticket, "id", scan.ticket_id, connection)]
+    if scan.order_id is not None:
+        return f"{ticket.order} = %s", [_db_value(Order, "id", scan.order_id, connection)]
     where: list[str] = []
     values: list = []
     if scan.ticket_codes:
         marks = ", ".join(["%s"] * len(scan.ticket_codes))
-        where.append(f'"tickets_ticket"."confirmation_code" IN ({marks})')
+        where.append(f"{ticket.confirmation_code} IN ({marks})")
         values += scan.ticket_codes
     if scan.order_code is not None:
+        order = _Table(Order, alias="door_order")
         where.append(
-            '"tickets_ticket"."order_id" IN (SELECT "door_order"."id" FROM "orders_order"'
-            ' "door_order" WHERE "door_order"."confirmation_code" = %s)'
+            f"{ticket.order} IN (SELECT {order.pk} FROM {order.source}"
+            f" WHERE {order.confirmation_code} = %s)"
         )
         values.append(scan.order_code)
     return " OR ".join(where), values
@@ -329,24 +369,26 @@ def _claim(*, scanned: str, language: str) -> str:
     door shows of each (door_fields, in `language`: it reads the active one's columns): the
     ticket's own columns, and a subquery for each column of a related row (RETURNING reads the
     updated row alone)."""
+    ticket = _Table(Ticket)
     returned: dict[str, str] = {}
     for name in door_fields():
-        relation, _sep, column = name.rpartition("__")
+        relation, _sep, field = name.rpartition("__")
         if not relation:
-            returned[name] = f'"tickets_ticket"."{column}"'
+            returned[name] = getattr(ticket, field)
             continue
-        key = f"{relation}_id"  # a foreign key's column (Django appends "_id" to its name)
-        returned.setdefault(key, f'"tickets_ticket"."{key}"')
-        table = _related_model(relation)._meta.db_table
+        key = f"{relation}_id"  # the foreign key's attribute, as raw() reads it
+        returned.setdefault(key, getattr(ticket, relation))
+        related = _Table(_related_model(relation), alias=f"door_{relation}")
         returned[name] = (
-            f'(SELECT "door_{relation}"."{column}" FROM "{table}" "door_{relation}"'
-            f' WHERE "door_{relation}"."id" = "tickets_ticket"."{key}")'
+            f"(SELECT {getattr(related, field)} FROM {related.source}"
+            f" WHERE {related.pk} = {getattr(ticket, relation)})"
         )
-    rules = " AND ".join(f"({rule.condition})" for rule in _RULES)
+    conditions = " AND ".join(f"({rule.condition})" for rule in rules())
     shown = ", ".join(f'{sql} AS "{name}"' for name, sql in returned.items())
     return (
-        'UPDATE "tickets_ticket" SET "checked_in_at" = %s, "checked_in_by_id" = %s'
-        f" WHERE ({scanned}) AND {rules} RETURNING {shown}"
+        f"UPDATE {ticket.name} SET {ticket.bare('checked_in_at')} = %s,"
+        f" {ticket.bare('checked_in_by')} = %s"
+        f" WHERE ({scanned}) AND {conditions} RETURNING {shown}"
     )
 
 

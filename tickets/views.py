@@ -18,7 +18,7 @@ from museum.throttling import PurchaseRateThrottle
 from orders import tokens
 from orders.models import Ticket
 from orders.services.sale import buy_ticket, sale_cache_reads
-from tickets import members, selectors, services
+from tickets import members, selectors
 from tickets.exceptions import TicketRefused
 from tickets.serializers import (
     BuyMuseumTicketsRequestSerializer,
@@ -101,10 +101,13 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
             "`too_early` (with `entryTime`) or `already_checked_in` (with `firstEntryAt`); an "
             "order none of whose tickets may come in answers 409 with its first ticket's "
             "reason, `orderCode` and `refused`. A member card (its `MM1.` token or card code) "
-            "admits today's booked member visit as its order's code does; refused with "
-            "`unknown_member_card` (404), `card_expired`, `card_cancelled`, `card_pending`, "
-            "`card_not_valid_yet` (with `validUntil`) or `no_member_visit` (409; walk-ins by "
-            "card are let in on the door page)."
+            "admits today's booked member visit as its order's code does, or on a day without "
+            "entry slots as many walk-ins as the card still admits today (`member`, with "
+            "`people` and `leftToday`; the ticket fields are null and `admitted` empty: walk-ins "
+            "have no tickets); refused with `unknown_member_card` (404), `card_expired`, "
+            "`card_cancelled`, `card_pending`, `card_not_valid_yet` (with `validUntil`), "
+            "`no_member_visit` (409, on a day with entry slots) or `member_visits_used` (409, "
+            "with `admits` and `left`)."
         ),
         request=CheckInRequestSerializer,
         responses={200: CheckInResponseSerializer, **problems(400, 401, 403, 404, 409, 415)},
@@ -113,13 +116,8 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
     def check_in(self, request):
         serializer = CheckInRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        scanned = serializer.validated_data["scanned"]
         try:
-            membership = members.member_card(scanned)
-            if membership is not None:
-                admission = members.check_in_booked_visit(membership=membership, by=request.user)
-            else:
-                admission = services.check_in(scanned=scanned, by=request.user)
+            admission = members.admit(scanned=serializer.validated_data["scanned"], by=request.user)
         except TicketRefused as problem:
             if problem.admission is not None:
                 # An order none of whose tickets may come in: the problem names the first

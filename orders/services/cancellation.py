@@ -16,7 +16,15 @@ from events.services import locked_event
 from museum import metrics
 from museum.exceptions import NotFound
 from orders.exceptions import CheckedIn, OrderCancelled, TooLate
-from orders.models import MEMBERSHIP_ORDER, Order, OrderStatus, RefundSource, Ticket, TicketImage
+from orders.models import (
+    MembershipSale,
+    Order,
+    OrderStatus,
+    RefundSource,
+    Ticket,
+    TicketImage,
+    Validity,
+)
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
 from orders.services.memberships import cancel_membership_order
 from orders.services.payments import mail_change, refund_tickets
@@ -41,7 +49,7 @@ def cancel_order(
     account may do (a desk sale's buyer is the staff member who sold it).
     """
     order = order_to_change(order_id=order_id, by=by)
-    if order.ticket_type == MEMBERSHIP_ORDER and ticket_id is not None:
+    if order.sells_memberships and ticket_id is not None:
         raise NotFound()  # it has no tickets: not one of them is cancelled as the whole order
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
@@ -49,14 +57,22 @@ def cancel_order(
     now, deadline = timezone.now(), cancel_deadline(order=order)
     if now > deadline and not any_order:
         raise TooLate(deadline=deadline.isoformat())
-    if order.ticket_type == MEMBERSHIP_ORDER:
-        cancel_membership_order(order, by=by, any_order=any_order, now=now)
+    if order.sells_memberships:
+        _cancel_membership(order, by=by, any_order=any_order, now=now)
         return order
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
     tickets = list(tickets_of(order).select_for_update(of=("self",)))
     voided = _to_void(tickets, ticket_id=ticket_id)
     if any(ticket.checked_in_at for ticket in voided) and not (even_if_checked_in and any_order):
         raise CheckedIn()
+    _void(order, tickets, voided, by=by, now=now)
+    return order
+
+
+def _void(order: Order, tickets: list[Ticket], voided: list[Ticket], *, by, now: datetime) -> None:
+    """Void the locked order's `voided` tickets (of all its `tickets`): places back, what was
+    paid for them refunded, the order cancelled once none is left, audited, and a confirmed
+    order's visitor mailed what it holds now."""
     voided_ids = [ticket.pk for ticket in voided]
     Ticket.objects.filter(pk__in=voided_ids).update(cancelled_at=now, cancelled_by=by)
     for ticket in voided:
@@ -78,7 +94,33 @@ def cancel_order(
     elif closing:
         order.save(update_fields=closing)
     order.sold_tickets = tickets
-    return order
+
+
+def _cancel_membership(order: Order, *, by, any_order: bool, now: datetime) -> None:
+    """Cancel a membership's order (cancel_membership_order) and, through the ordinary
+    cancellation, its member visits from today on that the memberships no longer admit: held
+    or confirmed, places back, refunds, audit and the visitor's email. The visits are locked
+    before the memberships, as every change of an order locks them."""
+    sold = MembershipSale.objects.filter(order=order, cancelled_at__isnull=True)
+    visits = list(
+        Order.objects.select_for_update(of=("self",))
+        .filter(
+            membership__in=sold.values("membership_id"),
+            date__gte=timezone.localdate(now),
+            status__in=[OrderStatus.HELD, OrderStatus.CONFIRMED],
+        )
+        .order_by("pk")
+    )
+    memberships = cancel_membership_order(order, by=by, any_order=any_order, now=now)
+    for visit in visits:
+        assert visit.membership_id is not None  # a member visit, as selected
+        if memberships[visit.membership_id].validity_on(visit.date) == Validity.VALID:
+            continue  # a renewal cancelled: the visits its other periods cover stay
+        tickets = list(tickets_of(visit).select_for_update(of=("self",)))
+        # Who is already inside stays on the record; the rest of the visit is void.
+        voided = [t for t in tickets if t.cancelled_at is None and t.checked_in_at is None]
+        if voided:
+            _void(visit, tickets, voided, by=by, now=now)
 
 
 def _to_void(tickets: list[Ticket], *, ticket_id: uuid.UUID | None) -> list[Ticket]:

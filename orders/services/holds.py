@@ -9,12 +9,15 @@ from django.utils import timezone
 from audit.models import Action
 from audit.services import record
 from hours.models import EntrySlot
-from museum import metrics
 from orders.exceptions import HoldExpired, OrderCancelled
-from orders.models import Order, OrderStatus, Ticket, TicketImage
+from orders.models import Order, OrderStatus
 from orders.selectors import order_to_change, tickets_of
-from orders.services.payments import confirm_held, refuse_unpaid_confirmation
-from orders.services.places import give_back
+from orders.services.payments import (
+    confirm_held,
+    membership_refusal,
+    refuse_unpaid_confirmation,
+    void_hold,
+)
 
 
 def confirm_order(*, order_id: uuid.UUID, by) -> Order:
@@ -25,6 +28,7 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
         order = order_to_change(order_id=order_id, by=by)
         now = timezone.now()
         ran_out = order.status == OrderStatus.HELD and (order.hold_expires_at or now) <= now
+        refusal = None
         if ran_out:
             _release_hold(order=order, now=now)  # kept: the refusal below comes after the commit
         elif order.status == OrderStatus.EXPIRED:
@@ -33,11 +37,17 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
             raise OrderCancelled()
         elif order.status == OrderStatus.HELD:
             refuse_unpaid_confirmation(order)
-            confirm_held(order, now=now)  # reads the order's tickets
-            return order
+            refusal = membership_refusal(order)
+            if refusal is None:
+                confirm_held(order, now=now)  # reads the order's tickets
+                return order
+            # Its places go back now; the refusal below comes after the commit.
+            void_hold(order, now=now, changes={"refused": refusal.code})
         # A confirmed order is left as it is: a retried confirmation.
     if ran_out:
         raise HoldExpired()
+    if refusal is not None:
+        raise refusal
     order.sold_tickets = list(tickets_of(order))
     return order
 
@@ -98,15 +108,4 @@ def release_expired_holds(
 
 
 def _release_hold(*, order: Order, now: datetime) -> None:
-    order.status = OrderStatus.EXPIRED
-    order.cancelled_at = now
-    order.save(update_fields=["status", "cancelled_at"])
-    record(action=Action.EXPIRED, obj=order)
-    metrics.count_orders(metrics.ORDERS_EXPIRED, by_channel=False)
-    valid = Ticket.objects.filter(order=order, cancelled_at__isnull=True)
-    # A member visit's free places go back to the members' count too.
-    member = valid.filter(member=True).count() if order.membership_id else 0
-    voided = valid.update(cancelled_at=now)
-    # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
-    TicketImage.objects.filter(ticket__order=order).only("pk").delete()
-    give_back(order=order, n=voided, member=member)
+    void_hold(order, now=now, status=OrderStatus.EXPIRED)

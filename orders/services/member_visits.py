@@ -14,14 +14,24 @@ from contextlib import contextmanager
 from datetime import date
 
 from django.db import IntegrityError
+from django.db.models import Sum
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from museum.exceptions import InvalidInput
-from orders.exceptions import MemberVisitExists, UnknownMembership
-from orders.models import MEMBER_CATEGORY, Membership, Order, OrderStatus, TicketType
+from orders.exceptions import MemberPlacesUsed, MemberVisitExists, UnknownMembership
+from orders.models import (
+    MEMBER_CATEGORY,
+    MemberEntry,
+    Membership,
+    Order,
+    OrderStatus,
+    Ticket,
+    TicketType,
+)
 from orders.providers import SELL_AT_DESK
 from orders.services.limits import mailbox_of
-from orders.services.memberships import refuse_unless_valid
+from orders.services.membership_periods import refuse_unless_valid
 
 # The constraint a second member visit of a day breaks, as each database names it.
 ONE_VISIT_A_DAY = ("one_member_visit_a_day", "orders_order.membership_id, orders_order.date")
@@ -117,6 +127,54 @@ def visit_on(*, membership: Membership, day: date) -> Order | None:
         .order_by("created_at")
         .first()
     )
+
+
+def places_left(membership: Membership, *, day: date) -> int:
+    """How many more people the membership may let in on `day`: its type's `admits` less its
+    walk-ins at the door and the member places of its visits held or confirmed that day, one
+    count however they came. Within the transaction that takes them, once the membership's row
+    is locked (lock_membership): a scan and a sale of the same day count one after the other."""
+    walked_in = MemberEntry.objects.filter(membership=membership, date=day).aggregate(
+        people=Sum("people")
+    )["people"]
+    booked = Ticket.objects.filter(
+        order__membership=membership,
+        order__date=day,
+        order__status__in=[OrderStatus.HELD, OrderStatus.CONFIRMED],
+        member=True,
+        cancelled_at__isnull=True,
+    ).count()
+    return membership.membership_type.admits - (walked_in or 0) - booked
+
+
+def lock_membership(membership: Membership) -> Membership:
+    """The membership's row locked, as it is now: after any order a change locks, before any
+    place (hours/locking.py)."""
+    return (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("membership_type")
+        .get(pk=membership.pk)
+    )
+
+
+def take_member_places(membership: Membership, *, day: date, n: int) -> None:
+    """In the sale's transaction, under the membership's lock: refuse a member visit on `day`
+    of a membership no longer valid that day (cancelled since the sale's first check), or of
+    `n` member places beyond what it still admits that day (MemberPlacesUsed: its walk-ins
+    count too)."""
+    locked = lock_membership(membership)
+    refuse_unless_valid(locked, day)
+    if not n or day != timezone.localdate():
+        return  # walk-ins come on the museum's today alone, and a day has one member visit
+    left = places_left(locked, day=day)
+    if n > left:
+        admits = locked.membership_type.admits
+        raise MemberPlacesUsed(
+            _("The membership admits %(admits)s people a day; %(left)s more on that day.")
+            % {"admits": admits, "left": max(left, 0)},
+            admits=admits,
+            left=max(left, 0),
+        )
 
 
 @contextmanager

@@ -17,7 +17,24 @@ from django.utils import timezone
 
 from audit.models import Action
 from audit.services import record
-from orders.models import Membership, MembershipSale, MembershipSaleKind, MembershipStatus, Order
+from orders.exceptions import MembershipNotValid
+from orders.models import (
+    Membership,
+    MembershipSale,
+    MembershipSaleKind,
+    MembershipStatus,
+    Order,
+    Validity,
+)
+
+
+def refuse_unless_valid(membership: Membership, day: date) -> None:
+    """MembershipNotValid, with its `validUntil` and why (`validity`: Membership.validity_on),
+    unless it admits on `day`."""
+    reason = membership.validity_on(day)
+    if reason != Validity.VALID:
+        valid_until = membership.valid_until.isoformat() if membership.valid_until else None
+        raise MembershipNotValid(validUntil=valid_until, validity=reason)
 
 
 def period_end(start: date, months: int) -> date:

@@ -2,7 +2,7 @@
 finding one by what a member shows.
 
 A membership is sold as an order's line (MembershipSale), by an order of its own
-(`ticket_type` MEMBERSHIP_ORDER, no tickets), paid, refunded, audited and mailed as any order
+(OrderKind.MEMBERSHIP, no tickets), paid, refunded, audited and mailed as any order
 is: online through a provider (held until paid), at the desk, on a partner's account, or at once
 when free. Its period starts when the order is confirmed (orders.services.membership_periods),
 a gift's when it is redeemed.
@@ -37,14 +37,12 @@ from orders.exceptions import (
     GiftNotPaid,
     GiftRedeemed,
     MembershipNotRenewable,
-    MembershipNotValid,
     MembershipUsed,
     TooManyMemberships,
     UnknownGift,
     UnknownMembership,
 )
 from orders.models import (
-    MEMBERSHIP_ORDER,
     Channel,
     MemberEntry,
     Membership,
@@ -54,18 +52,15 @@ from orders.models import (
     MembershipStatus,
     MembershipType,
     Order,
+    OrderKind,
     OrderStatus,
     RefundSource,
+    Validity,
 )
-from orders.services.limits import NO_LIMITS, limits_of, mailbox_of
+from orders.services.limits import NO_LIMITS, limits_of
 from orders.services.membership_periods import activate, next_period_start
-from orders.services.payments import (
-    channel_of,
-    mail_change,
-    mark_confirmed,
-    record_on_account_payment,
-    refund_membership_sales,
-)
+from orders.services.new_orders import new_order, record_new, settle_new, stays_held
+from orders.services.payments import mail_change, refund_membership_sales
 from orders.tasks import mail_membership
 
 # Who may sell and renew memberships for others (the desk), and see every membership.
@@ -74,31 +69,10 @@ SELL_MEMBERSHIPS = "orders.sell_memberships"
 
 def status_on(membership: Membership, day: date | None = None) -> str:
     """Its status as a member and the API read it on `day` (default the museum's today): an
-    active membership whose last day has passed is expired."""
-    day = day or timezone.localdate()
-    if (
-        membership.status == MembershipStatus.ACTIVE
-        and membership.valid_until is not None
-        and membership.valid_until < day
-    ):
+    active membership whose last day has passed is expired (Membership.validity_on)."""
+    if membership.validity_on(day or timezone.localdate()) == Validity.EXPIRED:
         return MembershipStatus.EXPIRED
     return membership.status
-
-
-def is_valid_on(membership: Membership, day: date) -> bool:
-    return (
-        membership.status == MembershipStatus.ACTIVE
-        and membership.valid_from is not None
-        and membership.valid_until is not None
-        and membership.valid_from <= day <= membership.valid_until
-    )
-
-
-def refuse_unless_valid(membership: Membership, day: date) -> None:
-    """MembershipNotValid, with its `validUntil`, unless it admits on `day`."""
-    if not is_valid_on(membership, day):
-        valid_until = membership.valid_until.isoformat() if membership.valid_until else None
-        raise MembershipNotValid(validUntil=valid_until)
 
 
 def membership_for(reference: str) -> Membership:
@@ -243,38 +217,27 @@ def _new_order(
 ) -> tuple[Order, bool]:
     """A membership's order, inserted held (its lines follow it), and whether it stays held:
     an online one with a price, until a provider confirms its payment."""
-    now = timezone.now()
-    channel = channel_of(buyer)
-    mailbox = mailbox_of(email)
-    check_memberships(buyer=buyer, mailbox=mailbox, channel=channel)
-    order = Order.objects.create(
+    order = new_order(
         buyer=buyer,
         email=email,
-        mailbox=mailbox,
-        name=name,
         language=language,
-        status=OrderStatus.HELD,
-        hold_expires_at=now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
-        confirmation_code=new_confirmation_code("order"),
-        ticket_type=MEMBERSHIP_ORDER,
-        date=day,
+        kind=OrderKind.MEMBERSHIP,
+        day=day,
         total=total,
-        channel=channel,
+        name=name,
     )
+    check_memberships(buyer=buyer, mailbox=order.mailbox, channel=order.channel)
+    order.save(force_insert=True)
     order.sold_tickets = []
-    return order, channel == Channel.ONLINE and total > 0
+    return order, stays_held(order)
 
 
 def _settle(order: Order, *, held: bool, by) -> None:
     """An order not waiting for a provider (free, a partner's) is confirmed at once, which
     starts its memberships' periods; audited as a sale is, with its final status."""
-    if not held:
-        mark_confirmed(order, now=timezone.now())
-        record_on_account_payment(order)
+    settle_new(order, held=held, saved=True)
     changes = {"status": order.status, "total": order.total, "date": order.date, "tickets": 0}
-    record(action=Action.CREATED, obj=order, by=by, changes={**changes, "email": order.email})
-    if held:
-        metrics.count_orders(metrics.ORDERS_HELD)
+    record_new(order, by=by, held=held, changes={**changes, "email": order.email})
 
 
 def check_memberships(*, buyer, mailbox: str, channel: str) -> None:
@@ -381,14 +344,31 @@ def redeem_gift(*, gift_code: str, holder_name: str, email: str, by) -> Membersh
     return membership
 
 
-def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime) -> None:
+def cancel_membership_order(
+    order: Order, *, by, any_order: bool, now: datetime
+) -> dict[uuid.UUID, Membership]:
     """Cancel a membership's order, locked: what it sold is void, what was paid goes back (a
     refund per sale, through the provider that took it), and each membership is cancelled, or
     for a renewal its period shortened again. Within the rule's deadline (the caller's check:
     orders.selectors.cancel_deadline); once a membership admitted a member visit its buyer may
     no longer cancel (MembershipUsed), nor a gift once redeemed, its holder's then
     (GiftRedeemed); staff who may cancel any order still may, refunding it whole, and a redeemed
-    gift's holder is mailed. Audited, which tells the webhooks (membership.cancelled)."""
+    gift's holder is mailed. A membership cancelled takes its held orders with it (a renewal not
+    paid yet): a payment for one that comes later goes back whole. Audited, which tells the
+    webhooks (membership.cancelled). The memberships, locked, as they are now."""
+    # The other held orders of its memberships, locked before them as every change of an order
+    # locks them: those the cancellation may end.
+    others = list(
+        Order.objects.select_for_update(of=("self",))
+        .filter(
+            pk__in=MembershipSale.objects.filter(
+                membership__sales__order=order, cancelled_at__isnull=True
+            ).values("order_id"),
+            status=OrderStatus.HELD,
+        )
+        .exclude(pk=order.pk)
+        .order_by("pk")
+    )
     sales = list(
         MembershipSale.objects.filter(order=order, cancelled_at__isnull=True).select_related(
             "membership"
@@ -417,6 +397,8 @@ def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime)
     metrics.count_orders(metrics.ORDERS_CANCELLED)
     voided = [sale.pk for sale in sales]
     entries.append((Action.CANCELLED, order, {"membership_sales": voided, "whole_order": True}))
+    ended = [pk for pk, m in locked.items() if m.status == MembershipStatus.CANCELLED]
+    entries += _let_go_held(others, memberships=ended, now=now)
     record_each(entries=entries, by=by)
     if order.confirmed_at is not None:  # a hold let go was never confirmed to anyone
         mail_change(order, now=now)
@@ -425,6 +407,27 @@ def cancel_membership_order(order: Order, *, by, any_order: bool, now: datetime)
         if _redeemed_gift(cancelled, sale) and cancelled.status == MembershipStatus.CANCELLED:
             mail_membership(membership=cancelled, kind="cancelled")
     order.sold_tickets = []
+    return locked
+
+
+def _let_go_held(orders: list[Order], *, memberships: list, now: datetime) -> list[AuditEntry]:
+    """The locked held orders that sell one of the cancelled `memberships` (a renewal not paid
+    yet) are cancelled with their sales: never confirmed, they had nothing paid to refund."""
+    ending = [
+        o for o in orders if o.membership_sales.filter(membership_id__in=memberships).exists()
+    ]
+    if not ending:
+        return []
+    MembershipSale.objects.filter(order__in=ending, cancelled_at__isnull=True).update(
+        cancelled_at=now
+    )
+    Order.objects.filter(pk__in=[o.pk for o in ending]).update(
+        status=OrderStatus.CANCELLED, cancelled_at=now
+    )
+    metrics.count_orders(metrics.ORDERS_CANCELLED, len(ending))
+    return [
+        (Action.CANCELLED, o, {"whole_order": True, "membership_cancelled": True}) for o in ending
+    ]
 
 
 def _redeemed_gift(membership: Membership, sale: MembershipSale) -> bool:

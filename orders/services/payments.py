@@ -23,9 +23,11 @@ from django.utils.translation import gettext as _
 from audit.models import Action
 from audit.services import AuditEntry, record
 from museum import metrics
-from museum.exceptions import InvalidInput, NotFound
+from museum.exceptions import InvalidInput, MuseumProblem, NotFound
 from orders.exceptions import (
     HoldExpired,
+    MembershipNotRenewable,
+    MembershipNotValid,
     NothingToPay,
     NotTakenAsAsked,
     PaymentInProgress,
@@ -36,10 +38,11 @@ from orders.exceptions import (
     TooManyPaymentAttempts,
 )
 from orders.models import (
-    MEMBERSHIP_ORDER,
     BuyerEmail,
     Channel,
+    Membership,
     MembershipSale,
+    MembershipStatus,
     Order,
     OrderStatus,
     Payment,
@@ -49,6 +52,7 @@ from orders.models import (
     RefundSource,
     RefundState,
     Ticket,
+    TicketImage,
 )
 from orders.providers import (
     DESK,
@@ -62,7 +66,7 @@ from orders.providers.base import Notification, ProviderError, Received
 from orders.refunds import pay_back_later, record_refunds
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
-from orders.services.membership_periods import start_periods
+from orders.services.membership_periods import refuse_unless_valid, start_periods
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
 logger = logging.getLogger(__name__)
@@ -99,7 +103,7 @@ def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
         order.save(update_fields=["status", "hold_expires_at", "confirmed_at", *EMAIL_FIELDS])
     if mailed:
         count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
-    if order.ticket_type == MEMBERSHIP_ORDER:
+    if order.sells_memberships:
         # Paid, on account or free, at once or later: the periods it sold start now.
         start_periods(order, now=now)
 
@@ -114,6 +118,50 @@ def confirm_held(order: Order, *, now) -> None:
     # counted from there (a sale unheld counts the tickets it made, without a query).
     order.sold_tickets = list(tickets_of(order))
     metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
+
+
+def membership_refusal(order: Order) -> MuseumProblem | None:
+    """Why the locked, held order may no longer be confirmed for its membership's sake, asked
+    again at every confirmation however it comes (a provider's payment, the desk, a partner's
+    confirm): a member visit whose membership no longer admits on the visit's date
+    (MembershipNotValid, with why), a membership's order whose membership was cancelled
+    meanwhile (MembershipNotRenewable: a renewal never brings a cancelled one back). None if it
+    may be confirmed."""
+    if order.membership_id is not None:
+        # Locked after the order, as every change of an order locks its memberships: a
+        # cancellation of the membership under way is waited for, and seen.
+        membership = Membership.objects.select_for_update().get(pk=order.membership_id)
+        try:
+            refuse_unless_valid(membership, order.date)
+        except MembershipNotValid as refusal:
+            return refusal
+    elif order.sells_memberships:
+        # A cancellation of the membership cancels its held orders under their locks
+        # (cancel_membership_order); one whose hold ran out before is read here.
+        sold = MembershipSale.objects.filter(order=order).values("membership_id")
+        if Membership.objects.filter(pk__in=sold, status=MembershipStatus.CANCELLED).exists():
+            return MembershipNotRenewable(_("The membership was cancelled."))
+    return None
+
+
+def void_hold(order: Order, *, now, status: str = OrderStatus.CANCELLED, changes=None) -> None:
+    """The locked, held order will never be confirmed: it ends as `status` (EXPIRED for a hold
+    that ran out), its tickets void and its places (members' too) given back, audited."""
+    order.status = status
+    order.cancelled_at = now
+    order.save(update_fields=["status", "cancelled_at"])
+    expired = status == OrderStatus.EXPIRED
+    record(action=Action.EXPIRED if expired else Action.CANCELLED, obj=order, changes=changes or {})
+    metrics.count_orders(
+        metrics.ORDERS_EXPIRED if expired else metrics.ORDERS_CANCELLED, by_channel=not expired
+    )
+    valid = Ticket.objects.filter(order=order, cancelled_at__isnull=True)
+    # A member visit's free places go back to the members' count too.
+    member = valid.filter(member=True).count() if order.membership_id else 0
+    voided = valid.update(cancelled_at=now)
+    # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
+    TicketImage.objects.filter(ticket__order=order).only("pk").delete()
+    places.give_back(order=order, n=voided, member=member)
 
 
 def record_on_account_payment(order: Order) -> None:
@@ -332,6 +380,11 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
                 or (order.status == OrderStatus.EXPIRED and _placed_again(order))
             )
         )
+        refusal = membership_refusal(order) if placed else None
+        if refusal is not None:
+            # Its membership no longer lets it be sold: the order ends, the money goes back.
+            void_hold(order, now=now, changes={"refused": refusal.code})
+            placed = False
         if placed:
             record(action=Action.PAID, obj=order, changes=_audited_payment(payment))
             confirm_held(order, now=now)
@@ -457,7 +510,7 @@ def _placed_again(order: Order) -> bool:
     try:
         with transaction.atomic():
             # A membership's order has no places to take.
-            if order.ticket_type != MEMBERSHIP_ORDER:
+            if not order.sells_memberships:
                 places.take(
                     ticket_date=order.date,
                     event_id=order.event_id,

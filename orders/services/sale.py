@@ -4,42 +4,38 @@
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, time, timedelta
+from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from audit.models import Action
-from audit.services import record
 from hours.models import EntrySlot
 from museum import i18n, metrics
 from museum.exceptions import InvalidInput
 from orders.codes import new_confirmation_code
 from orders.exceptions import DateInPast, SoldOut
 from orders.models import (
-    Channel,
     Membership,
     Order,
-    OrderStatus,
     Ticket,
     TicketType,
     VisitorCategory,
 )
 from orders.services import places
 from orders.services.holds import release_expired_holds
-from orders.services.limits import OWN_LIMITS, check_places, mailbox_of, max_tickets_per_order
+from orders.services.limits import OWN_LIMITS, check_places, max_tickets_per_order
 from orders.services.member_visits import (
     check_member_lines,
     one_visit_a_day,
     refuse_member_visit,
     refuse_unless_may_use,
     refuse_unless_usable,
+    take_member_places,
 )
-from orders.services.payments import channel_of, mark_confirmed, record_on_account_payment
+from orders.services.new_orders import new_order, record_new, settle_new, stays_held
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
     ON_SALE,
@@ -128,6 +124,8 @@ def place_order(
     )
 
     def sell() -> Order:
+        if membership is not None:
+            take_member_places(membership, day=ticket_date, n=member)
         if general and earliest_slot:
             taken = places.take_earliest_slot(ticket_date=ticket_date, n=count, member=member)
         else:
@@ -282,45 +280,32 @@ def _record_order(
     hold: bool,
     hold_minutes: int | None = None,
 ):
-    now = timezone.now()
-    channel = channel_of(purchase.buyer)
-    total = total_of(lines)
-    # An online order with a price is held until a provider confirms its payment.
-    held = hold or (channel == Channel.ONLINE and total > 0)
-    mailbox = mailbox_of(purchase.email)
+    order = new_order(
+        buyer=purchase.buyer,
+        email=purchase.email,
+        language=purchase.language,
+        kind=purchase.ticket_type,
+        day=purchase.ticket_date,
+        total=total_of(lines),
+        hold_minutes=hold_minutes,
+        phone=purchase.phone,
+        name=purchase.name,
+        event=taken.event,
+        slot=taken.slot,
+        membership=purchase.membership,
+    )
+    held = stays_held(order, hold=hold)
     check_places(
         buyer=purchase.buyer,
-        mailbox=mailbox,
+        mailbox=order.mailbox,
         ticket_date=purchase.ticket_date,
         n=sum(line.quantity for line in lines),
         held=held,
-        free=total == 0,
-        channel=channel,
+        free=order.total == 0,
+        channel=order.channel,
         member=sum(line.quantity for line in lines if line.member),
     )
-    order = Order(
-        buyer=purchase.buyer,
-        email=purchase.email,
-        mailbox=mailbox,
-        phone=purchase.phone,
-        name=purchase.name,
-        language=purchase.language,
-        status=OrderStatus.HELD,
-        hold_expires_at=now + timedelta(minutes=hold_minutes or settings.MUSEUM_HOLD_MINUTES),
-        confirmation_code=new_confirmation_code("order"),
-        ticket_type=purchase.ticket_type,
-        date=purchase.ticket_date,
-        event=taken.event,
-        slot=taken.slot,
-        total=total,
-        channel=channel,
-        membership=purchase.membership,
-    )
-    if held:
-        order.save(force_insert=True)
-    else:
-        mark_confirmed(order, now=now, new=True)
-    record_on_account_payment(order)
+    settle_new(order, held=held)
     tickets = [
         Ticket(
             buyer=purchase.buyer,
@@ -344,10 +329,8 @@ def _record_order(
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
     # A new order has no refunds: its answer (refundDue) reads none from the database.
     order.refunded = Decimal("0")
-    record(action=Action.CREATED, obj=order, by=purchase.buyer, changes=_audited(order))
-    if held:
-        metrics.count_orders(metrics.ORDERS_HELD)
-    else:
+    record_new(order, by=purchase.buyer, held=held, changes=_audited(order))
+    if not held:
         metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
     return order
 

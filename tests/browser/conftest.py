@@ -1,4 +1,9 @@
-"""A real browser for the desk: Debian's Chromium driven by Playwright, against live_server."""
+"""A real browser for the desk: Debian's Chromium driven by Playwright, against live_server.
+
+A test touches the database only while none of its page's requests is under way, that is after an
+`expect` of the page's answer: on SQLite the test and live_server's thread share one in-memory
+database through SQLite's shared cache, whose table locks fail a read during another connection's
+write at once ("database table is locked"), without waiting for the busy timeout."""
 
 import os
 from contextlib import contextmanager

@@ -14,13 +14,13 @@ from hours.models import EntrySlot
 from museum.accounts import DESK_GROUP, create_account, role_group
 from orders import tokens
 from orders.models import (
-    MEMBERSHIP_ORDER,
     MemberEntry,
     Membership,
     MembershipSale,
     MembershipSaleKind,
     MembershipStatus,
     Order,
+    OrderKind,
     OrderStatus,
     PaymentState,
 )
@@ -151,7 +151,9 @@ def test_a_pending_membership_has_no_card_at_the_desk_either(desk, family):
 
 def test_the_desks_page_of_a_membership_sale_leads_to_the_member(desk, family):
     member = MembershipFactory(membership_type=family)
-    order = OrderFactory(ticket_type=MEMBERSHIP_ORDER, total=family.price, date=member.valid_from)
+    order = OrderFactory(
+        ticket_type=OrderKind.MEMBERSHIP, total=family.price, date=member.valid_from
+    )
     MembershipSale.objects.create(
         order=order, membership=member, kind=MembershipSaleKind.NEW, price=family.price
     )

@@ -97,15 +97,15 @@ def test_more_member_places_than_the_membership_admits_are_refused_naming_the_li
 
 
 @pytest.mark.parametrize(
-    "status, valid_until",
+    "status, valid_until, validity",
     [
-        (MembershipStatus.ACTIVE, -1),  # lapsed yesterday: expired
-        (MembershipStatus.CANCELLED, 100),
-        (MembershipStatus.PENDING, 100),
+        (MembershipStatus.ACTIVE, -1, "expired"),  # lapsed yesterday
+        (MembershipStatus.CANCELLED, 100, "cancelled"),
+        (MembershipStatus.PENDING, 100, "pending"),
     ],
 )
 def test_a_membership_not_valid_on_the_visit_date_is_refused_with_its_valid_until(
-    online_client, online_visitor, kept_slot, status, valid_until
+    online_client, online_visitor, kept_slot, status, valid_until, validity
 ):
     today = dt.date.today()
     until = kept_slot.day_id + dt.timedelta(days=valid_until)
@@ -120,7 +120,7 @@ def test_a_membership_not_valid_on_the_visit_date_is_refused_with_its_valid_unti
 
     problem = assert_problem(response, 409)
     assert problem["reason"] == "membership_not_valid"
-    assert problem["validUntil"] == until.isoformat()
+    assert (problem["validUntil"], problem["validity"]) == (until.isoformat(), validity)
     assert not Order.objects.exists()
 
 

@@ -18,13 +18,13 @@ from prometheus_client import REGISTRY
 
 from museum import metrics
 from orders.models import (
-    MEMBERSHIP_ORDER,
     MemberEntry,
     Membership,
     MembershipSale,
     MembershipSaleKind,
     MembershipStatus,
     MembershipType,
+    OrderKind,
     OrderStatus,
     Payment,
     Refund,
@@ -84,7 +84,7 @@ def sale(membership, kind, *, confirmed=None, cancelled=False, price="60", **per
     (held if None)."""
     order = OrderFactory(
         buyer=membership.buyer,
-        ticket_type=MEMBERSHIP_ORDER,
+        ticket_type=OrderKind.MEMBERSHIP,
         date=confirmed or TODAY,
         status=OrderStatus.CONFIRMED if confirmed else OrderStatus.HELD,
         hold_expires_at=None if confirmed else at(TODAY),

@@ -11,11 +11,11 @@ from django.utils import timezone
 from audit.models import Action, AuditRecord
 from orders.exceptions import UnknownMembership
 from orders.models import (
-    MEMBERSHIP_ORDER,
     Membership,
     MembershipSale,
     MembershipType,
     Order,
+    OrderKind,
     Payment,
 )
 from orders.services.memberships import renew_membership, sell_membership
@@ -221,7 +221,7 @@ def test_a_membership_order_is_listed_with_the_orders(visitor_client, individual
     sold = buy(visitor_client).json()
     orders = visitor_client.get("/v1.1/orders").json()
     assert [o["orderId"] for o in orders] == [sold["orderId"]]
-    assert Order.objects.get().ticket_type == MEMBERSHIP_ORDER
+    assert Order.objects.get().ticket_type == OrderKind.MEMBERSHIP
 
 
 def test_the_desk_sells_on_a_partners_account_and_the_audit_names_the_seller(staff, individual):

@@ -181,19 +181,27 @@ def test_a_forged_or_unknown_card_admits_no_one(desk_client, untimed_today):
     assert not MemberEntry.objects.exists()
 
 
-def test_a_card_code_at_the_api_check_in_admits_no_ticket(db, staff, untimed_today):
-    """A code that names no ticket nor order names none, not every ticket of the day."""
+def test_a_card_code_at_the_api_check_in_admits_walk_ins_and_no_ticket(db, staff, untimed_today):
+    """A code that names no ticket nor order names none, not every ticket of the day; a member
+    card's walk-ins come in through the API as on the door page."""
     TicketFactory(date=untimed_today.date, museum_day_id=untimed_today.date)
-    member = membership()
+    member = membership(admits=2)
 
     api = client_for(staff)
 
     card_code = api.post("/v1.1/tickets/check-in", {"code": member.card_code}, format="json")
+    again = api.post("/v1.1/tickets/check-in", {"code": card(member)}, format="json")
     unknown = api.post("/v1.1/tickets/check-in", {"code": "member-zzzzzz-zzzzz"}, format="json")
 
-    assert card_code.status_code == 409 and card_code.json()["reason"] == "no_member_visit"
+    assert card_code.status_code == 200, card_code.json()
+    answer = card_code.json()
+    assert (answer["ticketId"], answer["admitted"], answer["orderCode"]) == (None, [], None)
+    assert answer["member"]["membershipId"] == str(member.pk)
+    assert (answer["member"]["people"], answer["member"]["leftToday"]) == (2, 0)
+    assert again.status_code == 409 and again.json()["reason"] == "member_visits_used"
     assert unknown.status_code == 404 and unknown.json()["reason"] == "unknown_member_card"
     assert not Ticket.objects.filter(checked_in_at__isnull=False).exists()
+    assert MemberEntry.objects.get().people == 2
 
 
 def test_a_count_of_people_that_is_no_count_is_refused_saying_so(desk_client, untimed_today):
@@ -257,3 +265,73 @@ def test_a_scanner_reads_a_member_card_through_the_api(staff, timed_today):
     )
     unbooked = api.post("/v1.1/tickets/check-in", {"code": card(membership())}, format="json")
     assert unbooked.status_code == 409 and unbooked.json()["reason"] == "no_member_visit"
+
+
+def test_walk_ins_and_a_same_day_reservation_share_what_the_card_admits(desk_client, untimed_today):
+    member = membership(admits=2)
+    assert verdict(scan(desk_client, card(member), people="1")) == "admit"
+    buyer = client_for(member.buyer)
+
+    def reserve(n: int):
+        body = {
+            "ticketType": "general",
+            "ticketDate": untimed_today.date.isoformat(),
+            "email": "ada@example.com",
+            "lines": [{"category": "member", "quantity": n}],
+            "membership": str(member.pk),
+        }
+        return buyer.post("/v1.1/orders", body, format="json")
+
+    two = reserve(2)
+    assert two.status_code == 409
+    assert (two.json()["code"], two.json()["left"]) == ("member_places_used", 1)
+    one = reserve(1)
+    assert one.status_code == 201, one.json()
+
+    page = scan(desk_client, card(member))
+    assert verdict(page) == "admit" and one.json()["confirmationCode"] in page
+    assert verdict(scan(desk_client, card(member))) == "refuse"
+    inside = (
+        MemberEntry.objects.get().people
+        + Ticket.objects.filter(checked_in_at__isnull=False).count()
+    )
+    assert inside == 2
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_scans_and_reservations_of_one_card_at_once_never_admit_more_than_it_admits(door_staff):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from museum.exceptions import MuseumProblem
+    from tickets.members import check_in_member
+
+    day = MuseumDayFactory(date=timezone.localdate())
+    member = membership(admits=3)
+
+    def walk_in_or_reserve(i: int) -> None:
+        try:
+            if i % 2:
+                check_in_member(membership=member, by=door_staff, people=1)
+            else:
+                place_order(
+                    buyer=member.buyer,
+                    email="ada@example.com",
+                    ticket_type="general",
+                    ticket_date=day.date,
+                    lines=[{"category": "member", "quantity": 2}],
+                    membership=member,
+                )
+        except MuseumProblem:
+            pass  # refused: the card's day is full, or its one visit is booked
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(walk_in_or_reserve, range(8)))
+
+    walked_in = sum(entry.people for entry in MemberEntry.objects.filter(membership=member))
+    booked = Ticket.objects.filter(order__membership=member, cancelled_at__isnull=True).count()
+    assert walked_in + booked == 3

@@ -28,8 +28,8 @@ from orders.models import (
     MembershipStatus,
     MembershipType,
     Order,
+    Validity,
 )
-from orders.services.memberships import status_on
 
 
 @admin.register(MembershipType)
@@ -207,9 +207,10 @@ class MembershipAdmin(ReadOnlyAdmin, AuditedAdmin):
             return membership.holder_name
         return "(gift, not redeemed)" if membership.gift_code else "–"
 
-    @admin.display(description="status today", ordering="status")
+    @admin.display(description="today", ordering="status")
     def status_today(self, membership):
-        return MembershipStatus(status_on(membership)).label
+        # Whether it admits today, or why not: the door's answer (Membership.validity_on).
+        return Validity(membership.validity_on(timezone.localdate())).label
 
     def get_urls(self):
         page = self.admin_site.admin_view(self.reports_view)

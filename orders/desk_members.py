@@ -40,7 +40,14 @@ from orders.desk import (
     words,
 )
 from orders.exceptions import NoGiftCard, NoMembershipCard
-from orders.models import MEMBER_CATEGORY, Membership, MembershipType, Order, TicketType
+from orders.models import (
+    MEMBER_CATEGORY,
+    Membership,
+    MembershipType,
+    Order,
+    TicketType,
+    Validity,
+)
 
 # The module, not its functions: sell_membership and renew_membership arrive with the sale of
 # memberships (issue 37), merged beside this face.
@@ -194,6 +201,7 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
     context = {
         "membership": membership,
         "status": memberships.status_on(membership),
+        "validity": Validity(membership.validity_on(today)).label,
         "no_card": no_card,
         "gift_card": gift_card,
         "sales": membership.sales.select_related("order").order_by("-pk"),

@@ -29,9 +29,10 @@ from orders.models import (
     MembershipStatus,
     MembershipType,
     Order,
+    Validity,
 )
 from orders.services.member_cards import reissue_card
-from orders.services.memberships import SELL_MEMBERSHIPS, status_on
+from orders.services.memberships import SELL_MEMBERSHIPS
 
 
 @admin.register(MembershipType)
@@ -230,9 +231,10 @@ class MembershipAdmin(ReadOnlyAdmin, AuditedAdmin):
             return membership.holder_name
         return "(gift, not redeemed)" if membership.gift_code else "–"
 
-    @admin.display(description="status today", ordering="status")
+    @admin.display(description="today", ordering="status")
     def status_today(self, membership):
-        return MembershipStatus(status_on(membership)).label
+        # Whether it admits today, or why not: the door's answer (Membership.validity_on).
+        return Validity(membership.validity_on(timezone.localdate())).label
 
     def get_urls(self):
         page = self.admin_site.admin_view(self.reports_view)

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db.models import TextChoices
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -22,6 +23,7 @@ from orders.models import (
     OrderStatus,
     PaymentState,
     TicketType,
+    Validity,
 )
 from orders.selectors import cancel_deadline, may_see_gift_code
 from orders.services.memberships import status_on
@@ -389,6 +391,10 @@ class MembershipSerializer(serializers.Serializer):
     status = serializers.SerializerMethodField(
         help_text="`pending` until paid (a gift: until redeemed); a lapsed one is `expired`."
     )
+    validityToday = serializers.SerializerMethodField(
+        help_text="Whether it admits today (`valid`) or why not (`pending`, `not_yet_valid`, "
+        "`expired`, `cancelled`): the answer the door and a member visit's sale give."
+    )
     holderName = serializers.CharField(source="holder_name")
     email = serializers.CharField()
     language = serializers.CharField()
@@ -407,6 +413,10 @@ class MembershipSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ChoiceField(choices=MembershipStatus.choices))
     def get_status(self, membership) -> str:
         return status_on(membership)
+
+    @extend_schema_field(serializers.ChoiceField(choices=Validity.choices))
+    def get_validityToday(self, membership) -> str:
+        return membership.validity_on(timezone.localdate())
 
     def get_cardUrl(self, membership) -> str:
         path = f"/v1.1/memberships/{membership.pk}/card.png"

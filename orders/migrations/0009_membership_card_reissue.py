@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("orders", "0007_visitor_category_code_not_member"),
+        ("orders", "0008_order_kind"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -188,7 +188,9 @@ class Membership(models.Model):
     # What its card's token is signed with besides the museum's key: empty until the card is
     # replaced (orders.services.member_cards.reissue_card), so that a lost card's token stops
     # verifying. Never shown.
-    card_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
+    card_secret = models.CharField(
+        max_length=64, blank=True, default="", db_default="", editable=False
+    )
     # A gift's code, shown to its buyer; redeeming it names the holder and starts the validity.
     gift_code = models.CharField(max_length=40, unique=True, null=True, blank=True)
     redeemed_at = models.DateTimeField(null=True, blank=True)

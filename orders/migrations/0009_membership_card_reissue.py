@@ -15,7 +15,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="membership",
             name="card_secret",
-            field=models.CharField(blank=True, default="", editable=False, max_length=64),
+            field=models.CharField(
+                blank=True, db_default="", default="", editable=False, max_length=64
+            ),
         ),
         migrations.CreateModel(
             name="ReplacedCard",

@@ -427,7 +427,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "TicketType": "orders.models.TicketType",
         "OrderStatus": "orders.models.OrderStatus",
-        "TicketStatus": "orders.serializers.TicketStatus",
+        "TicketStatus": "orders.models.TicketState",
         "MembershipStatus": "orders.models.MembershipStatus",
     },
     "POSTPROCESSING_HOOKS": [

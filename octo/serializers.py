@@ -207,8 +207,7 @@ STATUS = {
 def booking_status(booking: Booking) -> str:
     order = booking.order
     if order.status == OrderStatus.HELD:
-        ran_out = order.hold_expires_at is not None and order.hold_expires_at <= timezone.now()
-        return "EXPIRED" if ran_out else "ON_HOLD"
+        return "EXPIRED" if order.hold_ran_out() else "ON_HOLD"
     return STATUS[OrderStatus(order.status)]
 
 

@@ -365,8 +365,7 @@ def _order_page(request, order: Order, *, status: int = 200):
 def _payable(order: Order) -> bool:
     """A held order the desk's payment confirms: an online one with a price, its hold running
     (start_payment refuses the others)."""
-    running = order.hold_expires_at is not None and order.hold_expires_at > timezone.now()
-    return order.status == OrderStatus.HELD and needs_payment(order) and running
+    return order.status == OrderStatus.HELD and needs_payment(order) and not order.hold_ran_out()
 
 
 class PaymentForm(forms.Form):

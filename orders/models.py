@@ -5,13 +5,14 @@ above, admits the holders (signed tokens, drawing the image, the door).
 """
 
 import uuid
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from events.models import EventDate, SpecialEvent
@@ -346,6 +347,24 @@ class Order(models.Model):
     def __str__(self):
         return self.confirmation_code
 
+    def hold_ran_out(self, now: datetime | None = None) -> bool:
+        """Whether its hold has run out: released (expired), or held past `hold_expires_at`
+        though no sweep has released it yet. The one answer every face and rule reads;
+        `holds_run_out` is the same as a filter."""
+        if self.status == OrderStatus.EXPIRED:
+            return True
+        due = self.hold_expires_at
+        return (
+            self.status == OrderStatus.HELD and due is not None and due <= (now or timezone.now())
+        )
+
+    @staticmethod
+    def holds_run_out(now: datetime, prefix: str = "") -> Q:
+        """hold_ran_out as a filter on orders (`prefix`: the path to the order, e.g. "order__")."""
+        return Q(**{f"{prefix}status": OrderStatus.EXPIRED}) | Q(
+            **{f"{prefix}status": OrderStatus.HELD, f"{prefix}hold_expires_at__lte": now}
+        )
+
     @property
     def sells_memberships(self) -> bool:
         """Whether it sells memberships (MembershipSale lines) rather than a visit's tickets."""
@@ -388,6 +407,17 @@ class MembershipSale(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} of {self.membership}"
+
+
+class TicketState(models.TextChoices):
+    """Where a ticket stands (Ticket.state): what the API, the admin, the desk and OCTO say of
+    it, and what the door's rules decide (tickets/services.py refuses in the same order)."""
+
+    HELD = "held", "Not paid yet (held)"
+    HOLD_RAN_OUT = "hold_ran_out", "Not paid: the hold ran out"
+    CANCELLED = "cancelled", "Cancelled"
+    CHECKED_IN = "checked_in", "Checked in"
+    VALID = "valid", "Valid (not used yet)"
 
 
 class Ticket(models.Model):
@@ -473,6 +503,31 @@ class Ticket(models.Model):
     @property
     def is_event_ticket(self) -> bool:
         return self.ticket_type == TicketType.EVENT
+
+    def state(self, now: datetime | None = None) -> str:
+        """Where it stands (TicketState), first what the door refuses first: a ticket of an
+        order not paid is held, or its hold ran out (its order is read only then); then
+        cancelled, checked in, valid. `in_state` is the same as a filter."""
+        if self.held and self.order.hold_ran_out(now):
+            return TicketState.HOLD_RAN_OUT
+        if self.held and self.cancelled_at is None:
+            return TicketState.HELD
+        if self.cancelled_at is not None:
+            return TicketState.CANCELLED
+        return TicketState.CHECKED_IN if self.checked_in_at else TicketState.VALID
+
+    @staticmethod
+    def in_state(state: str, now: datetime) -> Q:
+        """The tickets whose `state(now)` is `state`, as a filter."""
+        ran_out = Q(held=True) & Order.holds_run_out(now, prefix="order__")
+        return {
+            TicketState.HOLD_RAN_OUT: ran_out,
+            TicketState.HELD: Q(held=True, cancelled_at__isnull=True) & ~ran_out,
+            TicketState.CANCELLED: Q(cancelled_at__isnull=False) & ~ran_out,
+            TicketState.CHECKED_IN: Q(held=False, cancelled_at__isnull=True)
+            & Q(checked_in_at__isnull=False),
+            TicketState.VALID: Q(held=False, cancelled_at__isnull=True, checked_in_at__isnull=True),
+        }[TicketState(state)]
 
 
 class TicketImage(models.Model):

@@ -22,6 +22,7 @@ from orders.models import (
     MembershipStatus,
     OrderStatus,
     PaymentState,
+    TicketState,
     TicketType,
     Validity,
 )
@@ -139,12 +140,6 @@ class CancelRequestSerializer(serializers.Serializer):
     )
 
 
-class TicketStatus(TextChoices):
-    VALID = "valid"
-    CHECKED_IN = "checked_in"
-    CANCELLED = "cancelled"
-
-
 class OrderTicketSerializer(serializers.Serializer):
     ticketId = serializers.UUIDField(source="id")
     category = serializers.SerializerMethodField(
@@ -166,11 +161,15 @@ class OrderTicketSerializer(serializers.Serializer):
     def get_cancelled(self, ticket) -> bool:
         return ticket.cancelled_at is not None
 
-    @extend_schema_field(serializers.ChoiceField(choices=TicketStatus.choices))
+    @extend_schema_field(
+        serializers.ChoiceField(
+            choices=TicketState.choices,
+            help_text="`held`: its order is not paid yet; `hold_ran_out`: it never was, the "
+            "hold ran out; then `cancelled`, `checked_in` or `valid`, as the door decides.",
+        )
+    )
     def get_status(self, ticket) -> str:
-        if ticket.cancelled_at is not None:
-            return TicketStatus.CANCELLED
-        return TicketStatus.CHECKED_IN if ticket.checked_in_at else TicketStatus.VALID
+        return ticket.state()
 
     def get_imageUrl(self, ticket) -> str:
         return reverse("ticket-image", kwargs={"ticketId": ticket.pk})

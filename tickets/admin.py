@@ -1,12 +1,13 @@
 import base64
 
 from django.contrib import admin
+from django.utils import timezone
 from django.utils.html import format_html
 
 from audit.admin import AuditedAdmin
 from museum.admin_pages import VisitDateFilter
 from orders.exceptions import NotPaid
-from orders.models import Ticket
+from orders.models import Ticket, TicketState
 from orders.selectors import refuse_unless_printable
 from tickets.images import ticket_image
 
@@ -16,19 +17,13 @@ class TicketStatusFilter(admin.SimpleListFilter):
     parameter_name = "status"
 
     def lookups(self, request, model_admin):
-        return [
-            ("valid", "Valid (not used yet)"),
-            ("checked_in", "Checked in"),
-            ("cancelled", "Cancelled"),
-        ]
+        return TicketState.choices
 
     def queryset(self, request, queryset):
-        if self.value() == "valid":
-            return queryset.filter(cancelled_at__isnull=True, checked_in_at__isnull=True)
-        if self.value() == "checked_in":
-            return queryset.filter(checked_in_at__isnull=False)
-        if self.value() == "cancelled":
-            return queryset.filter(cancelled_at__isnull=False)
+        # Ticket.state as a filter: the list and the filter never disagree.
+        state = self.value()
+        if state in TicketState.values:
+            return queryset.filter(Ticket.in_state(state, timezone.now()))
         return queryset
 
 
@@ -76,11 +71,7 @@ class TicketAdmin(AuditedAdmin):
 
     @admin.display(description="status")
     def status(self, ticket):
-        if ticket.cancelled_at:
-            return "Cancelled"
-        if ticket.checked_in_at:
-            return "Checked in"
-        return "Valid"
+        return TicketState(ticket.state()).label
 
     @admin.display(description="ticket")
     def ticket_image_preview(self, ticket):

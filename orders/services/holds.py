@@ -27,7 +27,7 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
         now = timezone.now()
-        ran_out = order.status == OrderStatus.HELD and (order.hold_expires_at or now) <= now
+        ran_out = order.status == OrderStatus.HELD and order.hold_ran_out(now)
         refusal = None
         if ran_out:
             _release_hold(order=order, now=now)  # kept: the refusal below comes after the commit
@@ -62,7 +62,7 @@ def extend_hold(*, order_id: uuid.UUID, by, minutes: int) -> Order:
         now = timezone.now()
         if order.status == OrderStatus.HELD:
             refuse_unpaid_confirmation(order)
-        if order.status == OrderStatus.HELD and (order.hold_expires_at or now) > now:
+        if order.status == OrderStatus.HELD and not order.hold_ran_out(now):
             order.hold_expires_at = now + timedelta(minutes=minutes)
             order.save(update_fields=["hold_expires_at"])
             record(
@@ -87,7 +87,7 @@ def release_expired_holds(
 ) -> int:
     """Give back the places of holds that ran out (those on the given rows, or all); how many."""
     now = timezone.now()
-    due = Order.objects.filter(status=OrderStatus.HELD, hold_expires_at__lte=now)
+    due = Order.objects.filter(Order.holds_run_out(now), status=OrderStatus.HELD)
     if ticket_date is not None:
         due = due.filter(date=ticket_date, event_id=event_id)
     if slot is not None:
@@ -98,7 +98,7 @@ def release_expired_holds(
             # Claim once: a confirmation or another release may have got there first.
             order = (
                 Order.objects.select_for_update()
-                .filter(pk=order_id, status=OrderStatus.HELD, hold_expires_at__lte=now)
+                .filter(Order.holds_run_out(now), pk=order_id, status=OrderStatus.HELD)
                 .first()
             )
             if order is not None:

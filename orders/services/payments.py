@@ -341,7 +341,7 @@ def _order_to_pay(*, order_id: uuid.UUID, by, desk: bool) -> Order:
         order = order_to_change(order_id=order_id, by=by)
     # Only an online order takes a provider's payment: a partner's is paid on account.
     if order.status == OrderStatus.HELD and needs_payment(order):
-        if order.hold_expires_at and order.hold_expires_at <= timezone.now():
+        if order.hold_ran_out():
             raise HoldExpired()
         return order
     if order.status == OrderStatus.EXPIRED:

@@ -5,6 +5,7 @@ has no tickets anywhere, `not_paid`; a paid one prints everywhere and comes in; 
 cancelled later prints stamped CANCELLED, and the door refuses it."""
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import pytest
@@ -14,13 +15,14 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from museum.i18n import money
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket, TicketState
 from orders.providers import DESK
 from orders.services.cancellation import cancel_order
 from orders.services.holds import release_expired_holds
 from orders.services.payments import start_payment
 from orders.services.sale import place_order
 from tests.factories import MuseumDayFactory, UserFactory, staff_member
+from tickets.services import check_in
 
 TODAY = dt.date(2030, 6, 12)
 NOW = timezone.make_aware(dt.datetime.combine(TODAY, dt.time(11)))
@@ -158,3 +160,54 @@ def test_the_desk_takes_a_held_orders_payment_where_it_offered_print_then_prints
     assert 'id="print"' in after and 'id="take-payment"' not in after
     assert Order.objects.get(pk=order.pk).status == OrderStatus.CONFIRMED
     assert printed["Content-Type"] == "application/pdf"
+
+
+def checked_in(order: Order) -> Order:
+    with time_machine.travel(NOW, tick=False):
+        first = order.tickets.order_by("confirmation_code").first()
+        assert first is not None
+        check_in(scanned=first.confirmation_code, by=staff_member())
+    return order
+
+
+STATES = {
+    **ORDERS,
+    "paid, then checked in": lambda: checked_in(paid(held_order(NOW))),
+}
+# Ticket.state of the order's first ticket in each, and the door's reason for it.
+SAID = {
+    "paid": (TicketState.VALID, "admitted"),
+    "held": (TicketState.HELD, "not_paid"),
+    "hold run out, not yet released": (TicketState.HOLD_RAN_OUT, "not_paid"),
+    "hold run out and released": (TicketState.HOLD_RAN_OUT, "not_paid"),
+    "paid, then cancelled": (TicketState.CANCELLED, "cancelled"),
+    "paid, then checked in": (TicketState.CHECKED_IN, "already_checked_in"),
+}
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_every_face_says_where_a_ticket_stands_alike(state, staff_client, desk_client):
+    """The API's order answer, the admin's list and its filter, the ticket's own state and the
+    door: one answer (Ticket.state), a held ticket never called valid."""
+    order = STATES[state]()
+    ticket = order.tickets.order_by("confirmation_code").first()
+    assert ticket is not None
+    expected, door_reason = SAID[state]
+
+    with time_machine.travel(NOW, tick=False):
+        answer = staff_client.get(f"/v1.1/orders/{order.pk}").json()
+        listed = desk_client.get("/admin/orders/ticket/").content.decode()
+        filtered = desk_client.get(f"/admin/orders/ticket/?status={expected}").content.decode()
+        own = Ticket.objects.select_related("order").get(pk=ticket.pk).state()
+        scanned = staff_client.post(
+            "/v1.1/tickets/check-in", {"code": ticket.confirmation_code}, format="json"
+        )
+
+    said = {t["confirmationCode"]: t["status"] for t in answer["tickets"]}
+    row = re.search(rf"{ticket.confirmation_code}.*?</tr>", listed, re.S)
+    assert row is not None
+    assert (own, said[ticket.confirmation_code]) == (expected, expected)
+    assert f">{TicketState(expected).label}<" in row[0]
+    assert ticket.confirmation_code in filtered
+    door = "admitted" if scanned.status_code == 200 else scanned.json()["reason"]
+    assert door == door_reason

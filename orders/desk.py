@@ -34,7 +34,7 @@ from museum.forms import DATE_INPUT
 from museum.i18n import money
 from orders import documents, selectors
 from orders.exceptions import NotPaid
-from orders.models import Channel, Order, OrderStatus, PaymentState, TicketType
+from orders.models import Channel, Order, OrderStatus, PaymentState, TicketState, TicketType
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
 from orders.services.cancellation import cancel_order
 from orders.services.changes import move_order, pay_out_at_desk, resend_confirmation
@@ -342,12 +342,18 @@ def _order_page(request, order: Order, *, status: int = 200):
         except NotPaid as problem:
             not_paid = problem  # said where "Print" would be, beside the payment it waits for
     payments = list(order.payments.order_by("created_at"))
+    now = timezone.now()
+    for ticket in order.sold_tickets:
+        ticket.order = order  # what its state reads, without a query each
     context = {
         "order": order,
         "membership_sale": membership_sale,
         "not_paid": not_paid,
         "payment_form": PaymentForm() if _payable(order) else None,
-        "tickets": sorted(order.sold_tickets, key=lambda t: t.confirmation_code),
+        "tickets": [
+            (ticket, TicketState(ticket.state(now)))
+            for ticket in sorted(order.sold_tickets, key=lambda t: t.confirmation_code)
+        ],
         "payments": payments,
         "paid_how": paid_how(order, payments),
         "refunds": order.refunds.order_by("created_at"),

@@ -187,8 +187,9 @@ SAID = {
 
 @pytest.mark.parametrize("state", list(STATES))
 def test_every_face_says_where_a_ticket_stands_alike(state, staff_client, desk_client):
-    """The API's order answer, the admin's list and its filter, the ticket's own state and the
-    door: one answer (Ticket.state), a held ticket never called valid."""
+    """The API's order answer, the admin's list and its filter, the desk's order page, the
+    ticket's own state and the door: one answer (Ticket.state), a held ticket never called
+    valid."""
     order = STATES[state]()
     ticket = order.tickets.order_by("confirmation_code").first()
     assert ticket is not None
@@ -199,6 +200,7 @@ def test_every_face_says_where_a_ticket_stands_alike(state, staff_client, desk_c
         listed = desk_client.get("/admin/orders/ticket/").content.decode()
         filtered = desk_client.get(f"/admin/orders/ticket/?status={expected}").content.decode()
         own = Ticket.objects.select_related("order").get(pk=ticket.pk).state()
+        desk_row = desk_client.get(f"/desk/orders/{order.pk}/").content.decode()
         scanned = staff_client.post(
             "/v1.1/tickets/check-in", {"code": ticket.confirmation_code}, format="json"
         )
@@ -209,5 +211,7 @@ def test_every_face_says_where_a_ticket_stands_alike(state, staff_client, desk_c
     assert (own, said[ticket.confirmation_code]) == (expected, expected)
     assert f">{TicketState(expected).label}<" in row[0]
     assert ticket.confirmation_code in filtered
+    on_desk = re.search(rf"{ticket.confirmation_code}.*?data-state=\"(\w+)\"", desk_row, re.S)
+    assert on_desk is not None and on_desk[1] == expected
     door = "admitted" if scanned.status_code == 200 else scanned.json()["reason"]
     assert door == door_reason

@@ -9,8 +9,9 @@ change touches (a membership's cancellation its own, then its member visits and 
 by key), their payments, the memberships they sell or visit on (a confirmation asking the
 membership again, a sale or a walk-in counting a member's day: orders.services.member_visits
 .lock_membership), the orders' tickets, then the rows here, and last the buyer's account (a
-sale's limits, orders.services.limits); the order's kept documents (its tickets' PDF) after its
-order's row. Nothing slow (rendering, mail, a provider's
+sale's limits, orders.services.limits) and, for a membership's sale on PostgreSQL, its mailbox's
+advisory lock (orders.services.memberships.check_memberships); the order's kept documents (its
+tickets' PDF) after its order's row. Nothing slow (rendering, mail, a provider's
 call) runs while a lock is held: background work claims its row with a conditional UPDATE and
 commits first (museum/lost_work.py). A sale counts with conditional UPDATEs
 (`sold + n <= capacity`), whose row lock queues parallel buyers and re-checks the condition, so a

@@ -127,7 +127,7 @@ def test_cancelling_asks_first_and_shows_the_payout(page, morning, viewport):
     expect(payout).to_have_text("Pay out €7.50 in cash")
     assert float(payout.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 30
     screenshot(page, "desk-payout")
-    expect(page.locator("#tickets tr", has_text="Child")).to_contain_text("cancelled")
+    expect(page.locator("#tickets tr", has_text="Child")).to_contain_text("Cancelled")
 
 
 @pytest.mark.parametrize("viewport", [TABLET], ids=["tablet"])

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import date
 
 from django.db import IntegrityError
-from django.db.models import Sum
+from django.db.models import Sum, UniqueConstraint
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -33,8 +33,22 @@ from orders.providers import SELL_AT_DESK
 from orders.services.limits import mailbox_of
 from orders.services.membership_periods import refuse_unless_valid
 
-# The constraint a second member visit of a day breaks, as each database names it.
-ONE_VISIT_A_DAY = ("one_member_visit_a_day", "orders_order.membership_id, orders_order.date")
+
+def _one_visit_a_day() -> tuple[str, str]:
+    """The constraint a second member visit of a day breaks (Order's unique membership and
+    date), as each database names it: PostgreSQL by its name, SQLite by its table's columns."""
+    meta = Order._meta
+    [constraint] = [
+        c
+        for c in meta.constraints
+        if isinstance(c, UniqueConstraint) and tuple(c.fields) == ("membership", "date")
+    ]
+    column = {field.name: field.column for field in meta.concrete_fields}
+    columns = ", ".join(f"{meta.db_table}.{column[name]}" for name in constraint.fields)
+    return constraint.name, columns
+
+
+ONE_VISIT_A_DAY = _one_visit_a_day()
 
 
 def member_places_of(lines: Sequence[dict]) -> int:

@@ -125,6 +125,8 @@ def test_cancelling_asks_first_and_shows_the_payout(page, morning, viewport):
 
     payout = page.locator(".messages .payout")
     expect(payout).to_have_text("Pay out €7.50 in cash")
+    # The text is there once the document is parsed, the desk's stylesheet only once it loaded.
+    page.wait_for_load_state("load")
     assert float(payout.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 30
     screenshot(page, "desk-payout")
     expect(page.locator("#tickets tr", has_text="Child")).to_contain_text("Cancelled")

@@ -27,7 +27,14 @@ messages: $(BIN)/.installed
 
 install: $(BIN)/.installed messages
 
+# The links in emails and PDFs (cancel, membership card, OCTO's PDF) follow the port, unless
+# MUSEUM_PUBLIC_URL is set. What make run serves with is kept in .env for the commands run here
+# later (manage.py reads it): `.venv/bin/python manage.py ...` then works as typed.
+run: export MUSEUM_PUBLIC_URL ?= http://127.0.0.1:$(PORT)
+# A webhook receiver of your own on this machine may be subscribed (docs/webhooks.md).
+run: export MUSEUM_WEBHOOK_ALLOWED_HOSTS ?= 127.0.0.1,localhost
 run: install
+	$(BIN)/python scripts/local_settings.py DEBUG=$(DEBUG) MUSEUM_PUBLIC_URL=$(MUSEUM_PUBLIC_URL)
 	$(MANAGE) migrate --noinput
 	$(MANAGE) seed_hours --days 90
 	$(MANAGE) create_demo_accounts

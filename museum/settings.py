@@ -64,7 +64,8 @@ SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY is not set. Set it (production) or set DEBUG=true for local work."
+            "SECRET_KEY is not set. Set it (production), or DEBUG=true for local work "
+            "(make run keeps DEBUG=true in .env)."
         )
     SECRET_KEY = "insecure-local-development-key-never-use-in-production"
 # Earlier secrets, newest first: sessions signed with them, and tickets signed with keys derived

@@ -93,6 +93,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_terminal_summary(terminalreporter):
+    # The doc examples tests/test_docs.py did not run, each with the reason its doc gives.
+    from tests.docs import NOT_RUN
+
+    if NOT_RUN:
+        terminalreporter.section("doc examples not run")
+        for line in NOT_RUN:
+            terminalreporter.write_line(line)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     # `make test` installs these commands where it can (scripts/test_tools.py); CI must run them.

@@ -1,10 +1,11 @@
 """What an audit record tells integrators: the webhook messages it makes, and their bodies.
 
-`publishNewEvent`'s body is exactly the contract's SpecialEvent (the events API's serializer), as
-the Museum API 1.2 declares it. The other types are ours and carry the Standard Webhooks
-envelope, `{"type", "timestamp", "data"}`: an order as `GET /v1.1/orders/{orderId}` answers it, a
-membership as `GET /v1.1/memberships/{membershipId}` answers it (without a gift's code), a ticket
-checked in, an event called off, a slot's places.
+`publishNewEvent`'s body is the event as the events API answers it (its serializer): the
+contract's SpecialEvent, as the Museum API 1.2 declares it, and our additions (capacity, times).
+The other types are ours and carry the Standard Webhooks envelope, `{"type", "timestamp",
+"data"}`: an order as `GET /v1.1/orders/{orderId}` answers it, a membership as
+`GET /v1.1/memberships/{membershipId}` answers it (without a gift's code), a ticket checked in,
+an event called off, a slot's places.
 """
 
 import json

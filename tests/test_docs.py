@@ -3,6 +3,7 @@ how each is read and checked), in a checkout of its own as a newcomer has it aft
 on a free port: its SQLite file, its demo data, its task worker and the `.env` it leaves. Only
 the server's address differs from the page (the port the test picked for 8000)."""
 
+import contextlib
 import json
 import os
 import re
@@ -86,16 +87,24 @@ def test_the_shell_examples_run_as_written(served_checkout, document, tmp_path):
     script, expectations = docs.session_script(document_blocks, answers, served_checkout.url)
     folder = docs.recording_curl(tmp_path / "bin", find_tool("curl"), answers)
 
-    result = subprocess.run(
+    session = subprocess.Popen(
         ["bash", "-c", script],
         cwd=served_checkout.checkout,
         env={"PATH": f"{folder}:{NEWCOMER_PATH}", "HOME": str(tmp_path)},
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=600,
+        start_new_session=True,
     )
+    try:
+        output, errors = session.communicate(timeout=600)
+    finally:
+        # Whatever a block started in the background ends with its document.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(session.pid, signal.SIGKILL)
+        session.wait()
 
-    assert result.returncode == 0, f"{result.stderr[-4000:]}\n{result.stdout[-2000:]}"
+    assert session.returncode == 0, f"{errors[-4000:]}\n{output[-2000:]}"
     assert not (found := docs.problems(answers, expectations)), "\n\n".join(found)
 
 

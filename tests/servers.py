@@ -6,12 +6,14 @@ readiness poll (a probe, not a sleep standing in for one).
 """
 
 import asyncio
+import contextlib
 import datetime as dt
 import os
 import pwd
 import queue
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -47,6 +49,21 @@ def database_url(settings_dict: dict) -> str:
     host = settings_dict["HOST"] or "127.0.0.1"
     port = settings_dict["PORT"] or 5432
     return f"postgres://{user}{password}@{host}:{port}/{quote(settings_dict['NAME'])}"
+
+
+def stop_process_group(process: subprocess.Popen, *, grace: float = 30) -> None:
+    """End a process started with `start_new_session=True` and everything it started: SIGTERM,
+    then SIGKILL after `grace` seconds."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    # What it left running in its group (a block's background job) goes too.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def wait_until(ready, *, what: str, timeout: float = READY_TIMEOUT_SECONDS) -> None:

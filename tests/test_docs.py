@@ -3,12 +3,9 @@ how each is read and checked), in a checkout of its own as a newcomer has it aft
 on a free port: its SQLite file, its demo data, its task worker and the `.env` it leaves. Only
 the server's address differs from the page (the port the test picked for 8000)."""
 
-import contextlib
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -19,7 +16,7 @@ from django.conf import settings
 
 from scripts.test_tools import find_tool
 from tests import docs
-from tests.servers import _healthy, free_port, wait_until
+from tests.servers import _healthy, free_port, stop_process_group, wait_until
 
 ROOT = Path(settings.BASE_DIR)
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -65,12 +62,7 @@ def served_checkout(tmp_path_factory):
         )
         yield Served(checkout=checkout, url=url, log=log)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_process_group(server)
 
 
 @pytest.mark.needs_tool("curl")
@@ -99,10 +91,7 @@ def test_the_shell_examples_run_as_written(served_checkout, document, tmp_path):
     try:
         output, errors = session.communicate(timeout=600)
     finally:
-        # Whatever a block started in the background ends with its document.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(session.pid, signal.SIGKILL)
-        session.wait()
+        stop_process_group(session, grace=5)  # and what a block started in the background
 
     assert session.returncode == 0, f"{errors[-4000:]}\n{output[-2000:]}"
     assert not (found := docs.problems(answers, expectations)), "\n\n".join(found)

@@ -26,7 +26,7 @@ from orders.models import (
     TicketType,
     Validity,
 )
-from orders.selectors import cancel_deadline, may_see_gift_code
+from orders.selectors import cancel_deadline, may_see_gift_code, may_see_holder
 from orders.services.memberships import status_on
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
@@ -381,8 +381,9 @@ class RedeemGiftRequestSerializer(serializers.Serializer):
 
 
 class MembershipSerializer(serializers.Serializer):
-    """A membership as its owner and staff read it; `giftCode` only to them (the context's
-    `viewer`), and only for a gift."""
+    """A membership as its owner and staff read it; `giftCode` only to them (the request's
+    user), and only for a gift. A gift's giver, once another account redeemed it, reads it
+    without the holder's data (selectors.may_see_holder): those fields are null."""
 
     membershipId = serializers.UUIDField(source="id")
     membershipType = serializers.CharField(source="membership_type.code")
@@ -394,12 +395,17 @@ class MembershipSerializer(serializers.Serializer):
         help_text="Whether it admits today (`valid`) or why not (`pending`, `not_yet_valid`, "
         "`expired`, `cancelled`): the answer the door and a member visit's sale give."
     )
-    holderName = serializers.CharField(source="holder_name")
-    email = serializers.CharField()
+    holderName = serializers.CharField(
+        source="holder_name",
+        allow_null=True,
+        help_text="Null to a gift's giver once another account redeemed it, as are `email`, "
+        "`cardCode` and `cardUrl`.",
+    )
+    email = serializers.CharField(allow_null=True)
     language = serializers.CharField()
     validFrom = serializers.DateField(source="valid_from", allow_null=True)
     validUntil = serializers.DateField(source="valid_until", allow_null=True)
-    cardCode = serializers.CharField(source="card_code")
+    cardCode = serializers.CharField(source="card_code", allow_null=True)
     cardUrl = serializers.SerializerMethodField(help_text="The member card as a PNG.")
     giftCode = serializers.CharField(
         source="gift_code",
@@ -417,6 +423,7 @@ class MembershipSerializer(serializers.Serializer):
     def get_validityToday(self, membership) -> str:
         return membership.validity_on(timezone.localdate())
 
+    @extend_schema_field(serializers.URLField(allow_null=True))
     def get_cardUrl(self, membership) -> str:
         path = f"/v1.1/memberships/{membership.pk}/card.png"
         request = self.context.get("request")
@@ -432,6 +439,8 @@ class MembershipSerializer(serializers.Serializer):
         request = self.context.get("request")
         if request is None or not may_see_gift_code(viewer=request.user, membership=membership):
             data.pop("giftCode", None)
+        if request is not None and not may_see_holder(viewer=request.user, membership=membership):
+            data.update(holderName=None, email=None, cardCode=None, cardUrl=None)
         if data.get("redeemedAt") is None:
             data.pop("redeemedAt", None)
         return data

@@ -148,6 +148,30 @@ def test_an_online_account_holds_only_so_many_places_and_cancelling_gains_nothin
     assert (over.json()["code"], over.json()["limit"]) == ("too_many_held_places", 3)
 
 
+def test_the_held_places_refusal_says_what_frees_places_and_that_is_what_does(
+    online_client, staff_client, day, settings
+):
+    settings.MUSEUM_MAX_HELD_PLACES = 3
+    unpaid = place(online_client, day, ("adult", 2)).json()
+    cancelled = place(online_client, day, ("adult", 1)).json()
+    online_client.post(f"/v1.1/orders/{cancelled['orderId']}/cancel")
+
+    over = assert_problem(place(online_client, day, ("adult", 1)), 429)
+
+    # Cancelling frees nothing: the refusal names what does, paying or the hold's time.
+    assert "cancel a hold" not in over["detail"]
+    assert "pay for a held order" in over["detail"] and "hold runs out" in over["detail"]
+    paid = staff_client.post(
+        f"/v1.1/orders/{unpaid['orderId']}/payments", {"provider": "desk"}, format="json"
+    )
+    assert paid.status_code == 201, paid.content
+    assert place(online_client, day, ("adult", 1)).status_code == 201
+    assert_problem(place(online_client, day, ("adult", 2)), 429)
+    ran_out = timezone.now() + dt.timedelta(minutes=settings.MUSEUM_PAYMENT_HOLD_MINUTES + 1)
+    with time_machine.travel(ran_out):
+        assert place(online_client, day, ("adult", 3)).status_code == 201
+
+
 def test_an_online_account_takes_only_so_many_places_a_day(
     online_client, staff_client, day, small_limits
 ):

@@ -180,6 +180,16 @@ def refuse_unless_printable(order: Order) -> None:
         raise NotPaid(_("The order was cancelled before it was paid: it has no tickets."))
 
 
+def is_printable(order: Order) -> bool:
+    """refuse_unless_printable as a yes or no: whether the order's tickets have images and a PDF
+    to link to (its answer's `imageUrl`)."""
+    try:
+        refuse_unless_printable(order)
+    except (NotPaid, NotFound):
+        return False
+    return True
+
+
 def printable_order(*, order_id: uuid.UUID, viewer) -> Order:
     """The order whose tickets `viewer` asks to print: NotFound as viewable_order, NotPaid as
     refuse_unless_printable."""

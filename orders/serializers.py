@@ -26,7 +26,7 @@ from orders.models import (
     TicketType,
     Validity,
 )
-from orders.selectors import cancel_deadline, may_see_gift_code, may_see_holder
+from orders.selectors import cancel_deadline, is_printable, may_see_gift_code, may_see_holder
 from orders.services.memberships import status_on
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
@@ -150,7 +150,10 @@ class OrderTicketSerializer(serializers.Serializer):
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     cancelled = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
-    imageUrl = serializers.SerializerMethodField(help_text="The ticket as a PNG (getTicketCode).")
+    imageUrl = serializers.SerializerMethodField(
+        help_text="The ticket as a PNG (getTicketCode); null while its order is not paid, and "
+        "for an order never paid (its hold ran out, or it was cancelled held): it has none."
+    )
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_category(self, ticket) -> str | None:
@@ -171,7 +174,11 @@ class OrderTicketSerializer(serializers.Serializer):
     def get_status(self, ticket) -> str:
         return ticket.state()
 
-    def get_imageUrl(self, ticket) -> str:
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_imageUrl(self, ticket) -> str | None:
+        # Its order's answer, asked once for all its tickets (OrderSerializer.get_tickets).
+        if not self.context["printable"]:
+            return None
         return reverse("ticket-image", kwargs={"ticketId": ticket.pk})
 
     def to_representation(self, ticket):
@@ -240,7 +247,8 @@ class OrderSerializer(serializers.Serializer):
     @extend_schema_field(OrderTicketSerializer(many=True))
     def get_tickets(self, order):
         ordered = sorted(order.sold_tickets, key=lambda ticket: ticket.confirmation_code)
-        return OrderTicketSerializer(ordered, many=True).data
+        printable = is_printable(order)
+        return OrderTicketSerializer(ordered, many=True, context={"printable": printable}).data
 
     def to_representation(self, order):
         data = super().to_representation(order)

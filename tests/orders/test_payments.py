@@ -55,6 +55,36 @@ def test_nobody_confirms_an_unpaid_online_order_by_hand(online_client, staff_cli
     assert Order.objects.get(pk=order["orderId"]).status == OrderStatus.HELD
 
 
+def test_a_tickets_image_url_is_listed_only_when_its_image_is_served(
+    online_client, staff_client, day
+):
+    def image_urls(order_id: str) -> list[str | None]:
+        tickets = online_client.get(f"/v1.1/orders/{order_id}").json()["tickets"]
+        return [ticket["imageUrl"] for ticket in tickets]
+
+    held = place(online_client, day, ("adult", 1)).json()
+    let_go = place(online_client, day, ("adult", 1)).json()
+    assert online_client.post(f"/v1.1/orders/{let_go['orderId']}/cancel").status_code == 200
+    ran_out = place(online_client, day, ("adult", 1)).json()
+    Order.objects.filter(pk=ran_out["orderId"]).update(hold_expires_at=timezone.now())
+
+    assert [ticket["imageUrl"] for ticket in held["tickets"]] == [None]
+    assert image_urls(let_go["orderId"]) == image_urls(ran_out["orderId"]) == [None]
+    [ticket] = Order.objects.get(pk=held["orderId"]).tickets.all()
+    assert_problem(online_client.get(f"/v1.1/tickets/{ticket.pk}/qr"), 409)
+    paid = staff_client.post(
+        f"/v1.1/orders/{held['orderId']}/payments", {"provider": "desk"}, format="json"
+    )
+    assert paid.status_code == 201, paid.content
+    [url] = image_urls(held["orderId"])
+    assert url == f"/v1.1/tickets/{ticket.pk}/qr"
+    assert online_client.get(url).status_code == 200
+    # Cancelled once paid, it keeps its image, stamped CANCELLED.
+    assert online_client.post(f"/v1.1/orders/{held['orderId']}/cancel").status_code == 200
+    [url] = image_urls(held["orderId"])
+    assert online_client.get(url).status_code == 200
+
+
 def test_the_desk_takes_a_payment_and_the_order_is_confirmed(online_client, staff_client, day):
     order = place(online_client, day, ("adult", 1)).json()
     payments = f"/v1.1/orders/{order['orderId']}/payments"

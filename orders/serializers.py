@@ -332,7 +332,8 @@ class PaymentSerializer(serializers.Serializer):
     payUrl = serializers.CharField(
         source="pay_url",
         allow_null=True,
-        help_text="The demo provider: the page that completes the payment.",
+        help_text="The demo provider: the page that completes the payment, while it is "
+        "pending; null once it is not.",
     )
 
 

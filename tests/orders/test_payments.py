@@ -110,6 +110,24 @@ def test_a_declined_demo_payment_leaves_the_order_held(online_client, day):
     assert Order.objects.get(pk=order["orderId"]).status == OrderStatus.HELD
 
 
+@pytest.mark.parametrize("outcome, state", [("pay", "confirmed"), ("decline", "failed")])
+def test_a_pending_demo_payment_lists_its_page_and_not_once_it_is_over(
+    online_client, visitor_client, day, outcome, state
+):
+    order = place(online_client, day, ("adult", 1)).json()
+    payments = f"/v1.1/orders/{order['orderId']}/payments"
+    started = online_client.post(payments, {"provider": "demo"}, format="json").json()
+
+    [pending] = online_client.get(payments).json()
+
+    assert (pending["state"], pending["payUrl"]) == ("pending", started["payUrl"])
+    assert Client().get(pending["payUrl"]).status_code == 200
+    assert_problem(visitor_client.get(payments), 404)
+    assert Client().post(pending["payUrl"], {"outcome": outcome}).status_code == 302
+    [over] = online_client.get(payments).json()
+    assert (over["state"], over["payUrl"]) == (state, None)
+
+
 def test_a_payment_refunded_whole_counts_in_the_orders_refund_due(online_client, visitor_client):
     day = MuseumDayFactory(date=later(), capacity=2).date
     order = place(online_client, day, ("adult", 2)).json()

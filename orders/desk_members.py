@@ -110,7 +110,7 @@ class VisitForm(forms.Form):
 
 def _membership(request, membership_id: uuid.UUID) -> Membership:
     """The membership for staff who may see any (NotFound otherwise: the desk's 404)."""
-    return selectors.viewable_membership(membership_id=membership_id, viewer=request.user)
+    return selectors.owned_membership(membership_id=membership_id, viewer=request.user)
 
 
 @desk_only

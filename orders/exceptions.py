@@ -176,13 +176,17 @@ class TooManyHeldPlaces(OverLimit):
     title = _("Too many places held")
     limit_name = "maxHeldPlaces"
     messages = {
+        # A cancelled hold counts until its time would have run out (orders.services.limits),
+        # so cancelling frees nothing: only paying, or the time, does.
         "account": _(
-            "At most %(limit)s places may be held at once by one account; pay or cancel a hold "
-            "first."
+            "At most %(limit)s places may be held at once by one account, a cancelled hold "
+            "included until its time would have run out: pay for a held order, or wait until a "
+            "hold runs out."
         ),
         "email address": _(
-            "At most %(limit)s places may be held at once by one email address; pay or cancel a "
-            "hold first."
+            "At most %(limit)s places may be held at once by one email address, a cancelled hold "
+            "included until its time would have run out: pay for a held order, or wait until a "
+            "hold runs out."
         ),
     }
 

@@ -240,6 +240,16 @@ class Membership(models.Model):
             return Validity.NOT_YET_VALID
         return Validity.VALID
 
+    def admitted_anyone(self, first: date, last: date) -> bool:
+        """Whether it let anyone in from `first` to `last`: a member visit's ticket checked in,
+        or a walk-in at the door. What makes it used (its buyer may no longer cancel it); a visit
+        booked and not admitted does not count: it is cancelled with the membership."""
+        period = {"date__gte": first, "date__lte": last}
+        admitted = Ticket.objects.filter(
+            order__membership=self, checked_in_at__isnull=False, **period
+        )
+        return admitted.exists() or self.entries.filter(**period).exists()
+
 
 class OrderStatus(models.TextChoices):
     CONFIRMED = "confirmed", "Confirmed"

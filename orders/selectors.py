@@ -180,6 +180,16 @@ def refuse_unless_printable(order: Order) -> None:
         raise NotPaid(_("The order was cancelled before it was paid: it has no tickets."))
 
 
+def is_printable(order: Order) -> bool:
+    """refuse_unless_printable as a yes or no: whether the order's tickets have images and a PDF
+    to link to (its answer's `imageUrl`)."""
+    try:
+        refuse_unless_printable(order)
+    except (NotPaid, NotFound):
+        return False
+    return True
+
+
 def printable_order(*, order_id: uuid.UUID, viewer) -> Order:
     """The order whose tickets `viewer` asks to print: NotFound as viewable_order, NotPaid as
     refuse_unless_printable."""
@@ -577,12 +587,15 @@ def viewable_memberships(
     expiring_before: date | None = None,
     search: str | None = None,
 ) -> QuerySet[Membership]:
-    """The viewer's own memberships (staff who may view any membership: all), newest first; of
-    a `status` as status_on reads it (a lapsed one is expired, not active), a type, ending on or
-    before a date, or whose holder's name, email or card code contains `search`."""
+    """The viewer's own memberships and the gifts it gave (staff who may view any membership:
+    all), newest first; of a `status` as status_on reads it (a lapsed one is expired, not
+    active), a type, ending on or before a date, or whose holder's name, email or card code
+    contains `search` (only among its own: a gift's giver never learns its holder's)."""
     found = Membership.objects.select_related("membership_type").prefetch_related("sales")
-    if not viewer.has_perm(VIEW_ANY_MEMBERSHIP):
-        found = found.filter(buyer=viewer)
+    sees_all = viewer.has_perm(VIEW_ANY_MEMBERSHIP)
+    if not sees_all:
+        gave = MembershipSale.objects.filter(kind=MembershipSaleKind.GIFT, order__buyer=viewer)
+        found = found.filter(Q(buyer=viewer) | Q(pk__in=gave.values("membership_id")))
     today = timezone.localdate()
     lapsed = Q(status=MembershipStatus.ACTIVE, valid_until__lt=today)
     if status == MembershipStatus.EXPIRED:
@@ -597,18 +610,37 @@ def viewable_memberships(
         found = found.filter(valid_until__lte=expiring_before)
     if search:
         text = search.strip()
-        found = found.filter(
+        holders = (
             Q(holder_name__icontains=text) | Q(email__icontains=text) | Q(card_code__icontains=text)
         )
+        found = found.filter(holders if sees_all else holders & Q(buyer=viewer))
     return found.order_by("-created_at", "pk")
 
 
 def viewable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
-    """A membership for its buyer and staff; UnknownMembership (404) for anyone else."""
+    """A membership for its owner, a gift's giver (whose answer leaves out the holder's data once
+    another account redeemed it: may_see_holder) and staff; UnknownMembership (404) for anyone
+    else."""
     membership = viewable_memberships(viewer=viewer).filter(pk=membership_id).first()
     if membership is None:
         raise UnknownMembership()
     return membership
+
+
+def owned_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
+    """A membership for its owner and staff, to act on or print its card; UnknownMembership
+    (404) for anyone else, a redeemed gift's giver too."""
+    membership = viewable_membership(membership_id=membership_id, viewer=viewer)
+    if not may_see_holder(viewer=viewer, membership=membership):
+        raise UnknownMembership()
+    return membership
+
+
+def may_see_holder(*, viewer, membership: Membership) -> bool:
+    """Whether `viewer` sees the holder's data (name, email, card): the membership's owner (its
+    buyer, or for a gift the account that redeemed it) and staff. A gift's giver, once another
+    account redeemed it, sees that it was redeemed, not by whom."""
+    return viewer.pk == membership.buyer_id or viewer.has_perm(VIEW_ANY_MEMBERSHIP)
 
 
 def may_see_gift_code(*, viewer, membership: Membership) -> bool:
@@ -633,9 +665,9 @@ def refuse_unless_card_printable(membership: Membership) -> None:
 
 
 def printable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
-    """The membership whose card `viewer` asks for: NotFound as viewable_membership,
+    """The membership whose card `viewer` asks for: NotFound as owned_membership,
     NoMembershipCard as refuse_unless_card_printable."""
-    membership = viewable_membership(membership_id=membership_id, viewer=viewer)
+    membership = owned_membership(membership_id=membership_id, viewer=viewer)
     refuse_unless_card_printable(membership)
     return membership
 
@@ -659,8 +691,8 @@ def refuse_unless_gift_card_printable(membership: Membership) -> None:
 
 
 def gift_card_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
-    """The gift whose card `viewer` asks for: NotFound as viewable_membership, NoGiftCard as
-    refuse_unless_gift_card_printable."""
+    """The gift whose card `viewer` asks for: NotFound as viewable_membership (its giver still
+    sees it once redeemed), NoGiftCard as refuse_unless_gift_card_printable."""
     membership = viewable_membership(membership_id=membership_id, viewer=viewer)
     refuse_unless_gift_card_printable(membership)
     return membership

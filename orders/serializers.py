@@ -26,7 +26,7 @@ from orders.models import (
     TicketType,
     Validity,
 )
-from orders.selectors import cancel_deadline, may_see_gift_code
+from orders.selectors import cancel_deadline, is_printable, may_see_gift_code, may_see_holder
 from orders.services.memberships import status_on
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
@@ -150,7 +150,10 @@ class OrderTicketSerializer(serializers.Serializer):
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     cancelled = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
-    imageUrl = serializers.SerializerMethodField(help_text="The ticket as a PNG (getTicketCode).")
+    imageUrl = serializers.SerializerMethodField(
+        help_text="The ticket as a PNG (getTicketCode); null while its order is not paid, and "
+        "for an order never paid (its hold ran out, or it was cancelled held): it has none."
+    )
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_category(self, ticket) -> str | None:
@@ -171,7 +174,11 @@ class OrderTicketSerializer(serializers.Serializer):
     def get_status(self, ticket) -> str:
         return ticket.state()
 
-    def get_imageUrl(self, ticket) -> str:
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_imageUrl(self, ticket) -> str | None:
+        # Its order's answer, asked once for all its tickets (OrderSerializer.get_tickets).
+        if not self.context["printable"]:
+            return None
         return reverse("ticket-image", kwargs={"ticketId": ticket.pk})
 
     def to_representation(self, ticket):
@@ -240,7 +247,8 @@ class OrderSerializer(serializers.Serializer):
     @extend_schema_field(OrderTicketSerializer(many=True))
     def get_tickets(self, order):
         ordered = sorted(order.sold_tickets, key=lambda ticket: ticket.confirmation_code)
-        return OrderTicketSerializer(ordered, many=True).data
+        printable = is_printable(order)
+        return OrderTicketSerializer(ordered, many=True, context={"printable": printable}).data
 
     def to_representation(self, order):
         data = super().to_representation(order)
@@ -324,7 +332,8 @@ class PaymentSerializer(serializers.Serializer):
     payUrl = serializers.CharField(
         source="pay_url",
         allow_null=True,
-        help_text="The demo provider: the page that completes the payment.",
+        help_text="The demo provider: the page that completes the payment, while it is "
+        "pending; null once it is not.",
     )
 
 
@@ -381,8 +390,9 @@ class RedeemGiftRequestSerializer(serializers.Serializer):
 
 
 class MembershipSerializer(serializers.Serializer):
-    """A membership as its owner and staff read it; `giftCode` only to them (the context's
-    `viewer`), and only for a gift."""
+    """A membership as its owner and staff read it; `giftCode` only to them (the request's
+    user), and only for a gift. A gift's giver, once another account redeemed it, reads it
+    without the holder's data (selectors.may_see_holder): those fields are null."""
 
     membershipId = serializers.UUIDField(source="id")
     membershipType = serializers.CharField(source="membership_type.code")
@@ -394,12 +404,17 @@ class MembershipSerializer(serializers.Serializer):
         help_text="Whether it admits today (`valid`) or why not (`pending`, `not_yet_valid`, "
         "`expired`, `cancelled`): the answer the door and a member visit's sale give."
     )
-    holderName = serializers.CharField(source="holder_name")
-    email = serializers.CharField()
+    holderName = serializers.CharField(
+        source="holder_name",
+        allow_null=True,
+        help_text="Null to a gift's giver once another account redeemed it, as are `email`, "
+        "`cardCode` and `cardUrl`.",
+    )
+    email = serializers.CharField(allow_null=True)
     language = serializers.CharField()
     validFrom = serializers.DateField(source="valid_from", allow_null=True)
     validUntil = serializers.DateField(source="valid_until", allow_null=True)
-    cardCode = serializers.CharField(source="card_code")
+    cardCode = serializers.CharField(source="card_code", allow_null=True)
     cardUrl = serializers.SerializerMethodField(help_text="The member card as a PNG.")
     giftCode = serializers.CharField(
         source="gift_code",
@@ -417,6 +432,7 @@ class MembershipSerializer(serializers.Serializer):
     def get_validityToday(self, membership) -> str:
         return membership.validity_on(timezone.localdate())
 
+    @extend_schema_field(serializers.URLField(allow_null=True))
     def get_cardUrl(self, membership) -> str:
         path = f"/v1.1/memberships/{membership.pk}/card.png"
         request = self.context.get("request")
@@ -432,6 +448,8 @@ class MembershipSerializer(serializers.Serializer):
         request = self.context.get("request")
         if request is None or not may_see_gift_code(viewer=request.user, membership=membership):
             data.pop("giftCode", None)
+        if request is not None and not may_see_holder(viewer=request.user, membership=membership):
+            data.update(holderName=None, email=None, cardCode=None, cardUrl=None)
         if data.get("redeemedAt") is None:
             data.pop("redeemedAt", None)
         return data

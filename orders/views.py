@@ -16,7 +16,7 @@ from museum.renderers import MuseumJSONRenderer, PNGRenderer
 from museum.schema import problems
 from orders import documents, membership_cards, selectors
 from orders.models import Membership, Order
-from orders.selectors import viewable_membership, viewable_memberships
+from orders.selectors import owned_membership, viewable_membership, viewable_memberships
 from orders.serializers import (
     BuyMembershipRequestSerializer,
     CancelRequestSerializer,
@@ -394,10 +394,11 @@ class MembershipViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.Gene
         operation_id="listMemberships",
         summary="Memberships, newest first",
         description=(
-            "The account's own memberships (staff who may view any membership: all), paged, of "
-            "a `status` (a lapsed one is `expired`), a `membershipType`, valid until "
-            "`expiringBefore` or earlier, or whose holder's name, email or card code contains "
-            "`search`."
+            "The account's own memberships and the gifts it gave (staff who may view any "
+            "membership: all), paged, of a `status` (a lapsed one is `expired`), a "
+            "`membershipType`, valid until `expiringBefore` or earlier, or whose holder's name, "
+            "email or card code contains `search` (a gift's giver finds no gift another account "
+            "redeemed by its holder's data)."
         ),
         parameters=[MembershipListQuerySerializer],
         responses={200: MembershipSerializer(many=True), **problems(400, 401)},
@@ -418,7 +419,11 @@ class MembershipViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.Gene
     @extend_schema(
         operation_id="getMembership",
         summary="A membership",
-        description="For its owner and staff; anyone else gets 404.",
+        description=(
+            "For its owner and staff, and a gift's giver: once another account redeemed the "
+            "gift, its giver reads that it was, with the holder's `holderName`, `email`, "
+            "`cardCode` and `cardUrl` null. Anyone else gets 404."
+        ),
         responses={200: MembershipSerializer, **problems(401, 404)},
     )
     def retrieve(self, request, membershipId):
@@ -466,7 +471,7 @@ class MembershipViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.Gene
     @action(detail=True, methods=["post"])
     @idempotent
     def renew(self, request, membershipId):
-        membership = viewable_membership(membership_id=membershipId, viewer=request.user)
+        membership = owned_membership(membership_id=membershipId, viewer=request.user)
         order = renew_membership(membership=membership, buyer=request.user)
         location = reverse("orders-detail", kwargs={"orderId": order.pk})
         answer = OrderSerializer(order).data
@@ -556,7 +561,7 @@ class MembershipGiftCardPdf(StrictQueryParameters, APIView):
             "name, the type and what it gives, the gift code in words and as a QR code, and how "
             "to redeem it (visitors at the front desk or on the museum's website; integrators "
             "with `POST /v1.1/memberships/redeem`). For the gift's buyer and staff; anyone else "
-            "gets 404 (a redeemed gift belongs to whoever redeemed it). A membership that is not "
+            "gets 404. A membership that is not "
             "a gift, a gift not paid yet or cancelled, and a redeemed gift, whose code is spent, "
             "have none: 409 `no_gift_card`. The page is A6 (105 × 148 mm)."
         ),

@@ -64,6 +64,11 @@ class Provider:
         Raises ProviderError."""
         raise NotImplementedError
 
+    def pay_url(self, payment: Payment) -> str | None:
+        """The page where the buyer completes `payment`, for every answer that lists it, while
+        that page can still complete it; by default none (Stripe's is completed by Stripe.js)."""
+        return None
+
     def cancel(self, payment: Payment) -> None:
         """Make sure `payment`, not completed, can no longer take money. Raises ProviderError,
         for one the provider completed meanwhile too. By default nothing is open at the

@@ -4,7 +4,7 @@
 from django.conf import settings
 from django.urls import reverse
 
-from orders.models import Payment, Refund, RefundState
+from orders.models import Payment, PaymentState, Refund, RefundState
 from orders.providers.base import Provider, Started
 
 DEMO = "demo"
@@ -18,7 +18,17 @@ class DemoProvider(Provider):
         return settings.MUSEUM_DEMO_PAYMENTS
 
     def start(self, payment: Payment) -> Started:
-        return Started(pay_url=reverse("demo-payment", kwargs={"payment_id": payment.pk}))
+        return Started(pay_url=_page(payment))
+
+    def pay_url(self, payment: Payment) -> str | None:
+        # The page completes a pending payment only, and only while demo payments are on.
+        if payment.state != PaymentState.PENDING or not settings.MUSEUM_DEMO_PAYMENTS:
+            return None
+        return _page(payment)
 
     def refund(self, refund: Refund) -> tuple[RefundState, str]:
         return RefundState.DONE, ""
+
+
+def _page(payment: Payment) -> str:
+    return reverse("demo-payment", kwargs={"payment_id": payment.pk})

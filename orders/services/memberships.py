@@ -44,7 +44,6 @@ from orders.exceptions import (
 )
 from orders.models import (
     Channel,
-    MemberEntry,
     Membership,
     MembershipCard,
     MembershipSale,
@@ -55,6 +54,7 @@ from orders.models import (
     OrderKind,
     OrderStatus,
     RefundSource,
+    Ticket,
     Validity,
 )
 from orders.services.limits import NO_LIMITS, limits_of
@@ -382,6 +382,20 @@ def cancel_membership_order(
     }
     if not any_order and any(_redeemed_gift(locked[sale.membership_id], sale) for sale in sales):
         raise GiftRedeemed()
+    if not any_order:
+        # A member visit admitted at the door makes it used: its tickets not yet inside are
+        # locked before asking, so a scan at this moment waits, then finds them cancelled.
+        list(
+            Ticket.objects.select_for_update(of=("self",))
+            .filter(
+                order__membership__in=list(locked),
+                date__gte=timezone.localdate(now),
+                checked_in_at__isnull=True,
+                cancelled_at__isnull=True,
+            )
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
     if not any_order and any(_used(locked[sale.membership_id], sale) for sale in sales):
         raise MembershipUsed()
     entries: list[AuditEntry] = []
@@ -436,15 +450,11 @@ def _redeemed_gift(membership: Membership, sale: MembershipSale) -> bool:
 
 
 def _used(membership: Membership, sale: MembershipSale) -> bool:
-    """Whether the membership admitted a member visit in the sale's period (a reservation kept,
-    or a walk-in at the door)."""
-    if sale.valid_from is None:
+    """Whether the membership let anyone in during the sale's period (Membership.admitted_anyone:
+    a member visit checked in, or a walk-in at the door)."""
+    if sale.valid_from is None or sale.valid_until is None:
         return False
-    period = {"date__gte": sale.valid_from, "date__lte": sale.valid_until}
-    visits = Order.objects.filter(
-        membership=membership, status=OrderStatus.CONFIRMED, **period
-    ).exists()
-    return visits or MemberEntry.objects.filter(membership=membership, **period).exists()
+    return membership.admitted_anyone(sale.valid_from, sale.valid_until)
 
 
 def _cancelled(membership: Membership, sale: MembershipSale, *, now: datetime) -> AuditEntry:

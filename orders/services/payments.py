@@ -350,8 +350,13 @@ def _order_to_pay(*, order_id: uuid.UUID, by, desk: bool) -> Order:
 
 
 def payments_of(*, order_id: uuid.UUID, viewer) -> list[Payment]:
+    """The order's payments, oldest first, each with the page that completes it while it can
+    (its provider's pay_url: the demo's, while pending)."""
     order = viewable_order(order_id=order_id, viewer=viewer)
-    return list(order.payments.order_by("created_at"))
+    payments = list(order.payments.order_by("created_at"))
+    for payment in payments:
+        payment.pay_url = provider(payment.provider).pay_url(payment)
+    return payments
 
 
 def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = None) -> Payment:

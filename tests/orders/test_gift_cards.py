@@ -1,6 +1,7 @@
 """A gift membership's gift card: an A6 PDF in the gift's language whose QR code a real decoder
 reads (printed at 150 dpi) to the gift code, with the code, the type and what it gives in words;
-for the gift's buyer and staff only, only once the gift is paid and until it is redeemed, asked
+for the gift's buyer and staff only, only once the gift is paid and until it is redeemed (its
+giver still sees the membership then, without its holder's data), asked
 alike of every face (the API, the desk, the giver's email, which attaches it)."""
 
 from decimal import Decimal
@@ -136,8 +137,41 @@ def test_not_once_redeemed_its_code_is_spent(
 
     assert_refused_at_every_face(online_client, desk_client, gift, "redeemed")
     assert_problem(gift_card(staff_client, gift), 409)
-    # The redeemer owns the membership now: to the giver it is gone.
-    assert_problem(gift_card(visitor_client, gift), 404)
+    # The giver still sees the gift, redeemed: its card is spent for the giver too.
+    to_giver = assert_problem(gift_card(visitor_client, gift), 409)
+    assert to_giver["code"] == "no_gift_card" and "redeemed" in to_giver["detail"]
+
+
+def test_its_giver_sees_it_redeemed_without_its_holders_data(
+    visitor_client, online_client, staff_client, family
+):
+    gift = give(visitor_client)
+    redeem(online_client, gift)
+    page = f"{MEMBERSHIPS}/{gift['membershipId']}"
+
+    to_giver = visitor_client.get(page)
+    listed = visitor_client.get(MEMBERSHIPS).json()
+    searched = visitor_client.get(MEMBERSHIPS, {"search": "Ada"}).json()
+    to_holder = online_client.get(page).json()
+    stranger = client_for(UserFactory(username="stranger"))
+
+    assert to_giver.status_code == 200, to_giver.content
+    seen = to_giver.json()
+    assert seen["status"] == "active" and seen["redeemedAt"] is not None
+    hidden = ("holderName", "email", "cardCode", "cardUrl")
+    assert {field: seen[field] for field in hidden} == dict.fromkeys(hidden)
+    assert "giftCode" not in seen
+    assert [m["membershipId"] for m in listed] == [gift["membershipId"]]
+    assert listed[0]["holderName"] is None
+    assert searched == []  # a search never tells the giver who holds it
+    assert (to_holder["holderName"], to_holder["email"]) == ("Ada", "ada@example.com")
+    assert staff_client.get(page).json()["holderName"] == "Ada"
+    # What only the holder's account does stays unknown to the giver, and to anyone else.
+    for client in (visitor_client, stranger):
+        assert_problem(client.get(f"{page}/card.png"), 404)
+        assert_problem(client.post(f"{page}/renew"), 404)
+    assert_problem(stranger.get(page), 404)
+    assert_problem(gift_card(stranger, gift), 404)
 
 
 def test_not_once_its_purchase_is_cancelled(visitor_client, desk_client, family):

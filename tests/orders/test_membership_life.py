@@ -3,6 +3,7 @@ reason; cancelling it cancels its member visits from today on and its held renew
 visit or a renewal confirmed or paid later asks the membership again."""
 
 import datetime as dt
+import uuid
 from decimal import Decimal
 
 import pytest
@@ -188,3 +189,40 @@ def test_cancelling_one_ticket_of_a_memberships_order_is_not_found(visitor_clien
 
     assert_problem(answer, 404)
     assert Membership.objects.get().status == MembershipStatus.ACTIVE
+
+
+def test_a_member_visit_booked_and_not_admitted_is_cancelled_with_the_membership_by_its_buyer(
+    visitor_client, staff, dual, open_days
+):
+    sold = buy(visitor_client, "dual").json()
+    booked = visit(visitor_client, sold["membershipId"], TODAY())
+
+    cancelled = visitor_client.post(f"/v1.1/orders/{sold['orderId']}/cancel")
+
+    assert cancelled.status_code == 200, cancelled.content
+    assert Order.objects.get(pk=booked["orderId"]).status == OrderStatus.CANCELLED
+    assert MuseumDay.objects.get(date=TODAY()).sold == 0
+    door = client_for(staff).post(
+        "/v1.1/tickets/check-in", {"code": booked["confirmationCode"]}, format="json"
+    )
+    assert assert_problem(door, 409)["reason"] == "cancelled"
+
+
+@pytest.mark.parametrize("admitted", ["booked visit", "walk-in"])
+def test_a_membership_that_admitted_anyone_at_the_door_is_cancelled_only_by_staff(
+    visitor_client, online_client, staff, dual, open_days, admitted
+):
+    sold = buy(visitor_client, "dual").json()
+    card = tokens.sign_member_card(membership_id=uuid.UUID(sold["membershipId"]), issued_on=TODAY())
+    if admitted == "booked visit":
+        visit(visitor_client, sold["membershipId"], TODAY())
+    door = client_for(staff).post("/v1.1/tickets/check-in", {"code": card}, format="json")
+    assert door.status_code == 200, door.content
+
+    refused = visitor_client.post(f"/v1.1/orders/{sold['orderId']}/cancel")
+    not_theirs = online_client.post(f"/v1.1/orders/{sold['orderId']}/cancel")
+
+    assert assert_problem(refused, 409)["code"] == "membership_used"
+    assert_problem(not_theirs, 404)
+    assert Membership.objects.get().status == MembershipStatus.ACTIVE
+    assert client_for(staff).post(f"/v1.1/orders/{sold['orderId']}/cancel").status_code == 200

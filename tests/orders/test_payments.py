@@ -55,6 +55,36 @@ def test_nobody_confirms_an_unpaid_online_order_by_hand(online_client, staff_cli
     assert Order.objects.get(pk=order["orderId"]).status == OrderStatus.HELD
 
 
+def test_a_tickets_image_url_is_listed_only_when_its_image_is_served(
+    online_client, staff_client, day
+):
+    def image_urls(order_id: str) -> list[str | None]:
+        tickets = online_client.get(f"/v1.1/orders/{order_id}").json()["tickets"]
+        return [ticket["imageUrl"] for ticket in tickets]
+
+    held = place(online_client, day, ("adult", 1)).json()
+    let_go = place(online_client, day, ("adult", 1)).json()
+    assert online_client.post(f"/v1.1/orders/{let_go['orderId']}/cancel").status_code == 200
+    ran_out = place(online_client, day, ("adult", 1)).json()
+    Order.objects.filter(pk=ran_out["orderId"]).update(hold_expires_at=timezone.now())
+
+    assert [ticket["imageUrl"] for ticket in held["tickets"]] == [None]
+    assert image_urls(let_go["orderId"]) == image_urls(ran_out["orderId"]) == [None]
+    [ticket] = Order.objects.get(pk=held["orderId"]).tickets.all()
+    assert_problem(online_client.get(f"/v1.1/tickets/{ticket.pk}/qr"), 409)
+    paid = staff_client.post(
+        f"/v1.1/orders/{held['orderId']}/payments", {"provider": "desk"}, format="json"
+    )
+    assert paid.status_code == 201, paid.content
+    [url] = image_urls(held["orderId"])
+    assert url == f"/v1.1/tickets/{ticket.pk}/qr"
+    assert online_client.get(url).status_code == 200
+    # Cancelled once paid, it keeps its image, stamped CANCELLED.
+    assert online_client.post(f"/v1.1/orders/{held['orderId']}/cancel").status_code == 200
+    [url] = image_urls(held["orderId"])
+    assert online_client.get(url).status_code == 200
+
+
 def test_the_desk_takes_a_payment_and_the_order_is_confirmed(online_client, staff_client, day):
     order = place(online_client, day, ("adult", 1)).json()
     payments = f"/v1.1/orders/{order['orderId']}/payments"
@@ -78,6 +108,24 @@ def test_a_declined_demo_payment_leaves_the_order_held(online_client, day):
 
     assert [p["state"] for p in online_client.get(payments).json()] == ["failed"]
     assert Order.objects.get(pk=order["orderId"]).status == OrderStatus.HELD
+
+
+@pytest.mark.parametrize("outcome, state", [("pay", "confirmed"), ("decline", "failed")])
+def test_a_pending_demo_payment_lists_its_page_and_not_once_it_is_over(
+    online_client, visitor_client, day, outcome, state
+):
+    order = place(online_client, day, ("adult", 1)).json()
+    payments = f"/v1.1/orders/{order['orderId']}/payments"
+    started = online_client.post(payments, {"provider": "demo"}, format="json").json()
+
+    [pending] = online_client.get(payments).json()
+
+    assert (pending["state"], pending["payUrl"]) == ("pending", started["payUrl"])
+    assert Client().get(pending["payUrl"]).status_code == 200
+    assert_problem(visitor_client.get(payments), 404)
+    assert Client().post(pending["payUrl"], {"outcome": outcome}).status_code == 302
+    [over] = online_client.get(payments).json()
+    assert (over["state"], over["payUrl"]) == (state, None)
 
 
 def test_a_payment_refunded_whole_counts_in_the_orders_refund_due(online_client, visitor_client):
@@ -146,6 +194,30 @@ def test_an_online_account_holds_only_so_many_places_and_cancelling_gains_nothin
 
     assert over.status_code == 429
     assert (over.json()["code"], over.json()["limit"]) == ("too_many_held_places", 3)
+
+
+def test_the_held_places_refusal_says_what_frees_places_and_that_is_what_does(
+    online_client, staff_client, day, settings
+):
+    settings.MUSEUM_MAX_HELD_PLACES = 3
+    unpaid = place(online_client, day, ("adult", 2)).json()
+    cancelled = place(online_client, day, ("adult", 1)).json()
+    online_client.post(f"/v1.1/orders/{cancelled['orderId']}/cancel")
+
+    over = assert_problem(place(online_client, day, ("adult", 1)), 429)
+
+    # Cancelling frees nothing: the refusal names what does, paying or the hold's time.
+    assert "cancel a hold" not in over["detail"]
+    assert "pay for a held order" in over["detail"] and "hold runs out" in over["detail"]
+    paid = staff_client.post(
+        f"/v1.1/orders/{unpaid['orderId']}/payments", {"provider": "desk"}, format="json"
+    )
+    assert paid.status_code == 201, paid.content
+    assert place(online_client, day, ("adult", 1)).status_code == 201
+    assert_problem(place(online_client, day, ("adult", 2)), 429)
+    ran_out = timezone.now() + dt.timedelta(minutes=settings.MUSEUM_PAYMENT_HOLD_MINUTES + 1)
+    with time_machine.travel(ran_out):
+        assert place(online_client, day, ("adult", 3)).status_code == 201
 
 
 def test_an_online_account_takes_only_so_many_places_a_day(

@@ -224,7 +224,10 @@ class OrderSerializer(serializers.Serializer):
     cancellableUntil = serializers.SerializerMethodField(
         help_text="Until when its buyer may cancel it; null once cancelled or expired."
     )
-    pdfUrl = serializers.SerializerMethodField(help_text="Its tickets as a PDF.")
+    pdfUrl = serializers.SerializerMethodField(
+        help_text="Its tickets as a PDF; null, as its tickets' `imageUrl`, while it is not paid "
+        "and for an order never paid or a membership's."
+    )
     tickets = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.DateTimeField(allow_null=True))
@@ -233,7 +236,10 @@ class OrderSerializer(serializers.Serializer):
             return None
         return serializers.DateTimeField().to_representation(cancel_deadline(order=order))
 
-    def get_pdfUrl(self, order) -> str:
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_pdfUrl(self, order) -> str | None:
+        if not is_printable(order):
+            return None
         return reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
 
     def get_refundDue(self, order) -> float:

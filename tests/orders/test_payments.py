@@ -20,6 +20,8 @@ from tests.conftest import assert_problem, client_for
 from tests.factories import MuseumDayFactory, UserFactory, partner_member
 from tests.orders.conftest import later, order_body
 
+ORDERS = "/v1.1/orders"
+
 
 def place(client, day, *lines, **extra):
     return client.post("/v1.1/orders", order_body(day, *lines, **extra), format="json")
@@ -58,9 +60,15 @@ def test_nobody_confirms_an_unpaid_online_order_by_hand(online_client, staff_cli
 def test_a_tickets_image_url_is_listed_only_when_its_image_is_served(
     online_client, staff_client, day
 ):
+    """And the order's PDF alike (`pdfUrl`): the same rule, selectors.refuse_unless_printable."""
+
     def image_urls(order_id: str) -> list[str | None]:
-        tickets = online_client.get(f"/v1.1/orders/{order_id}").json()["tickets"]
-        return [ticket["imageUrl"] for ticket in tickets]
+        order = online_client.get(f"/v1.1/orders/{order_id}").json()
+        tickets = [ticket["imageUrl"] for ticket in order["tickets"]]
+        assert order["pdfUrl"] == (
+            None if tickets == [None] else f"{ORDERS}/{order_id}/tickets.pdf"
+        )
+        return tickets
 
     held = place(online_client, day, ("adult", 1)).json()
     let_go = place(online_client, day, ("adult", 1)).json()
@@ -69,6 +77,8 @@ def test_a_tickets_image_url_is_listed_only_when_its_image_is_served(
     Order.objects.filter(pk=ran_out["orderId"]).update(hold_expires_at=timezone.now())
 
     assert [ticket["imageUrl"] for ticket in held["tickets"]] == [None]
+    assert held["pdfUrl"] is None
+    assert_problem(online_client.get(f"{ORDERS}/{held['orderId']}/tickets.pdf"), 409)
     assert image_urls(let_go["orderId"]) == image_urls(ran_out["orderId"]) == [None]
     [ticket] = Order.objects.get(pk=held["orderId"]).tickets.all()
     assert_problem(online_client.get(f"/v1.1/tickets/{ticket.pk}/qr"), 409)
@@ -79,6 +89,7 @@ def test_a_tickets_image_url_is_listed_only_when_its_image_is_served(
     [url] = image_urls(held["orderId"])
     assert url == f"/v1.1/tickets/{ticket.pk}/qr"
     assert online_client.get(url).status_code == 200
+    assert online_client.get(f"{ORDERS}/{held['orderId']}/tickets.pdf").status_code == 200
     # Cancelled once paid, it keeps its image, stamped CANCELLED.
     assert online_client.post(f"/v1.1/orders/{held['orderId']}/cancel").status_code == 200
     [url] = image_urls(held["orderId"])

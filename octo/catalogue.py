@@ -23,6 +23,10 @@ from orders.services.pricing import active_categories, category_price
 GENERAL = "general"
 OPTION = "DEFAULT"
 MAX_RANGE_DAYS = 366
+# The days whose moments every zone can write: a local midnight on the calendar's first or last
+# day lies outside Python's datetimes once moved to UTC or a day on.
+FIRST_DAY = date.min + timedelta(days=2)
+LAST_DAY = date.max - timedelta(days=2)
 # LIMITED: fewer places left than this share of the capacity.
 LIMITED_BELOW = Decimal("0.5")
 # The visitor categories OCTO's unit types are guessed from until staff map them.
@@ -179,22 +183,19 @@ def unit_price(category: VisitorCategory, item: Product) -> Decimal:
     return category_price(category=category, event=item.event)
 
 
-def parse_range(start, end) -> tuple[date, date]:
-    try:
-        first, last = date.fromisoformat(str(start)), date.fromisoformat(str(end))
-    except ValueError:
-        raise BadRequest("localDateStart and localDateEnd must be dates (YYYY-MM-DD).") from None
+def check_range(first: date, last: date) -> None:
     if last < first or (last - first).days > MAX_RANGE_DAYS:
         raise BadRequest("The range must run forwards over at most a year.")
-    return first, last
 
 
-def parse_availability_id(value) -> datetime | None:
+def parse_availability_id(value: str) -> datetime | None:
+    """The moment an availability id names, in the museum's zone; None for text that is not
+    one, or a moment at the calendar's edge (which no availability has)."""
     try:
-        moment = datetime.fromisoformat(str(value))
+        moment = datetime.fromisoformat(value)
     except ValueError:
         return None
-    if timezone.is_naive(moment):
+    if timezone.is_naive(moment) or not FIRST_DAY <= moment.date() <= LAST_DAY:
         return None
     return timezone.localtime(moment)
 

@@ -91,10 +91,12 @@ class CategoryUnit(models.Model):
 
 
 class Booking(models.Model):
-    """An OCTO booking: the reseller's `uuid` (its idempotency key) and references, and the
-    order it is. A confirmation after the hold ran out places a new order, so the link moves."""
+    """An OCTO booking: the reseller's `uuid` (its idempotency key, each partner's own) and
+    references, and the order it is. A confirmation after the hold ran out places a new order,
+    so the link moves."""
 
-    uuid = models.CharField(max_length=100, unique=True)
+    # A UUID's canonical spelling (bookings from before a uuid had to be one keep theirs).
+    uuid = models.CharField(max_length=100)
     partner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="octo_bookings"
     )
@@ -116,6 +118,12 @@ class Booking(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "OCTO booking"
+        constraints = [
+            # Per partner: one reseller's uuid neither clashes with nor reveals another's.
+            models.UniqueConstraint(
+                fields=["partner", "uuid"], name="octo_booking_uuid_per_partner"
+            )
+        ]
 
     def __str__(self):
         return self.uuid

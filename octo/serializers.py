@@ -6,10 +6,13 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.validators import EmailValidator
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
+from rest_framework import serializers as drf
 
+from museum.fields import StrictCharField, StrictDateField, StrictIntegerField, StrictUUIDField
 from octo import catalogue
 from octo.models import Booking
 from orders.models import OrderStatus, Ticket
@@ -351,3 +354,164 @@ def _contact(booking: Booking) -> dict:
         "country": given.get("country"),
         "notes": given.get("notes"),
     }
+
+
+# What OCTO's requests may carry: every body and query is read by one of these, so a value of
+# the wrong type or length is a BAD_REQUEST before any service sees it (docs/octo.md, "Limits").
+MAX_NAME = 100
+MAX_REFERENCE = 100
+MAX_NOTES = 2000
+MAX_REASON = 500
+MAX_ID = 64
+MAX_AVAILABILITY_ID = 40
+MAX_UNIT_ITEMS = 200
+MAX_AVAILABILITY_IDS = 400
+MAX_WEBHOOK_URL = 500
+MAX_EXPIRATION_MINUTES = 60 * 24 * 366
+
+
+class OptionalText(StrictCharField):
+    """Text OCTO may leave out or send as null: null is the empty text."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, allow_blank=True, allow_null=True, **kwargs)
+
+    def validate_empty_values(self, data):
+        if data is None:
+            return True, ""
+        return super().validate_empty_values(data)
+
+
+def _nullable(field: type[drf.Field], **kwargs) -> drf.Field:
+    return field(required=False, allow_null=True, **kwargs)
+
+
+class ContactIn(drf.Serializer):
+    """OCTO's contact; only the fields sent are in its data (a PATCH changes only those)."""
+
+    fullName = _nullable(StrictCharField, allow_blank=True, max_length=MAX_NAME)
+    firstName = _nullable(StrictCharField, allow_blank=True, max_length=MAX_NAME)
+    lastName = _nullable(StrictCharField, allow_blank=True, max_length=MAX_NAME)
+    emailAddress = _nullable(
+        StrictCharField, allow_blank=True, max_length=254, validators=[EmailValidator()]
+    )
+    phoneNumber = _nullable(StrictCharField, allow_blank=True, max_length=32)
+    locales = _nullable(drf.ListField, child=StrictCharField(max_length=35), max_length=10)
+    postalCode = _nullable(StrictCharField, allow_blank=True, max_length=20)
+    country = _nullable(StrictCharField, allow_blank=True, max_length=64)
+    notes = _nullable(StrictCharField, allow_blank=True, max_length=MAX_REASON)
+
+
+class UnitItemIn(drf.Serializer):
+    """A unit item as the booking keeps it (OCTO's names)."""
+
+    uuid = _nullable(StrictCharField, allow_blank=True, max_length=MAX_ID)
+    unitId = StrictCharField(max_length=MAX_ID)
+    resellerReference = _nullable(StrictCharField, allow_blank=True, max_length=MAX_REFERENCE)
+
+
+def _unit_items() -> drf.Field:
+    return drf.ListField(
+        child=UnitItemIn(), max_length=MAX_UNIT_ITEMS, required=False, source="unit_items"
+    )
+
+
+class BookingChangeIn(drf.Serializer):
+    """What a confirmation, and a PATCH, may change: only the fields sent are in its data."""
+
+    contact = ContactIn(required=False, allow_null=True)
+    notes = OptionalText(max_length=MAX_NOTES)
+    resellerReference = OptionalText(max_length=MAX_REFERENCE, source="reseller_reference")
+    unitItems = _unit_items()
+
+    def validate_contact(self, contact):
+        return {} if contact is None else contact
+
+
+class UpdateIn(BookingChangeIn):
+    availabilityId = StrictCharField(
+        max_length=MAX_AVAILABILITY_ID, required=False, source="availability_id"
+    )
+    productId = StrictCharField(max_length=MAX_ID, required=False, source="product_id")
+    optionId = StrictCharField(max_length=MAX_ID, required=False, source="option_id")
+
+
+class ReserveIn(drf.Serializer):
+    uuid = _nullable(StrictUUIDField)
+    productId = StrictCharField(max_length=MAX_ID, source="product_id")
+    optionId = StrictCharField(max_length=MAX_ID, source="option_id")
+    availabilityId = StrictCharField(max_length=MAX_AVAILABILITY_ID, source="availability_id")
+    unitItems = drf.ListField(child=UnitItemIn(), max_length=MAX_UNIT_ITEMS, source="unit_items")
+    expirationMinutes = _nullable(
+        StrictIntegerField,
+        min_value=1,
+        max_value=MAX_EXPIRATION_MINUTES,
+        source="expiration_minutes",
+    )
+    notes = OptionalText(max_length=MAX_NOTES)
+    resellerReference = OptionalText(max_length=MAX_REFERENCE, source="reseller_reference")
+    contact = ContactIn(required=False, allow_null=True)
+
+    def validate_contact(self, contact):
+        return {} if contact is None else contact
+
+
+class ExtendIn(drf.Serializer):
+    expirationMinutes = _nullable(
+        StrictIntegerField,
+        min_value=1,
+        max_value=MAX_EXPIRATION_MINUTES,
+        source="expiration_minutes",
+    )
+
+
+class CancelIn(drf.Serializer):
+    reason = OptionalText(max_length=MAX_REASON)
+
+
+class Day(StrictDateField):
+    """A date the museum's clock can turn into moments in any zone: not the calendar's first
+    or last day, where a local midnight lies outside what Python can write."""
+
+    def to_internal_value(self, value):
+        day = super().to_internal_value(value)
+        if not catalogue.FIRST_DAY <= day <= catalogue.LAST_DAY:
+            self.fail("invalid")
+        return day
+
+
+class UnitsIn(drf.Serializer):
+    id = StrictCharField(max_length=MAX_ID)
+    quantity = StrictIntegerField(min_value=0, max_value=MAX_UNIT_ITEMS, required=False)
+
+
+class AvailabilityIn(drf.Serializer):
+    productId = StrictCharField(max_length=MAX_ID, source="product_id")
+    optionId = StrictCharField(max_length=MAX_ID, source="option_id")
+    localDate = _nullable(Day, source="local_date")
+    localDateStart = _nullable(Day, source="local_date_start")
+    localDateEnd = _nullable(Day, source="local_date_end")
+    availabilityIds = _nullable(
+        drf.ListField,
+        child=StrictCharField(max_length=MAX_AVAILABILITY_ID),
+        max_length=MAX_AVAILABILITY_IDS,
+        source="availability_ids",
+    )
+    units = _nullable(drf.ListField, child=UnitsIn(), max_length=MAX_UNIT_ITEMS)
+
+
+class BookingsQuery(drf.Serializer):
+    resellerReference = StrictCharField(
+        max_length=MAX_REFERENCE, required=False, source="reseller_reference"
+    )
+    supplierReference = StrictCharField(
+        max_length=MAX_ID, required=False, source="supplier_reference"
+    )
+    localDate = Day(required=False, source="local_date")
+    localDateStart = Day(required=False, source="local_date_start")
+    localDateEnd = Day(required=False, source="local_date_end")
+
+
+class WebhookIn(drf.Serializer):
+    url = StrictCharField(max_length=MAX_WEBHOOK_URL)
+    event = StrictCharField(max_length=MAX_ID)

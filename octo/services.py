@@ -11,8 +11,6 @@ from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
 from museum.exceptions import MuseumProblem
@@ -42,12 +40,10 @@ def _as_octo() -> Iterator[None]:
         raise Unprocessable(str(problem.detail)) from None
 
 
-def hold_minutes(asked) -> int:
+def hold_minutes(asked: int | None) -> int:
     """OCTO's expirationMinutes, capped by MUSEUM_OCTO_MAX_HOLD_MINUTES."""
-    if asked in (None, ""):
+    if asked is None:
         return settings.MUSEUM_HOLD_MINUTES
-    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
-        raise BadRequest("expirationMinutes must be a positive whole number.")
     return min(asked, settings.MUSEUM_OCTO_MAX_HOLD_MINUTES)
 
 
@@ -57,32 +53,24 @@ def commission_of(partner) -> Decimal:
 
 
 def _contact_fields(contact: dict) -> dict:
-    if not isinstance(contact, dict):
-        raise BadRequest("contact must be an object.")
-    email = contact.get("emailAddress") or ""
-    if email:
-        try:
-            validate_email(email)
-        except ValidationError:
-            raise BadRequest("contact.emailAddress is not an email address.") from None
+    """The order's contact fields of OCTO's contact (read by serializers.ContactIn)."""
     name = contact.get("fullName") or " ".join(
         part for part in (contact.get("firstName"), contact.get("lastName")) if part
     )
     return {
-        "email": str(email)[:254],
-        "name": str(name or "")[:100],
-        "phone": str(contact.get("phoneNumber") or "")[:32],
+        "email": contact.get("emailAddress") or "",
+        "name": name[:100],
+        "phone": contact.get("phoneNumber") or "",
     }
 
 
-def _unit_items(items) -> list[dict]:
-    """The asked unit items, checked: each names a unit on sale."""
-    if not isinstance(items, list) or not items:
+def _unit_items(items: list[dict]) -> list[dict]:
+    """The asked unit items (read by serializers.UnitItemIn), checked: each names a unit on
+    sale."""
+    if not items:
         raise Unprocessable("unitItems must list at least one unit.")
     checked = []
     for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("unitId"), str):
-            raise BadRequest("Each unit item needs a unitId.")
         catalogue.category_for_unit(item["unitId"])
         checked.append(
             {
@@ -140,7 +128,7 @@ def _place(
         )
 
 
-def _slot(item: catalogue.Product, availability_id) -> catalogue.Slot:
+def _slot(item: catalogue.Product, availability_id: str) -> catalogue.Slot:
     slot = catalogue.availability_named(item, availability_id)
     if slot is None:
         raise InvalidAvailability(availabilityId=availability_id)
@@ -150,27 +138,23 @@ def _slot(item: catalogue.Product, availability_id) -> catalogue.Slot:
 def reserve_booking(
     *,
     partner,
-    uuid,
-    product_id,
-    option_id,
-    availability_id,
-    unit_items,
-    expiration_minutes=None,
+    product_id: str,
+    option_id: str,
+    availability_id: str,
+    unit_items: list[dict],
+    uuid: uuid_module.UUID | None = None,
+    expiration_minutes: int | None = None,
     notes: str = "",
     reseller_reference: str = "",
     contact: dict | None = None,
     language: str = "",
 ) -> Booking:
-    """Hold the places of a new booking; the same uuid again answers the booking it made (one
-    the reseller does not name gets a new one)."""
-    if uuid in (None, ""):
-        uuid = str(uuid_module.uuid4())  # OCTO's uuid is optional: then ours names it
-    if not isinstance(uuid, str) or len(uuid) > 100:
-        raise BadRequest("uuid must be a string of at most 100 characters.")
-    existing = Booking.objects.filter(uuid=uuid).first()
+    """Hold the places of a new booking; the same uuid again from the same partner answers the
+    booking it made (one the reseller does not name gets a new one). Uuids are each partner's
+    own: another partner's booking of the same uuid is neither found nor in the way."""
+    name = str(uuid or uuid_module.uuid4())  # OCTO's uuid is optional: then ours names it
+    existing = Booking.objects.filter(partner=partner, uuid=name).first()
     if existing is not None:
-        if existing.partner_id != partner.pk:
-            raise InvalidBooking(uuid=uuid)
         return existing
     item = catalogue.product(product_id)
     catalogue.check_option(option_id)
@@ -190,29 +174,38 @@ def reserve_booking(
                 language=language,
             )
             return Booking.objects.create(
-                uuid=uuid,
+                uuid=name,
                 partner=partner,
                 order=order,
                 product_id=item.id,
                 availability_id=slot.id,
-                reseller_reference=str(reseller_reference or "")[:100],
-                notes=str(notes or ""),
+                reseller_reference=reseller_reference,
+                notes=notes,
                 contact=contact or {},
                 unit_items=_tie_tickets(items, order),
             )
     except IntegrityError:
         # The same uuid reserved at the same moment: that one stands, and this answers it.
-        existing = Booking.objects.filter(uuid=uuid, partner=partner).first()
+        existing = Booking.objects.filter(uuid=name, partner=partner).first()
         if existing is None:
             raise
         return existing
 
 
-def booking_of(*, partner, uuid, lock: bool = False) -> Booking:
+def _uuid_named(uuid: str) -> str:
+    """A uuid as bookings keep it: a UUID's canonical spelling (older bookings' uuids, from
+    before a uuid had to be one, as they are)."""
+    try:
+        return str(uuid_module.UUID(uuid))
+    except ValueError:
+        return uuid
+
+
+def booking_of(*, partner, uuid: str, lock: bool = False) -> Booking:
     """The partner's booking of that uuid (INVALID_BOOKING_UUID if none); `lock`: its row locked
     for the caller's transaction, so two changes of one booking (two confirmations after its
     hold ran out, each placing an order) run one after the other."""
-    mine = Booking.objects.filter(uuid=str(uuid), partner=partner)
+    mine = Booking.objects.filter(uuid=_uuid_named(uuid), partner=partner)
     if lock:
         # Locked alone, then read anew: a locking read joined to the order would, after waiting
         # for a change that moved the booking to a new order, join that order as its snapshot
@@ -335,9 +328,9 @@ def _update_fields(booking: Booking, *, contact, notes, reseller_reference) -> N
     if contact is not None:
         _keep_contact(booking, contact)
     if notes is not None:
-        booking.notes = str(notes)
+        booking.notes = notes
     if reseller_reference is not None:
-        booking.reseller_reference = str(reseller_reference)[:100]
+        booking.reseller_reference = reseller_reference
     booking.save(update_fields=["contact", "notes", "reseller_reference", "updated_at"])
 
 
@@ -381,14 +374,14 @@ def update_booking(
     return booking_of(partner=partner, uuid=uuid)
 
 
-def extend_booking(*, partner, uuid, expiration_minutes=None) -> Booking:
+def extend_booking(*, partner, uuid: str, expiration_minutes: int | None = None) -> Booking:
     booking = booking_of(partner=partner, uuid=uuid)
     with _as_octo():
         extend_hold(order_id=booking.order_id, by=partner, minutes=hold_minutes(expiration_minutes))
     return booking_of(partner=partner, uuid=uuid)
 
 
-def cancel_booking(*, partner, uuid, reason="") -> Booking:
+def cancel_booking(*, partner, uuid: str, reason: str = "") -> Booking:
     """Cancel a booking, held or confirmed, until the cut-off (UNPROCESSABLE_ENTITY after);
     a booking already cancelled is answered as it is."""
     with transaction.atomic():
@@ -397,7 +390,7 @@ def cancel_booking(*, partner, uuid, reason="") -> Booking:
             return booking
         with _as_octo():
             cancel_order(order_id=booking.order_id, by=partner)
-        booking.cancellation_reason = str(reason or "")[:500]
+        booking.cancellation_reason = reason
         booking.save(update_fields=["cancellation_reason", "updated_at"])
     return booking_of(partner=partner, uuid=uuid)
 
@@ -405,11 +398,11 @@ def cancel_booking(*, partner, uuid, reason="") -> Booking:
 def find_bookings(
     *,
     partner,
-    reseller_reference=None,
-    supplier_reference=None,
-    local_date=None,
-    local_date_start=None,
-    local_date_end=None,
+    reseller_reference: str = "",
+    supplier_reference: str = "",
+    local_date: date | None = None,
+    local_date_start: date | None = None,
+    local_date_end: date | None = None,
 ) -> list[Booking]:
     bookings = Booking.objects.select_related("order", "order__slot", "order__event").filter(
         partner=partner
@@ -422,13 +415,10 @@ def find_bookings(
         bookings = bookings.filter(reseller_reference=reseller_reference)
     if supplier_reference:
         bookings = bookings.filter(order__confirmation_code=supplier_reference)
-    try:
-        if local_date:
-            bookings = bookings.filter(order__date=date.fromisoformat(local_date))
-        if local_date_start:
-            bookings = bookings.filter(order__date__gte=date.fromisoformat(local_date_start))
-        if local_date_end:
-            bookings = bookings.filter(order__date__lte=date.fromisoformat(local_date_end))
-    except ValueError:
-        raise BadRequest("Dates are YYYY-MM-DD.") from None
+    if local_date:
+        bookings = bookings.filter(order__date=local_date)
+    if local_date_start:
+        bookings = bookings.filter(order__date__gte=local_date_start)
+    if local_date_end:
+        bookings = bookings.filter(order__date__lte=local_date_end)
     return list(bookings[:500])

@@ -38,13 +38,27 @@ def octo_exception_handler(exc, context):
     if isinstance(exc, exceptions.PermissionDenied):
         return Response({"error": "FORBIDDEN", "errorMessage": FORBIDDEN}, status=403)
     if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
-        return Response({"error": "BAD_REQUEST", "errorMessage": str(exc.detail)}, status=400)
+        message = "; ".join(_in_words(exc.detail))
+        return Response({"error": "BAD_REQUEST", "errorMessage": message}, status=400)
     response = exception_handler(exc, context)
     if response is not None:
         code = "NOT_FOUND" if isinstance(exc, Http404 | exceptions.NotFound) else "BAD_REQUEST"
         detail = getattr(exc, "detail", "")
         response.data = {"error": code, "errorMessage": str(detail)}
     return response
+
+
+def _in_words(detail, path: str = "") -> list[str]:
+    """A serializer's errors as "contact.emailAddress: Enter a valid email address."."""
+    if isinstance(detail, dict):
+        return [
+            line
+            for name, inner in detail.items()
+            for line in _in_words(inner, f"{path}.{name}" if path else str(name))
+        ]
+    if isinstance(detail, list):
+        return [line for inner in detail for line in _in_words(inner, path)]
+    return [f"{path}: {detail}" if path else str(detail)]
 
 
 def _has_nul(value) -> bool:
@@ -97,10 +111,14 @@ class OctoView(APIView):
         response["Octo-Capabilities"] = ", ".join(self.capabilities())
         return response
 
-    def body(self) -> dict:
-        if not isinstance(self.request.data, dict):
+    def read(self, serializer_class, data=None) -> dict:
+        """The body (or `data`) as `serializer_class` reads it: BAD_REQUEST if it cannot."""
+        data = self.request.data if data is None else data
+        if not isinstance(data, dict):
             raise BadRequest("The body must be a JSON object.")
-        return self.request.data
+        serializer = serializer_class(data=data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
 
 
 class SupplierView(OctoView):
@@ -140,49 +158,42 @@ class ProductView(OctoView):
         )
 
 
-def _wanted(body: dict) -> int:
-    units = body.get("units") or []
-    if not isinstance(units, list):
-        raise BadRequest("units must be a list.")
-    total = 0
-    for unit in units:
-        if not isinstance(unit, dict) or not isinstance(unit.get("quantity", 0), int):
-            raise BadRequest("Each unit needs an id and a quantity.")
-        catalogue.category_for_unit(unit.get("id"))
-        total += unit.get("quantity", 0)
-    return total
+def _wanted(units: list[dict] | None) -> int:
+    for unit in units or []:
+        catalogue.category_for_unit(unit["id"])
+    return sum(unit.get("quantity", 0) for unit in units or [])
 
 
-def _asked(body: dict) -> tuple[catalogue.Product, list[catalogue.Slot], int]:
-    """The product, its availabilities the body asks for (dates or ids) and the units wanted."""
-    item = catalogue.product(body.get("productId"))
-    catalogue.check_option(body.get("optionId"))
-    wanted = _wanted(body)
-    ids = body.get("availabilityIds")
-    if ids and any(body.get(name) for name in ("localDate", "localDateStart", "localDateEnd")):
+def _asked(asked: dict) -> tuple[catalogue.Product, list[catalogue.Slot], int]:
+    """The product, its availabilities asked for (dates or ids) and the units wanted."""
+    item = catalogue.product(asked["product_id"])
+    catalogue.check_option(asked["option_id"])
+    wanted = _wanted(asked.get("units"))
+    ids = asked.get("availability_ids")
+    dates = [asked.get(name) for name in ("local_date", "local_date_start", "local_date_end")]
+    if ids and any(dates):
         raise BadRequest("Name either availabilityIds or dates, not both.")
     if ids:
-        if not isinstance(ids, list):
-            raise BadRequest("availabilityIds must be a list.")
         moments = [catalogue.parse_availability_id(value) for value in ids]
         days = sorted({moment.date() for moment in moments if moment is not None})
         if not days:
             return item, [], wanted
+        if (days[-1] - days[0]).days > catalogue.MAX_RANGE_DAYS:
+            raise BadRequest("availabilityIds must lie within a year.")
         slots = catalogue.availabilities(item, first=days[0], last=days[-1])
-        asked = {str(value) for value in ids}
-        return item, [slot for slot in slots if slot.id in asked], wanted
-    start, end = body.get("localDateStart"), body.get("localDateEnd")
-    if body.get("localDate") and not start:
-        start = end = body["localDate"]
+        return item, [slot for slot in slots if slot.id in set(ids)], wanted
+    start, end = asked.get("local_date_start"), asked.get("local_date_end")
+    if asked.get("local_date") and not start:
+        start = end = asked["local_date"]
     if not start or not end:
         raise BadRequest("Name localDateStart and localDateEnd, or availabilityIds.")
-    first, last = catalogue.parse_range(start, end)
-    return item, catalogue.availabilities(item, first=first, last=last), wanted
+    catalogue.check_range(start, end)
+    return item, catalogue.availabilities(item, first=start, last=end), wanted
 
 
 class AvailabilityView(OctoView):
     def post(self, request):
-        item, slots, wanted = _asked(self.body())
+        item, slots, wanted = _asked(self.read(serializers.AvailabilityIn))
         commission = self.commission()
         return Response(
             [
@@ -194,10 +205,10 @@ class AvailabilityView(OctoView):
 
 class CalendarView(OctoView):
     def post(self, request):
-        body = self.body()
-        if not body.get("localDateStart") or not body.get("localDateEnd"):
+        asked = self.read(serializers.AvailabilityIn)
+        if not asked.get("local_date_start") or not asked.get("local_date_end"):
             raise BadRequest("Name localDateStart and localDateEnd.")
-        item, slots, wanted = _asked(body)
+        item, slots, wanted = _asked(asked)
         return Response(
             serializers.calendar_out(slots, item, commission=self.commission(), wanted=wanted)
         )
@@ -212,15 +223,8 @@ class BookingFace(OctoView):
 
 class BookingsView(BookingFace):
     def get(self, request):
-        query = request.query_params
-        bookings = services.find_bookings(
-            partner=request.user,
-            reseller_reference=query.get("resellerReference"),
-            supplier_reference=query.get("supplierReference"),
-            local_date=query.get("localDate"),
-            local_date_start=query.get("localDateStart"),
-            local_date_end=query.get("localDateEnd"),
-        )
+        asked = self.read(serializers.BookingsQuery, data=request.query_params)
+        bookings = services.find_bookings(partner=request.user, **asked)
         commission = self.commission()
         return Response(
             [
@@ -230,19 +234,9 @@ class BookingsView(BookingFace):
         )
 
     def post(self, request):
-        body = self.body()
+        asked = self.read(serializers.ReserveIn)
         booking = services.reserve_booking(
-            partner=request.user,
-            uuid=body.get("uuid"),
-            product_id=body.get("productId"),
-            option_id=body.get("optionId"),
-            availability_id=body.get("availabilityId"),
-            unit_items=body.get("unitItems"),
-            expiration_minutes=body.get("expirationMinutes"),
-            notes=body.get("notes") or "",
-            reseller_reference=body.get("resellerReference") or "",
-            contact=body.get("contact") or {},
-            language=get_language() or "",
+            partner=request.user, language=get_language() or "", **asked
         )
         return self.booking(booking)
 
@@ -252,55 +246,30 @@ class BookingView(BookingFace):
         return self.booking(services.booking_of(partner=request.user, uuid=uuid))
 
     def patch(self, request, uuid):
-        body = self.body()
-        return self.booking(
-            services.update_booking(
-                partner=request.user,
-                uuid=uuid,
-                contact=body.get("contact"),
-                notes=body.get("notes"),
-                reseller_reference=body.get("resellerReference"),
-                unit_items=body.get("unitItems"),
-                availability_id=body.get("availabilityId"),
-                product_id=body.get("productId"),
-                option_id=body.get("optionId"),
-            )
-        )
+        asked = self.read(serializers.UpdateIn)
+        return self.booking(services.update_booking(partner=request.user, uuid=uuid, **asked))
 
     def delete(self, request, uuid):
-        reason = request.data.get("reason") if isinstance(request.data, dict) else ""
-        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))
+        asked = self.read(serializers.CancelIn, data=request.data or {})
+        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, **asked))
 
 
 class ConfirmView(BookingFace):
     def post(self, request, uuid):
-        body = self.body()
-        return self.booking(
-            services.confirm_booking(
-                partner=request.user,
-                uuid=uuid,
-                contact=body.get("contact"),
-                reseller_reference=body.get("resellerReference"),
-                unit_items=body.get("unitItems"),
-                notes=body.get("notes"),
-            )
-        )
+        asked = self.read(serializers.BookingChangeIn)
+        return self.booking(services.confirm_booking(partner=request.user, uuid=uuid, **asked))
 
 
 class ExtendView(BookingFace):
     def post(self, request, uuid):
-        body = self.body()
-        return self.booking(
-            services.extend_booking(
-                partner=request.user, uuid=uuid, expiration_minutes=body.get("expirationMinutes")
-            )
-        )
+        asked = self.read(serializers.ExtendIn)
+        return self.booking(services.extend_booking(partner=request.user, uuid=uuid, **asked))
 
 
 class CancelView(BookingFace):
     def post(self, request, uuid):
-        reason = self.body().get("reason")
-        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, reason=reason))
+        asked = self.read(serializers.CancelIn)
+        return self.booking(services.cancel_booking(partner=request.user, uuid=uuid, **asked))
 
 
 def _webhook(subscription, *, secret: bool = False) -> dict:
@@ -320,10 +289,8 @@ class WebhooksView(OctoView):
         return Response([_webhook(s) for s in webhooks.webhooks_of(partner=request.user)])
 
     def post(self, request):
-        body = self.body()
-        subscription = webhooks.create_webhook(
-            partner=request.user, url=body.get("url"), event=body.get("event")
-        )
+        asked = self.read(serializers.WebhookIn)
+        subscription = webhooks.create_webhook(partner=request.user, **asked)
         return Response(_webhook(subscription, secret=True))
 
 

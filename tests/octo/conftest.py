@@ -1,4 +1,5 @@
 import datetime as dt
+import uuid as uuid_module
 
 import pytest
 from django.utils import timezone
@@ -7,6 +8,14 @@ from rest_framework.test import APIClient
 from hours.models import EntrySlot
 from octo.keys import issue_api_key
 from tests.factories import MuseumDayFactory, partner_member
+
+
+def uid(name: str) -> str:
+    """A booking's uuid, named for the test's reader: "b-1" becomes the same UUID each time."""
+    return str(uuid_module.uuid5(uuid_module.NAMESPACE_URL, name))
+
+
+B1 = uid("b-1")
 
 
 def later(days: int = 3) -> dt.date:
@@ -24,7 +33,7 @@ def slot_id(day: dt.date, hour: int, minute: int = 0) -> str:
     return timezone.make_aware(dt.datetime.combine(day, dt.time(hour, minute))).isoformat()
 
 
-def reserve_body(day: dt.date, *units: str, uuid: str = "b-1", hour: int = 10, **extra) -> dict:
+def reserve_body(day: dt.date, *units: str, uuid: str = B1, hour: int = 10, **extra) -> dict:
     return {
         "uuid": uuid,
         "productId": "general",

@@ -9,7 +9,7 @@ from octo.keys import revoke_api_key
 from octo.models import ApiKey, Booking
 from orders.models import Channel, Order, OrderStatus
 from tests.factories import MuseumDayFactory, SpecialEventFactory
-from tests.octo.conftest import later, octo_client, reserve_body, slot_id
+from tests.octo.conftest import B1, later, octo_client, reserve_body, slot_id, uid
 
 
 def test_a_journey_reserve_extend_confirm_get_list_cancel(octo, timed_day):
@@ -27,12 +27,12 @@ def test_a_journey_reserve_extend_confirm_get_list_cancel(octo, timed_day):
     assert (order.status, order.channel) == (OrderStatus.HELD, Channel.ON_ACCOUNT)
     assert order.slot.sold == 2
 
-    extended = octo.post("/octo/bookings/b-1/extend", {"expirationMinutes": 30}, format="json")
+    extended = octo.post(f"/octo/bookings/{B1}/extend", {"expirationMinutes": 30}, format="json")
     assert extended.status_code == 200
     assert extended.json()["utcExpiresAt"] > booking["utcExpiresAt"]
 
     confirmed = octo.post(
-        "/octo/bookings/b-1/confirm",
+        f"/octo/bookings/{B1}/confirm",
         {"contact": {"fullName": "Ada", "emailAddress": "ada@example.com"}},
         format="json",
     ).json()
@@ -50,11 +50,11 @@ def test_a_journey_reserve_extend_confirm_get_list_cancel(octo, timed_day):
         "Ada",
     )
 
-    assert octo.get("/octo/bookings/b-1").json()["status"] == "CONFIRMED"
+    assert octo.get(f"/octo/bookings/{B1}").json()["status"] == "CONFIRMED"
     listed = octo.get("/octo/bookings", {"resellerReference": "R-1"}).json()
-    assert [item["uuid"] for item in listed] == ["b-1"]
+    assert [item["uuid"] for item in listed] == [B1]
 
-    cancelled = octo.delete("/octo/bookings/b-1").json()
+    cancelled = octo.delete(f"/octo/bookings/{B1}").json()
     assert cancelled["status"] == "CANCELLED"
     assert cancelled["cancellation"]["refund"] == "FULL"
     order.slot.refresh_from_db()
@@ -89,7 +89,7 @@ def test_errors_in_octos_shape(octo, timed_day):
 def test_a_sold_out_slot_is_unprocessable(octo, timed_day):
     octo.post("/octo/bookings", reserve_body(timed_day.date, *["adult"] * 4), format="json")
     refused = octo.post(
-        "/octo/bookings", reserve_body(timed_day.date, uuid="b-2"), format="json"
+        "/octo/bookings", reserve_body(timed_day.date, uuid=uid("b-2")), format="json"
     ).json()
     assert refused["error"] == "UNPROCESSABLE_ENTITY"
 
@@ -191,7 +191,7 @@ def test_a_reservation_without_uuid_gets_one(octo, timed_day):
 def test_a_held_booking_moves_to_another_slot(octo, timed_day):
     octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", "adult"), format="json")
     moved = octo.patch(
-        "/octo/bookings/b-1", {"availabilityId": slot_id(timed_day.date, 11)}, format="json"
+        f"/octo/bookings/{B1}", {"availabilityId": slot_id(timed_day.date, 11)}, format="json"
     ).json()
     assert moved["availabilityId"] == slot_id(timed_day.date, 11)
     sold = dict(timed_day.slots.values_list("entry_time", "sold"))

@@ -15,7 +15,7 @@ from octo.selectors import partner_statement
 from orders.models import Order, OrderStatus, VisitorCategory
 from orders.services.pricing import active_categories
 from tests.factories import MuseumDayFactory, SpecialEventFactory, door_member, partner_member
-from tests.octo.conftest import later, octo_client, reserve_body, slot_id
+from tests.octo.conftest import B1, later, octo_client, reserve_body, slot_id, uid
 from tickets.services import check_in
 
 
@@ -40,7 +40,7 @@ def test_an_on_hold_booking_expires_and_frees_its_places_with_no_worker(octo, ti
     assert vacancies(octo, day) == 2
 
     with time_machine.travel(timezone.now() + dt.timedelta(minutes=6)):
-        assert octo.get("/octo/bookings/b-1").json()["status"] == "EXPIRED"
+        assert octo.get(f"/octo/bookings/{B1}").json()["status"] == "EXPIRED"
         assert vacancies(octo, day) == 4
 
     assert Order.objects.get().status == OrderStatus.EXPIRED
@@ -60,7 +60,7 @@ def test_confirm_after_expiry_retakes_free_places(octo, timed_day):
     first = Order.objects.get()
 
     with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
-        confirmed = octo.post("/octo/bookings/b-1/confirm", {}, format="json").json()
+        confirmed = octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json").json()
 
     assert confirmed["status"] == "CONFIRMED"
     assert [unit["unitId"] for unit in confirmed["unitItems"]] == ["adult", "child"]
@@ -78,10 +78,10 @@ def test_confirm_after_expiry_with_the_places_gone_is_unprocessable(octo, timed_
     with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
         other = octo_client(partner_member(username="other"))
         taken = other.post(
-            "/octo/bookings", reserve_body(day, *["adult"] * 3, uuid="o-1"), format="json"
+            "/octo/bookings", reserve_body(day, *["adult"] * 3, uuid=uid("o-1")), format="json"
         )
         assert taken.json()["status"] == "ON_HOLD"
-        refused = octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+        refused = octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json")
 
     assert (refused.status_code, refused.json()["error"]) == (400, "UNPROCESSABLE_ENTITY")
     assert slot(timed_day).sold == 3
@@ -89,10 +89,10 @@ def test_confirm_after_expiry_with_the_places_gone_is_unprocessable(octo, timed_
 
 def test_cancel_after_the_cut_off_is_refused(octo, timed_day, settings):
     octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
-    octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+    octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json")
     settings.MUSEUM_CANCEL_HOURS_BEFORE = 24 * 7
 
-    refused = octo.post("/octo/bookings/b-1/cancel", {}, format="json")
+    refused = octo.post(f"/octo/bookings/{B1}/cancel", {}, format="json")
 
     assert (refused.status_code, refused.json()["error"]) == (400, "UNPROCESSABLE_ENTITY")
     assert Order.objects.get().status == OrderStatus.CONFIRMED
@@ -103,7 +103,7 @@ def test_a_confirmed_bookings_qr_is_admitted_at_the_door(octo):
     MuseumDayFactory(date=today, opens_at=dt.time(0), closes_at=dt.time.max)
     body = reserve_body(today, hour=0)
     assert octo.post("/octo/bookings", body, format="json").status_code == 200
-    confirmed = octo.post("/octo/bookings/b-1/confirm", {}, format="json").json()
+    confirmed = octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json").json()
     qr = confirmed["unitItems"][0]["ticket"]["deliveryOptions"][0]["deliveryValue"]
 
     admission = check_in(scanned=qr, by=door_member(username="door"))
@@ -116,7 +116,7 @@ def test_a_confirmed_bookings_qr_is_admitted_at_the_door(octo):
 def test_a_held_bookings_units_change_by_patch(octo, timed_day):
     octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
     patched = octo.patch(
-        "/octo/bookings/b-1",
+        f"/octo/bookings/{B1}",
         {"unitItems": [{"unitId": "adult"}, {"unitId": "adult"}], "notes": "Two now"},
         format="json",
     ).json()
@@ -139,7 +139,7 @@ def test_net_prices_from_the_partners_commission(partner, timed_day, capability)
             HTTP_OCTO_CAPABILITIES="octo/pricing",
         )
     octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", "adult"), format="json")
-    answer = octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+    answer = octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json")
     booking = answer.json()
     order = Order.objects.get()
 
@@ -152,7 +152,7 @@ def test_net_prices_from_the_partners_commission(partner, timed_day, capability)
         assert "pricing" not in booking
     [line] = partner_statement(partner=partner, month=timezone.localdate())
     assert (line.uuid, line.retail, line.commission, line.net) == (
-        "b-1",
+        B1,
         order.total,
         order.total * Decimal("0.2"),
         order.total * Decimal("0.8"),
@@ -165,7 +165,7 @@ def test_a_held_booking_is_rebooked_on_another_product_by_patch(octo, timed_day)
     octo.post("/octo/bookings", reserve_body(timed_day.date, "adult"), format="json")
 
     answer = octo.patch(
-        "/octo/bookings/b-1",
+        f"/octo/bookings/{B1}",
         {
             "productId": str(event.pk),
             "optionId": "DEFAULT",
@@ -195,7 +195,7 @@ def test_a_patch_to_an_unknown_product_changes_nothing(octo, timed_day):
     before = Booking.objects.get()
 
     refused = octo.patch(
-        "/octo/bookings/b-1",
+        f"/octo/bookings/{B1}",
         {"productId": "nope", "unitItems": [{"unitId": "adult"}] * 2, "notes": "More"},
         format="json",
     )
@@ -210,21 +210,23 @@ def test_a_patch_to_an_unknown_product_changes_nothing(octo, timed_day):
 
 def test_a_patch_to_an_unknown_option_is_invalid_option_id(octo, timed_day):
     octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
-    refused = octo.patch("/octo/bookings/b-1", {"optionId": "nope"}, format="json").json()
+    refused = octo.patch(f"/octo/bookings/{B1}", {"optionId": "nope"}, format="json").json()
     assert (refused["error"], refused["optionId"]) == ("INVALID_OPTION_ID", "nope")
 
 
 def test_a_confirmed_bookings_product_does_not_change(octo, timed_day):
     event = SpecialEventFactory(dates=[later(5)])
     octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
-    octo.post("/octo/bookings/b-1/confirm", {}, format="json")
+    octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json")
 
     refused = octo.patch(
-        "/octo/bookings/b-1",
+        f"/octo/bookings/{B1}",
         {"productId": str(event.pk), "availabilityId": slot_id(later(5), 0)},
         format="json",
     )
-    same = octo.patch("/octo/bookings/b-1", {"productId": "general", "notes": "Hi"}, format="json")
+    same = octo.patch(
+        f"/octo/bookings/{B1}", {"productId": "general", "notes": "Hi"}, format="json"
+    )
 
     assert (refused.status_code, refused.json()["error"]) == (400, "UNPROCESSABLE_ENTITY")
     assert (same.status_code, same.json()["notes"]) == (200, "Hi")

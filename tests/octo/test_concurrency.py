@@ -15,7 +15,7 @@ from octo.models import Booking
 from orders.models import Order, OrderStatus, Ticket
 from tests.factories import MuseumDayFactory, partner_member
 from tests.live_http import in_parallel
-from tests.octo.conftest import reserve_body
+from tests.octo.conftest import B1, reserve_body, uid
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ def test_two_resellers_racing_for_the_last_places(live_server):
         issue_api_key(account=partner_member(username=f"reseller{n}"), name="race")[1]
         for n in range(2)
     ]
-    bodies = [reserve_body(day.date, "adult", "adult", uuid=f"race-{n}") for n in range(2)]
+    bodies = [reserve_body(day.date, "adult", "adult", uuid=uid(f"race-{n}")) for n in range(2)]
     turns = iter(range(2))
 
     answers = in_parallel(
@@ -69,7 +69,7 @@ def test_two_confirmations_after_the_hold_ran_out_place_one_order(live_server):
     assert post(url, reserve_body(day.date, "adult", "adult"), key)[0] == 200
     Order.objects.update(hold_expires_at=timezone.now() - dt.timedelta(minutes=1))
 
-    answers = in_parallel(4, lambda: post(f"{url}/b-1/confirm", {}, key))
+    answers = in_parallel(4, lambda: post(f"{url}/{B1}/confirm", {}, key))
 
     assert {answer.get("status") or answer["error"] for _, answer in answers} == {"CONFIRMED"}, (
         answers

@@ -12,8 +12,11 @@ from hours.models import EntrySlot
 from octo.keys import issue_api_key
 from orders.models import Order, OrderStatus
 from tests.factories import MuseumDayFactory, partner_member
+from tests.octo.conftest import uid
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+TIQETS_1 = uid("tiqets-1")
 
 
 def test_a_journey_with_tiqets_client(live_server):
@@ -34,7 +37,7 @@ def test_a_journey_with_tiqets_client(live_server):
 
     held = client.booking_reservation(
         supplier_id=supplier.id,
-        uuid="tiqets-1",
+        uuid=TIQETS_1,
         product_id="general",
         option_id="DEFAULT",
         availability_id=slot.id,
@@ -42,11 +45,11 @@ def test_a_journey_with_tiqets_client(live_server):
         expiration_minutes=15,
     )
     assert held.status.value == "ON_HOLD"
-    extended = client.extend_reservation(supplier.id, "tiqets-1", 30)
+    extended = client.extend_reservation(supplier.id, TIQETS_1, 30)
     assert extended.utcExpiresAt > held.utcExpiresAt
     confirmed = client.booking_confirmation(
         supplier.id,
-        "tiqets-1",
+        TIQETS_1,
         reseller_reference="TQ-1",
         contact_full_name="Ada Lovelace",
         contact_email_address="ada@example.com",
@@ -58,13 +61,13 @@ def test_a_journey_with_tiqets_client(live_server):
         "QRCODE",
         "QRCODE",
     ]
-    assert client.get_booking(supplier.id, "tiqets-1").supplierReference == (
+    assert client.get_booking(supplier.id, TIQETS_1).supplierReference == (
         Order.objects.get().confirmation_code
     )
     [listed] = client.list_bookings(supplier.id, reseller_reference="TQ-1")
-    assert listed.uuid == "tiqets-1"
+    assert listed.uuid == TIQETS_1
 
-    cancelled = client.booking_cancellation(supplier.id, "tiqets-1", reason="Plans changed")
+    cancelled = client.booking_cancellation(supplier.id, TIQETS_1, reason="Plans changed")
     assert cancelled.status.value == "CANCELLED"
     assert Order.objects.get().status == OrderStatus.CANCELLED
     assert EntrySlot.objects.get().sold == 0

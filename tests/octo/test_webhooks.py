@@ -6,7 +6,7 @@ from standardwebhooks.webhooks import Webhook
 
 from tests.conftest import client_for, run_task_worker
 from tests.factories import partner_member
-from tests.octo.conftest import octo_client, reserve_body
+from tests.octo.conftest import octo_client, reserve_body, uid
 from webhooks.models import Delivery, Subscription
 
 pytestmark = pytest.mark.django_db(transaction=True)  # on_commit and the task worker
@@ -48,16 +48,18 @@ def test_a_partner_hears_of_its_booking_and_of_the_places_left(httpserver, octo,
     other = octo_client(partner_member(username="other-reseller"))
     subscribe(other, httpserver.url_for("/other"), "booking_update")
 
-    octo.post("/octo/bookings", reserve_body(timed_day.date, "adult", uuid="w-1"), format="json")
+    octo.post(
+        "/octo/bookings", reserve_body(timed_day.date, "adult", uuid=uid("w-1")), format="json"
+    )
     run_task_worker()
-    octo.post("/octo/bookings/w-1/confirm", {}, format="json")
+    octo.post(f"/octo/bookings/{uid('w-1')}/confirm", {}, format="json")
     run_task_worker()
 
     updates = received(httpserver, "/bookings", bookings["secret"])
     assert {body["event"] for body in updates} == {"booking_update"}
     assert [body["booking"]["status"] for body in updates] == ["ON_HOLD", "CONFIRMED"]
     # The booking as GET /octo/bookings/{uuid} answers it; its links name the service's address.
-    assert updates[-1]["booking"] == octo.get("/octo/bookings/w-1").json() | {
+    assert updates[-1]["booking"] == octo.get(f"/octo/bookings/{uid('w-1')}").json() | {
         "voucher": updates[-1]["booking"]["voucher"],
         "unitItems": updates[-1]["booking"]["unitItems"],
     }
@@ -77,7 +79,7 @@ def test_availability_update_is_coalesced_per_product_and_day(httpserver, octo, 
     httpserver.expect_request("/hook", method="POST").respond_with_data("ok")
     places = subscribe(octo, httpserver.url_for("/hook"), "availability_update")
 
-    for uuid, hour in (("c-1", 10), ("c-2", 11)):
+    for uuid, hour in ((uid("c-1"), 10), (uid("c-2"), 11)):
         body = reserve_body(timed_day.date, "adult", uuid=uuid, hour=hour)
         assert octo.post("/octo/bookings", body, format="json").status_code == 200
     run_task_worker()

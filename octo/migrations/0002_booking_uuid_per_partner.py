@@ -8,7 +8,6 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('octo', '0001_initial'),
-        ('orders', '0009_membership_card_reissue'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

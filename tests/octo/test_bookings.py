@@ -262,3 +262,17 @@ def test_the_calendar_carries_unit_prices_net_of_the_commission(partner, timed_d
         assert set(prices) == set(active_categories().values_list("category", flat=True))
     else:
         assert "unitPricingFrom" not in day
+
+
+@pytest.mark.parametrize("items", [None, []], ids=["missing", "empty"])
+def test_a_reservation_without_unit_items_is_unprocessable(octo, timed_day, items):
+    """As OCTO's validator expects: no units to book is UNPROCESSABLE_ENTITY, not BAD_REQUEST."""
+    body = reserve_body(timed_day.date)
+    if items is None:
+        del body["unitItems"]
+    else:
+        body["unitItems"] = items
+    answer = octo.post("/octo/bookings", body, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "UNPROCESSABLE_ENTITY"
+    assert not Order.objects.exists()

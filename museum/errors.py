@@ -34,6 +34,8 @@ from museum.exceptions import InvalidInput, MuseumProblem
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "urn:museum:problem:"
 API_PATH_PREFIX = "/v1.1/"
+# OCTO's supplier API (octo/): its errors are OCTO's own shape, not problem+json.
+OCTO_PATH_PREFIX = "/octo/"
 # Long enough for PostgreSQL or Redis to finish a restart or a failover, short enough that clients
 # come back soon after.
 OUTAGE_RETRY_AFTER_SECONDS = 5
@@ -195,15 +197,14 @@ def problem_response(*, status: int, code: str, detail: StrOrPromise, **extra) -
     )
 
 
-def payload_too_large_response() -> JsonResponse:
+def payload_too_large_response(*, octo: bool = False) -> JsonResponse:
     limit = settings.MUSEUM_MAX_BODY_BYTES
-    return problem_response(
-        status=413,
-        code="payload_too_large",
-        detail=_("The request body is larger than the limit of %(limit)s bytes.")
-        % {"limit": limit},
-        limit=limit,
-    )
+    detail = _("The request body is larger than the limit of %(limit)s bytes.") % {"limit": limit}
+    if octo:
+        return JsonResponse(
+            {"error": "BAD_REQUEST", "errorMessage": detail, "limit": limit}, status=413
+        )
+    return problem_response(status=413, code="payload_too_large", detail=detail, limit=limit)
 
 
 def unavailable_response(request, exc: Exception, *, part: str) -> JsonResponse:

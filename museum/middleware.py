@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 
 from museum import metrics
 from museum.context import bound, channel_of, new_request_id
-from museum.errors import API_PATH_PREFIX, payload_too_large_response
+from museum.errors import API_PATH_PREFIX, OCTO_PATH_PREFIX, payload_too_large_response
 from museum.throttling import client_address
 
 request_logger = logging.getLogger("museum.request")
@@ -96,15 +96,16 @@ def body_size_limit(get_response):
     A declared Content-Length over the limit is refused before any byte is read. Under WSGI the
     body is never longer than declared (Django's LimitedStream); under ASGI Django hands over
     whatever the client sent, so the body itself is measured too (`request.body`, which the
-    parser would read anyway and reads back from memory). Only /v1.1 is limited: the admin
-    keeps Django's bound, its forms carry no big documents but can be larger than an API body.
+    parser would read anyway and reads back from memory). Only the APIs, /v1.1 and /octo/, are
+    limited (OCTO's answer in OCTO's error shape): the admin keeps Django's bound, its forms carry
+    no big documents but can be larger than an API body.
     """
 
     def middleware(request):
-        if request.path.startswith(API_PATH_PREFIX):
+        if request.path.startswith((API_PATH_PREFIX, OCTO_PATH_PREFIX)):
             limit = settings.MUSEUM_MAX_BODY_BYTES
             if _declared_length(request) > limit or len(request.body) > limit:
-                return payload_too_large_response()
+                return payload_too_large_response(octo=request.path.startswith(OCTO_PATH_PREFIX))
         return get_response(request)
 
     return middleware

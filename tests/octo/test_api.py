@@ -223,3 +223,19 @@ def test_a_nul_anywhere_is_a_bad_request(octo, timed_day):
         "BAD_REQUEST"
     )
     assert not Booking.objects.exists()
+
+
+def test_a_body_over_the_limit_is_refused_in_octos_shape_before_anything_is_held(
+    octo, timed_day, settings
+):
+    """/octo/ bodies are bounded as /v1.1's are (MUSEUM_MAX_BODY_BYTES), answered as OCTO errs."""
+    settings.MUSEUM_MAX_BODY_BYTES = 4096
+    body = reserve_body(timed_day.date, notes="n" * 5000)
+    answer = octo.post("/octo/bookings", body, format="json")
+    assert answer.status_code == 413
+    assert answer.json() == {
+        "error": "BAD_REQUEST",
+        "errorMessage": "The request body is larger than the limit of 4096 bytes.",
+        "limit": 4096,
+    }
+    assert not Order.objects.exists()

@@ -1,7 +1,9 @@
 """The README's quick start runs as written: its shell commands, against a live server prepared as
 `make run` prepares it (opening hours, demo accounts, demo data), with only the server's address
-changed. A curl on PATH records each answer's status, so every step's status is checked too."""
+changed. The docs tests' recording curl (tests/docs.py) logs each answer, so every step's status is
+checked too."""
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -12,13 +14,13 @@ from django.core.management import call_command
 
 from orders.models import Order, OrderStatus
 from scripts.test_tools import find_tool
+from tests.docs import recording_curl
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 README = Path(settings.BASE_DIR) / "README.md"
 HEADING = "## Quick start"
 ADDRESS_LINE = "MUSEUM=http://127.0.0.1:8000"
-STATUS_PREFIX = "quick-start-status:"
 
 # The steps, in the README's order: categories, hours, the day's slots, the order (held), the held
 # order, the payment started, the demo page's "Pay", the paid order, the PDF, the order again (a
@@ -50,20 +52,6 @@ def quick_start_commands() -> str:
     return "\n".join(blocks)
 
 
-def recording_curl(folder: Path) -> Path:
-    """A `curl` that runs the real one and adds a line with the method, status and URL to stderr."""
-    real = find_tool("curl")
-    folder.mkdir()
-    script = folder / "curl"
-    script.write_text(
-        "#!/bin/sh\n"
-        f"exec {real} -w '%{{stderr}}{STATUS_PREFIX} %{{method}} %{{http_code}} "
-        '%{url_effective}\\n\' "$@"\n'
-    )
-    script.chmod(0o755)
-    return folder
-
-
 @pytest.mark.needs_tool("curl")
 def test_the_readme_quick_start_runs_as_written(live_server, tmp_path):
     # What `make run` does before it serves (Makefile), on the test database.
@@ -74,7 +62,8 @@ def test_the_readme_quick_start_runs_as_written(live_server, tmp_path):
     commands = quick_start_commands()
     assert commands.count(ADDRESS_LINE) == 1, "the quick start sets MUSEUM once"
     script = commands.replace(ADDRESS_LINE, f"MUSEUM={live_server.url}")
-    bin_folder = recording_curl(tmp_path / "bin")
+    log = tmp_path / "calls.jsonl"
+    bin_folder = recording_curl(tmp_path / "bin", find_tool("curl"), log)
     work = tmp_path / "work"
     work.mkdir()
 
@@ -87,16 +76,12 @@ def test_the_readme_quick_start_runs_as_written(live_server, tmp_path):
         timeout=120,
     )
 
-    steps = [
-        line.split()[1:] for line in result.stderr.splitlines() if line.startswith(STATUS_PREFIX)
-    ]
     assert result.returncode == 0, result.stdout + result.stderr
+    steps = [json.loads(line)["call"] for line in log.read_text().splitlines()]
     assert len(steps) == len(EXPECTED), steps
-    for (method, status, url), (expected_method, path, expected_status) in zip(
-        steps, EXPECTED, strict=True
-    ):
-        assert (method, int(status)) == (expected_method, expected_status), (method, status, url)
-        assert path in url, (path, url)
+    for step, (method, path, status) in zip(steps, EXPECTED, strict=True):
+        assert (step["method"], step["status"]) == (method, status), step
+        assert path in step["url"], (path, step["url"])
 
     order_id = re.search(r'"orderId": "([0-9a-f-]{36})"', result.stdout).group(1)
     order = Order.objects.get(pk=order_id)

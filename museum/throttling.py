@@ -120,6 +120,19 @@ class AddressRateThrottle(RateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
 
 
+class _Page:
+    """What AddressRateThrottle sets its RateLimit headers on, for a view that is not DRF's."""
+
+    headers: dict
+
+
+def page_within_address_rate(request) -> bool:
+    """AddressRateThrottle for a page outside DRF (a signed link opened without an account)."""
+    page = _Page()
+    page.headers = {}
+    return AddressRateThrottle().allow_request(request, page)
+
+
 class PurchaseRateThrottle(AccountRateThrottle):
     """MUSEUM_THROTTLE_PURCHASE_RATE purchases per account, within its rate of requests.
 

@@ -9,7 +9,7 @@ from drf_spectacular.views import (
 
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
-from orders import desk, desk_members
+from orders import desk, desk_members, tickets_link
 from orders.cancel_page import cancel_page
 from orders.providers import STRIPE
 from orders.providers.views import demo_payment, notification
@@ -78,6 +78,8 @@ urlpatterns = [
     # --- end of the desk's members ---
     # The visitor's own page of an order, opened by the signed link in its email and PDF.
     path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
+    # An order's tickets PDF by its signed link, for a reseller's customer (OCTO's PDF_URL).
+    path("orders/tickets/<str:token>.pdf", tickets_link.tickets_pdf, name="tickets-link"),
     # What payment providers call (docs/payments.md): outside the API and its schema.
     path(
         "payments/stripe/webhook",

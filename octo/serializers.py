@@ -17,7 +17,7 @@ from octo import catalogue
 from octo.models import Booking
 from orders.models import OrderStatus, Ticket
 from orders.selectors import tickets_of
-from orders.tokens import sign_ticket
+from orders.tokens import sign_ticket, sign_tickets_link
 
 PRICING = "octo/pricing"
 CONTENT = "octo/content"
@@ -237,7 +237,9 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
     status = booking_status(booking)
     confirmed = status == "CONFIRMED"
     tickets = {str(ticket.pk): ticket for ticket in tickets_of(order)}
-    pdf_path = reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
+    # The signed link needs no account: the reseller hands it to its customer as it is.
+    token = sign_tickets_link(order_id=order.pk)
+    pdf_path = reverse("tickets-link", kwargs={"token": token})
     # Without a request (a webhook's body), the configured address of the service.
     pdf_url = (
         request.build_absolute_uri(pdf_path) if request else settings.MUSEUM_PUBLIC_URL + pdf_path

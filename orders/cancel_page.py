@@ -18,7 +18,7 @@ from museum.errors import STATUS_OF_KIND
 from museum.exceptions import MuseumProblem, NotFound
 from museum.i18n import money
 from museum.text import one_line
-from museum.throttling import AddressRateThrottle
+from museum.throttling import page_within_address_rate
 from orders import documents, tokens
 from orders.models import Order
 from orders.notifications import counted
@@ -37,7 +37,7 @@ def cancel_page(request, token: str):
     if order is None:
         raise Http404()
     with i18n.speaking(order.language):
-        if not _within_rate(request):
+        if not page_within_address_rate(request):
             return _page(
                 request, order, outcome=_("Too many requests: try again in a minute."), status=429
             )
@@ -59,18 +59,6 @@ def _cancel(order: Order, *, ticket: str) -> None:
     except ValueError:
         raise NotFound() from None
     cancel_order(order_id=order.pk, by=order.buyer, ticket_id=ticket_id, as_buyer=True)
-
-
-class _Page:
-    """What AddressRateThrottle sets its RateLimit headers on, for a view that is not DRF's."""
-
-    headers: dict
-
-
-def _within_rate(request) -> bool:
-    page = _Page()
-    page.headers = {}
-    return AddressRateThrottle().allow_request(request, page)
 
 
 def _page(request, order: Order, *, outcome: str = "", status: int = 200):

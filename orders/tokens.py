@@ -194,6 +194,9 @@ def public_keys() -> list[dict]:
 # id signed with Django's signing and a salt of its own, so a link opens that order's page and
 # no other, and a ticket's token or a session cookie is never taken for one.
 CANCEL_LINK_SALT = "museum.orders.cancel-link"
+# The link of an order's tickets PDF without an account (orders/tickets_link.py): what a reseller
+# hands its customer. A salt of its own: it opens the PDF, never the cancel page.
+TICKETS_LINK_SALT = "museum.orders.tickets-link"
 
 
 def sign_cancel_link(*, order_id: uuid.UUID) -> str:
@@ -202,7 +205,20 @@ def sign_cancel_link(*, order_id: uuid.UUID) -> str:
 
 def order_of_cancel_link(token: str) -> uuid.UUID | None:
     """The order a cancel link's token names, or None if this museum did not sign it."""
+    return _order_of(token, salt=CANCEL_LINK_SALT)
+
+
+def sign_tickets_link(*, order_id: uuid.UUID) -> str:
+    return signing.Signer(salt=TICKETS_LINK_SALT).sign(order_id.hex)
+
+
+def order_of_tickets_link(token: str) -> uuid.UUID | None:
+    """The order a tickets link's token names, or None if this museum did not sign it."""
+    return _order_of(token, salt=TICKETS_LINK_SALT)
+
+
+def _order_of(token: str, *, salt: str) -> uuid.UUID | None:
     try:
-        return uuid.UUID(hex=signing.Signer(salt=CANCEL_LINK_SALT).unsign(token))
+        return uuid.UUID(hex=signing.Signer(salt=salt).unsign(token))
     except (signing.BadSignature, ValueError):
         return None

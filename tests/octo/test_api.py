@@ -2,12 +2,14 @@
 
 import datetime as dt
 
+from django.test import Client
 from django.utils import timezone
 
 from events.models import EventDate
 from octo.keys import revoke_api_key
 from octo.models import ApiKey, Booking
 from orders.models import Channel, Order, OrderStatus
+from orders.tokens import sign_cancel_link, sign_tickets_link
 from tests.factories import MuseumDayFactory, SpecialEventFactory
 from tests.octo.conftest import B1, later, octo_client, reserve_body, slot_id, uid
 
@@ -239,3 +241,42 @@ def test_a_body_over_the_limit_is_refused_in_octos_shape_before_anything_is_held
         "limit": 4096,
     }
     assert not Order.objects.exists()
+
+
+def test_a_resellers_customer_opens_the_pdf_link_without_an_account(octo, timed_day):
+    """PDF_URL is a signed link: the reseller hands it on as it is; it opens only a paid order's
+    PDF, and only the order it was signed for."""
+    octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
+    order_id = Order.objects.get().pk
+    anyone = Client()
+    path = f"/orders/tickets/{sign_tickets_link(order_id=order_id)}.pdf"
+    assert anyone.get(path).status_code == 404  # held, not yet paid: nothing admits
+
+    confirmed = octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json").json()
+    link = confirmed["voucher"]["deliveryOptions"][1]["deliveryValue"]
+    assert link.endswith(path)
+    answer = anyone.get(link)
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "application/pdf"
+    assert answer.content.startswith(b"%PDF")
+
+    cancel_token = sign_cancel_link(order_id=order_id)
+    assert anyone.get(f"/orders/tickets/{cancel_token}.pdf").status_code == 404
+    assert anyone.get(path.replace(".pdf", "x.pdf")).status_code == 404
+
+
+def test_the_pdf_link_is_limited_per_address(octo, timed_day, settings):
+    """Each answer may draw a PDF: a stranger cannot make the museum draw thousands."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "anon": "2/min",
+        },
+    }
+    octo.post("/octo/bookings", reserve_body(timed_day.date), format="json")
+    confirmed = octo.post(f"/octo/bookings/{B1}/confirm", {}, format="json").json()
+    link = confirmed["voucher"]["deliveryOptions"][1]["deliveryValue"]
+    anyone = Client()
+
+    assert [anyone.get(link).status_code for _ in range(3)] == [200, 200, 429]

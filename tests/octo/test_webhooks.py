@@ -64,7 +64,7 @@ def test_a_partner_hears_of_its_booking_and_of_the_places_left(httpserver, octo,
         "unitItems": updates[-1]["booking"]["unitItems"],
     }
     assert updates[-1]["booking"]["voucher"]["deliveryOptions"][1]["deliveryValue"].startswith(
-        "https://museum.example/v1.1/orders/"
+        "https://museum.example/orders/tickets/"
     )
     (availability,) = received(httpserver, "/places", places["secret"])
     assert availability["event"] == "availability_update"

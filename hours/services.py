@@ -240,11 +240,13 @@ def public_places_left(slot: EntrySlot, *, now: datetime | None = None) -> int |
     return max(slot.capacity - slot.sold - kept, 0)
 
 
-def slots_on_sale(*, day: MuseumDay) -> list[EntrySlot]:
+def slots_on_sale(*, day: MuseumDay, slots: list[EntrySlot] | None = None) -> list[EntrySlot]:
     """The open day's entry slots, each with `available` (places the public may buy, never more
     than the day has left: a slot's unclaimed member places are not, until their cut-off; None:
-    unlimited; 0 once its sale ended) and `over` (its sale ended)."""
-    slots = list(day.slots.order_by("entry_time"))
+    unlimited; 0 once its sale ended) and `over` (its sale ended). `slots`: the day's slots in
+    time order, read already (their counts as the caller reads them)."""
+    if slots is None:
+        slots = list(day.slots.order_by("entry_time"))
     times = [slot.entry_time for slot in slots]
     day_left = None if day.capacity is None else max(day.capacity - day.sold, 0)
     now = timezone.now()

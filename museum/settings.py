@@ -581,15 +581,26 @@ if MUSEUM_DEMO_PAYMENTS and not DEBUG:
 # account and per buyer email within it. Staff set an account's own values (a shop, a kiosk).
 MUSEUM_MAX_HELD_PLACES = envint("MUSEUM_MAX_HELD_PLACES", 20)
 MUSEUM_MAX_PLACES_PER_DAY = envint("MUSEUM_MAX_PLACES_PER_DAY", 40)
+# Places one sales partner (on account: /v1.1 and OCTO alike) may hold unpaid at once, unless
+# staff set its own value: a reseller's key must not hold a day's places without paying.
+MUSEUM_PARTNER_MAX_HELD_PLACES = envint("MUSEUM_PARTNER_MAX_HELD_PLACES", 50)
 # Places of free orders (confirmed and mailed without a payment) per online account, and per
 # mailbox within it, in 24 hours.
 MUSEUM_MAX_FREE_PLACES_PER_DAY = envint("MUSEUM_MAX_FREE_PLACES_PER_DAY", 10)
 # Emails of every kind to one mailbox for online accounts' orders, in 24 hours.
 MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = envint("MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY", 10)
-if min(MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PER_DAY) < 1:
+if (
+    min(
+        MUSEUM_PAYMENT_HOLD_MINUTES,
+        MUSEUM_MAX_HELD_PLACES,
+        MUSEUM_MAX_PLACES_PER_DAY,
+        MUSEUM_PARTNER_MAX_HELD_PLACES,
+    )
+    < 1
+):
     raise ImproperlyConfigured(
-        "MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES and MUSEUM_MAX_PLACES_PER_DAY "
-        "must be 1+"
+        "MUSEUM_PAYMENT_HOLD_MINUTES, MUSEUM_MAX_HELD_PLACES, MUSEUM_MAX_PLACES_PER_DAY and "
+        "MUSEUM_PARTNER_MAX_HELD_PLACES must be 1+"
     )
 if MUSEUM_MAX_FREE_PLACES_PER_DAY < 0:
     raise ImproperlyConfigured("MUSEUM_MAX_FREE_PLACES_PER_DAY must be 0 or more")

@@ -17,7 +17,7 @@ from hours.services import sales_end, slots_on_sale
 from octo.exceptions import BadRequest, InvalidOption, InvalidProduct, InvalidUnit
 from octo.models import CategoryUnit, UnitType
 from orders.models import TicketType, VisitorCategory
-from orders.services.holds import release_expired_holds
+from orders.selectors import RunOutHolds, run_out_holds
 from orders.services.pricing import active_categories, category_price
 
 GENERAL = "general"
@@ -201,18 +201,18 @@ def parse_availability_id(value: str) -> datetime | None:
 
 
 def availabilities(item: Product, *, first: date, last: date) -> list[Slot]:
-    """The product's availabilities from `first` to `last`, today's and later; holds that ran
-    out are given back first, so they never show as taken (no worker needed)."""
+    """The product's availabilities from `first` to `last`, today's and later. A read writes
+    nothing: the places of holds that ran out count as free (the job gives them back)."""
     first = max(first, timezone.localdate())
     if last < first:
         return []
-    release_expired_holds()
+    run_out = run_out_holds(first=first, last=last)
     if item.event is not None:
-        return _event_dates(item.event, first=first, last=last)
+        return _event_dates(item.event, first=first, last=last, run_out=run_out)
     days = MuseumDay.objects.filter(date__gte=first, date__lte=last, is_closed=False)
     found: list[Slot] = []
     for day in days.order_by("date").prefetch_related("slots"):
-        found.extend(_day(day))
+        found.extend(_day(day, run_out=run_out))
     return found
 
 
@@ -220,10 +220,12 @@ def _hours(day: MuseumDay) -> list[dict]:
     return [{"from": f"{day.opens_at:%H:%M}", "to": f"{day.closes_at:%H:%M}"}]
 
 
-def _day(day: MuseumDay) -> list[Slot]:
+def _day(day: MuseumDay, *, run_out: RunOutHolds) -> list[Slot]:
     assert day.opens_at is not None and day.closes_at is not None
     hours = _hours(day)
-    slots = slots_on_sale(day=day)
+    read = sorted(day.slots.all(), key=lambda slot: slot.entry_time)  # prefetched
+    run_out.free_day(day, read)
+    slots = slots_on_sale(day=day, slots=read)
     if not slots:
         end = sales_end(day=day, entry_time=None, entry_times=[])
         left = None if day.capacity is None else max(day.capacity - day.sold, 0)
@@ -265,7 +267,9 @@ def _day(day: MuseumDay) -> list[Slot]:
     return found
 
 
-def _event_dates(event: SpecialEvent, *, first: date, last: date) -> list[Slot]:
+def _event_dates(
+    event: SpecialEvent, *, first: date, last: date, run_out: RunOutHolds
+) -> list[Slot]:
     dates = EventDate.objects.filter(event=event, date__gte=first, date__lte=last).order_by("date")
     days = {
         day.date: day
@@ -273,6 +277,7 @@ def _event_dates(event: SpecialEvent, *, first: date, last: date) -> list[Slot]:
     }
     found = []
     for event_date in dates:
+        run_out.free_event_date(event_date)
         day = days.get(event_date.date)
         start = local(event_date.date, time.min)
         end = start + timedelta(days=1)

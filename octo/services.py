@@ -7,11 +7,12 @@ notes, contact and unit items."""
 import uuid as uuid_module
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from museum.exceptions import MuseumProblem
 from octo import catalogue
@@ -23,8 +24,10 @@ from octo.exceptions import (
     Unprocessable,
 )
 from octo.models import Booking, PartnerTerms
+from orders.exceptions import HoldExpired
 from orders.models import Order, OrderStatus
 from orders.services.cancellation import cancel_order
+from orders.services.changes import change_contact
 from orders.services.holds import confirm_order, extend_hold
 from orders.services.sale import place_order
 
@@ -45,6 +48,12 @@ def hold_minutes(asked: int | None) -> int:
     if asked is None:
         return settings.MUSEUM_HOLD_MINUTES
     return min(asked, settings.MUSEUM_OCTO_MAX_HOLD_MINUTES)
+
+
+def latest_hold(booking: Booking) -> datetime:
+    """The latest a booking's places stay held unpaid: MUSEUM_OCTO_MAX_HOLD_MINUTES from its
+    reservation, however often it is extended or rebooked."""
+    return booking.created_at + timedelta(minutes=settings.MUSEUM_OCTO_MAX_HOLD_MINUTES)
 
 
 def commission_of(partner) -> Decimal:
@@ -106,7 +115,7 @@ def _place(
     slot: catalogue.Slot,
     items: list[dict],
     hold: bool,
-    minutes: int | None,
+    until: datetime | None,
     contact: dict,
     language: str,
 ) -> Order:
@@ -123,7 +132,7 @@ def _place(
             event_id=item.event_id,
             entry_time=slot.entry_time,
             hold=hold,
-            hold_minutes=minutes,
+            hold_until=until,
             language=language,
         )
 
@@ -160,7 +169,7 @@ def reserve_booking(
     catalogue.check_option(option_id)
     items = _unit_items(unit_items)
     slot = _slot(item, availability_id)
-    minutes = hold_minutes(expiration_minutes)
+    until = timezone.now() + timedelta(minutes=hold_minutes(expiration_minutes))
     try:
         with transaction.atomic():
             order = _place(
@@ -169,7 +178,7 @@ def reserve_booking(
                 slot=slot,
                 items=items,
                 hold=True,
-                minutes=minutes,
+                until=until,
                 contact=contact or {},
                 language=language,
             )
@@ -226,7 +235,8 @@ def _replace_order(
     product_id: str | None = None,
 ) -> None:
     """New unit items, availability or product for a held booking: its order cancelled and
-    placed anew, in one transaction (the old places kept if the new ones cannot be had)."""
+    placed anew, in one transaction (the old places kept if the new ones cannot be had), held
+    until the old hold would have run out: a rebooking is no way to hold longer."""
     item = catalogue.product(product_id or booking.product_id)
     slot = _slot(item, availability_id or booking.availability_id)
     with transaction.atomic():
@@ -238,7 +248,7 @@ def _replace_order(
             slot=slot,
             items=items,
             hold=True,
-            minutes=settings.MUSEUM_HOLD_MINUTES,
+            until=booking.order.hold_expires_at,
             contact=booking.contact,
             language=booking.order.language,
         )
@@ -251,10 +261,13 @@ def _replace_order(
         )
 
 
-def _keep_contact(booking: Booking, contact) -> None:
-    fields = _contact_fields(contact)
-    booking.contact = contact
-    Order.objects.filter(pk=booking.order_id).update(**fields)
+def _keep_contact(booking: Booking, contact: dict, *, partner) -> None:
+    """OCTO's update of a contact: the fields named replace the booking's, a field sent as null
+    is removed, the others stay; the order's contact follows through the sale's own change."""
+    merged = {**booking.contact, **contact}
+    booking.contact = {field: value for field, value in merged.items() if value is not None}
+    with _as_octo():
+        change_contact(order_id=booking.order_id, by=partner, **_contact_fields(booking.contact))
 
 
 def confirm_booking(
@@ -283,14 +296,18 @@ def _confirm(booking: Booking, *, partner, contact, reseller_reference, unit_ite
         items = _unit_items(unit_items)
         if [i["unitId"] for i in items] != [i["unitId"] for i in booking.unit_items]:
             _replace_order(booking, items, partner=partner)
-    _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
-    try:
-        with _as_octo():
+    _update_fields(
+        booking,
+        partner=partner,
+        contact=contact,
+        notes=notes,
+        reseller_reference=reseller_reference,
+    )
+    with _as_octo():
+        try:
             confirm_order(order_id=booking.order_id, by=partner)
-    except Unprocessable:
-        if Order.objects.get(pk=booking.order_id).status != OrderStatus.EXPIRED:
-            raise
-        _retake(booking, partner=partner)
+        except HoldExpired:  # the sale says so, and has given its places back
+            _retake(booking, partner=partner)
     booking.net_total = _net(booking.order.total, partner=partner)
     booking.save(update_fields=["net_total", "updated_at"])
 
@@ -310,7 +327,7 @@ def _retake(booking: Booking, *, partner) -> None:
             slot=slot,
             items=items,
             hold=False,
-            minutes=None,
+            until=None,
             contact=booking.contact,
             language=booking.order.language,
         )
@@ -324,9 +341,9 @@ def _net(total: Decimal, *, partner) -> Decimal:
     return net.quantize(Decimal("0.01"))
 
 
-def _update_fields(booking: Booking, *, contact, notes, reseller_reference) -> None:
+def _update_fields(booking: Booking, *, partner, contact, notes, reseller_reference) -> None:
     if contact is not None:
-        _keep_contact(booking, contact)
+        _keep_contact(booking, contact, partner=partner)
     if notes is not None:
         booking.notes = notes
     if reseller_reference is not None:
@@ -360,7 +377,8 @@ def update_booking(
             if product_id == booking.product_id:
                 product_id = None  # its own, spelt otherwise (an upper-case uuid)
         if unit_items is not None or availability_id is not None or product_id is not None:
-            if booking.order.status != OrderStatus.HELD:
+            order = booking.order
+            if order.status != OrderStatus.HELD or order.hold_ran_out(timezone.now()):
                 raise Unprocessable("Units, availability and product change only while on hold.")
             items = booking.unit_items if unit_items is None else _unit_items(unit_items)
             _replace_order(
@@ -370,14 +388,25 @@ def update_booking(
                 availability_id=availability_id,
                 product_id=product_id,
             )
-        _update_fields(booking, contact=contact, notes=notes, reseller_reference=reseller_reference)
+        _update_fields(
+            booking,
+            partner=partner,
+            contact=contact,
+            notes=notes,
+            reseller_reference=reseller_reference,
+        )
     return booking_of(partner=partner, uuid=uuid)
 
 
 def extend_booking(*, partner, uuid: str, expiration_minutes: int | None = None) -> Booking:
     booking = booking_of(partner=partner, uuid=uuid)
     with _as_octo():
-        extend_hold(order_id=booking.order_id, by=partner, minutes=hold_minutes(expiration_minutes))
+        extend_hold(
+            order_id=booking.order_id,
+            by=partner,
+            minutes=hold_minutes(expiration_minutes),
+            latest=latest_hold(booking),
+        )
     return booking_of(partner=partner, uuid=uuid)
 
 

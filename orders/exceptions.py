@@ -1,5 +1,7 @@
 """The problems of the sale: each a kind and a reason."""
 
+from datetime import UTC, datetime
+
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
@@ -50,6 +52,25 @@ class HoldExpired(MuseumProblem):
     default_code = "hold_expired"
     title = _("Hold expired")
     default_detail = _("The hold on these places ran out; they are back on sale.")
+
+
+class HoldTooLong(MuseumProblem):
+    """An extension past the latest a hold may last (orders.services.holds.extend_hold)."""
+
+    kind = "conflict"
+    default_code = "hold_too_long"
+    title = _("Hold too long")
+
+    def __init__(self, *, latest: datetime):
+        moment = latest.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+        super().__init__(
+            _(
+                "The hold cannot last past %(latest)s UTC: confirm by then, or the places go "
+                "back on sale."
+            )
+            % {"latest": moment},
+            latest=latest.astimezone(UTC).isoformat(),
+        )
 
 
 class OrderCancelled(MuseumProblem):
@@ -187,6 +208,11 @@ class TooManyHeldPlaces(OverLimit):
             "At most %(limit)s places may be held at once by one email address, a cancelled hold "
             "included until its time would have run out: pay for a held order, or wait until a "
             "hold runs out."
+        ),
+        # A partner's cancellation gives its places back at once, and counts no longer.
+        "partner": _(
+            "At most %(limit)s places may be held unpaid at once by one sales partner: confirm "
+            "or cancel a held booking, or wait until a hold runs out."
         ),
     }
 

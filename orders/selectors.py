@@ -198,6 +198,56 @@ def printable_order(*, order_id: uuid.UUID, viewer) -> Order:
     return order
 
 
+@dataclass(frozen=True)
+class RunOutHolds:
+    """The places of holds that ran out and are not released yet (the job releases them), which
+    a read that writes nothing counts as free: (places, of them members') by slot, and places
+    by general-entry day and by event date."""
+
+    slots: dict[int, tuple[int, int]]
+    days: dict[date, int]
+    event_dates: dict[int, int]
+
+    def free_day(self, day: MuseumDay, slots: list[EntrySlot]) -> None:
+        """The day and its slots, as they read once these holds are released (not saved)."""
+        day.sold -= self.days.get(day.date, 0)
+        for slot in slots:
+            places, member = self.slots.get(slot.pk, (0, 0))
+            slot.sold -= places
+            slot.member_sold -= member
+
+    def free_event_date(self, event_date: EventDate) -> None:
+        event_date.sold -= self.event_dates.get(event_date.pk, 0)
+
+
+def run_out_holds(*, first: date, last: date, now: datetime | None = None) -> RunOutHolds:
+    """RunOutHolds of the visit dates from `first` to `last`, in one statement."""
+    rows = (
+        Ticket.objects.filter(
+            Order.holds_run_out(now or timezone.now(), prefix="order__"),
+            date__gte=first,
+            date__lte=last,
+            cancelled_at__isnull=True,
+        )
+        .values("slot_id", "museum_day_id", "event_date_id")
+        .annotate(places=Count("pk"), member=Count("pk", filter=Q(member=True)))
+    )
+    slots: dict[int, tuple[int, int]] = {}
+    days: dict[date, int] = {}
+    event_dates: dict[int, int] = {}
+    for row in rows:
+        if row["slot_id"] is not None:
+            places, member = slots.get(row["slot_id"], (0, 0))
+            slots[row["slot_id"]] = (places + row["places"], member + row["member"])
+        if row["museum_day_id"] is not None:
+            days[row["museum_day_id"]] = days.get(row["museum_day_id"], 0) + row["places"]
+        if row["event_date_id"] is not None:
+            event_dates[row["event_date_id"]] = (
+                event_dates.get(row["event_date_id"], 0) + row["places"]
+            )
+    return RunOutHolds(slots, days, event_dates)
+
+
 # What an order's refunds come to, in the statement that reads the order. By hand: the ORM's
 # Subquery(Sum) and Coalesce cost more CPU to build than the statement this saves.
 _REFUNDED = RawSQL(

@@ -9,7 +9,7 @@ from django.utils import timezone
 from audit.models import Action
 from audit.services import record
 from hours.models import EntrySlot
-from orders.exceptions import HoldExpired, OrderCancelled
+from orders.exceptions import HoldExpired, HoldTooLong, OrderCancelled
 from orders.models import Order, OrderStatus
 from orders.selectors import order_to_change, tickets_of
 from orders.services.payments import (
@@ -52,18 +52,21 @@ def confirm_order(*, order_id: uuid.UUID, by) -> Order:
     return order
 
 
-def extend_hold(*, order_id: uuid.UUID, by, minutes: int) -> Order:
+def extend_hold(*, order_id: uuid.UUID, by, minutes: int, latest: datetime | None = None) -> Order:
     """Keep a held order's places `minutes` from now, while its hold lasts (HoldExpired after;
-    OrderCancelled for a cancelled order). A confirmed order is left as it is. Only orders that
-    confirm_order confirms (a partner's, a free one): a payment's hold is the payment's own
-    (PaymentRequired)."""
+    OrderCancelled for a cancelled order), and never past `latest` (HoldTooLong, the hold left
+    as it was). A confirmed order is left as it is. Only orders that confirm_order confirms (a
+    partner's, a free one): a payment's hold is the payment's own (PaymentRequired)."""
     with transaction.atomic():
         order = order_to_change(order_id=order_id, by=by)
         now = timezone.now()
         if order.status == OrderStatus.HELD:
             refuse_unpaid_confirmation(order)
         if order.status == OrderStatus.HELD and not order.hold_ran_out(now):
-            order.hold_expires_at = now + timedelta(minutes=minutes)
+            until = now + timedelta(minutes=minutes)
+            if latest is not None and until > latest:
+                raise HoldTooLong(latest=latest)
+            order.hold_expires_at = until
             order.save(update_fields=["hold_expires_at"])
             record(
                 action=Action.CHANGED,

@@ -5,9 +5,12 @@ one order may have (more at the front desk, which sells to groups).
 
 Staff at the front desk (orders.sell_at_desk) sell to the people before them: no limits. A hold
 its own buyer cancelled counts until it would have run out, so cancelling and holding
-again gains nothing; a free place counts for 24 hours, cancelled or not. Sales partners have no
-limits unless staff set their own (SaleLimits); an online account with its own values (a shop, a
-kiosk) still has the museum's per-mailbox limits.
+again gains nothing; a free place counts for 24 hours, cancelled or not. A sales partner (on
+account, through /v1.1 or OCTO) holds at most MUSEUM_PARTNER_MAX_HELD_PLACES places unpaid at
+once, its cancelled holds not counted (a partner's cancellation gives the places back at once,
+and a rebooking cancels one hold for another), and has no other limit unless staff set its own
+(SaleLimits); an online account with its own values (a shop, a kiosk) still has the museum's
+per-mailbox limits.
 
 An address counts as the mailbox it reaches (`mailbox_of`), here and for the daily limit of
 emails (orders.services.payments), so that its spellings share one limit.
@@ -26,7 +29,7 @@ from django.utils import timezone
 
 from museum.kept import Kept
 from orders.exceptions import TooManyFreePlaces, TooManyHeldPlaces, TooManyPlaces
-from orders.models import Channel, SaleLimits, Ticket
+from orders.models import Channel, OrderStatus, SaleLimits, Ticket
 from orders.providers import SELL_AT_DESK
 
 # Mail providers whose mailboxes ignore dots in the local part (and the other name of Gmail).
@@ -83,7 +86,7 @@ def limits_of(account, *, channel: str) -> tuple[Limits, Limits]:
         settings.MUSEUM_MAX_PLACES_PER_DAY,
         settings.MUSEUM_MAX_FREE_PLACES_PER_DAY,
     )
-    default = museum if online else NO_LIMITS
+    default = museum if online else Limits(settings.MUSEUM_PARTNER_MAX_HELD_PLACES, None, None)
 
     mine = own or SaleLimits()
     account_limits = Limits(
@@ -118,14 +121,16 @@ def check_places(
     # One sale of the account at a time from here to the commit.
     get_user_model().objects.select_for_update().filter(pk=buyer.pk).first()
     now = timezone.now()
+    online = channel == Channel.ONLINE
     tickets = Ticket.objects.filter(order__buyer=buyer)
-    for who, limits, mine in (
-        ("account", account_limits, tickets),
-        ("email address", address_limits, tickets.filter(order__mailbox=mailbox)),
-    ):
+    checks = [("account", account_limits, tickets)]
+    # A mailbox's places are among its account's: under the same limits it cannot pass them.
+    if address_limits != account_limits:
+        checks.append(("email address", address_limits, tickets.filter(order__mailbox=mailbox)))
+    for who, limits, mine in checks:
         if held and limits.held is not None:
-            if _held(mine, now=now).count() + n > limits.held:
-                raise TooManyHeldPlaces(limit=limits.held, who=who)
+            if _held(mine, now=now, cancelled_too=online).count() + n > limits.held:
+                raise TooManyHeldPlaces(limit=limits.held, who=who if online else "partner")
         if limits.per_day is not None:
             taken = mine.filter(date=ticket_date).filter(
                 Q(cancelled_at__isnull=True) | _still_held(now)
@@ -145,5 +150,7 @@ def _still_held(now: datetime) -> Q:
     return Q(order__confirmed_at__isnull=True, order__hold_expires_at__gt=now)
 
 
-def _held(tickets, *, now: datetime):
-    return tickets.filter(_still_held(now))
+def _held(tickets, *, now: datetime, cancelled_too: bool):
+    if cancelled_too:
+        return tickets.filter(_still_held(now))
+    return tickets.filter(order__status=OrderStatus.HELD, order__hold_expires_at__gt=now)

@@ -3,7 +3,7 @@ a membership's (orders.services.memberships), so that what every new order share
 its code, channel and mailbox, the hold and its length, whether it stays held until paid, being
 confirmed at once otherwise (a partner's paid on account), its audit record and its count."""
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -31,20 +31,20 @@ def new_order(
     kind: str,
     day: date,
     total: Decimal,
-    hold_minutes: int | None = None,
+    hold_until: datetime | None = None,
     **details,
 ) -> Order:
     """An order of `kind` (OrderKind) for `day`, not saved yet: held for MUSEUM_HOLD_MINUTES (or
-    `hold_minutes`), with a new code, on its buyer's channel, counted by its email's mailbox.
+    until `hold_until`), with a new code, on its buyer's channel, counted by its email's mailbox.
     `details`: the rest of its fields (name, phone, event, slot, membership)."""
-    minutes = hold_minutes or settings.MUSEUM_HOLD_MINUTES
+    now = timezone.now()
     return Order(
         buyer=buyer,
         email=email,
         mailbox=mailbox_of(email),
         language=language,
         status=OrderStatus.HELD,
-        hold_expires_at=timezone.now() + timedelta(minutes=minutes),
+        hold_expires_at=hold_until or now + timedelta(minutes=settings.MUSEUM_HOLD_MINUTES),
         confirmation_code=new_confirmation_code("order"),
         ticket_type=kind,
         date=day,

@@ -4,7 +4,7 @@
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, time
+from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
 
@@ -80,7 +80,7 @@ def place_order(
     entry_time: time | None = None,
     earliest_slot: bool = False,
     hold: bool = False,
-    hold_minutes: int | None = None,
+    hold_until: datetime | None = None,
     language: str = "",
     seller=None,
     membership: Membership | None = None,
@@ -95,7 +95,8 @@ def place_order(
     earliest slot with room, as the contract's purchase does.
 
     `hold` keeps the order held even where it would be confirmed at once (a partner's, or a
-    free one) until confirm_order; `hold_minutes` (default MUSEUM_HOLD_MINUTES) is how long.
+    free one) until confirm_order; `hold_until` when the hold runs out (by default
+    MUSEUM_HOLD_MINUTES from now).
 
     With `membership` it is that membership's member visit of the day
     (orders.services.member_visits): its member lines are free places that take the slot's kept
@@ -139,7 +140,7 @@ def place_order(
             discount_percent=_discount(membership, event=taken.event),
             discounted=_discounted(membership),
         )
-        return _record_order(purchase, taken, lines_priced, hold=hold, hold_minutes=hold_minutes)
+        return _record_order(purchase, taken, lines_priced, hold=hold, hold_until=hold_until)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     with one_visit_a_day(membership, ticket_date=ticket_date):
@@ -278,7 +279,7 @@ def _record_order(
     lines: list[Line],
     *,
     hold: bool,
-    hold_minutes: int | None = None,
+    hold_until: datetime | None = None,
 ):
     order = new_order(
         buyer=purchase.buyer,
@@ -287,7 +288,7 @@ def _record_order(
         kind=purchase.ticket_type,
         day=purchase.ticket_date,
         total=total_of(lines),
-        hold_minutes=hold_minutes,
+        hold_until=hold_until,
         phone=purchase.phone,
         name=purchase.name,
         event=taken.event,

@@ -8,6 +8,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from audit.models import AuditRecord
 from events.models import EventDate
 from hours.models import EntrySlot
 from octo.models import Booking, PartnerTerms
@@ -32,7 +33,7 @@ def vacancies(octo, day) -> int:
     return slots[0]["vacancies"]
 
 
-def test_an_on_hold_booking_expires_and_frees_its_places_with_no_worker(octo, timed_day):
+def test_a_hold_that_ran_out_reads_as_free_and_the_read_writes_nothing(octo, timed_day):
     day = timed_day.date
     octo.post(
         "/octo/bookings", reserve_body(day, "adult", "adult", expirationMinutes=5), format="json"
@@ -40,11 +41,24 @@ def test_an_on_hold_booking_expires_and_frees_its_places_with_no_worker(octo, ti
     assert vacancies(octo, day) == 2
 
     with time_machine.travel(timezone.now() + dt.timedelta(minutes=6)):
+        audited = AuditRecord.objects.count()
         assert octo.get(f"/octo/bookings/{B1}").json()["status"] == "EXPIRED"
         assert vacancies(octo, day) == 4
+        # Nothing written: the job gives the places back (orders.jobs).
+        assert Order.objects.get().status == OrderStatus.HELD
+        assert slot(timed_day).sold == 2
+        assert AuditRecord.objects.count() == audited
 
-    assert Order.objects.get().status == OrderStatus.EXPIRED
-    assert slot(timed_day).sold == 0
+        # A sale that needs them takes them back itself.
+        taken = octo.post(
+            "/octo/bookings",
+            reserve_body(day, *["adult"] * 4, uuid=uid("b-2")),
+            format="json",
+        )
+        assert taken.status_code == 200, taken.json()
+
+    assert Order.objects.get(octo_booking__uuid=B1).status == OrderStatus.EXPIRED
+    assert slot(timed_day).sold == 4
 
 
 def test_expiration_minutes_are_capped_by_the_setting(octo, timed_day, settings):

@@ -6,7 +6,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from orders.exceptions import HoldExpired, PaymentRequired
+from orders.exceptions import HoldExpired, HoldTooLong, PaymentRequired
 from orders.models import OrderStatus
 from orders.services.holds import extend_hold
 from orders.services.sale import place_order
@@ -23,7 +23,7 @@ def held(buyer, day, minutes=None):
         ticket_date=day.date,
         lines=LINES,
         hold=True,
-        hold_minutes=minutes,
+        hold_until=None if minutes is None else timezone.now() + dt.timedelta(minutes=minutes),
     )
 
 
@@ -36,6 +36,21 @@ def test_a_partners_hold_is_placed_for_its_minutes_and_extended(open_day):
     extended = extend_hold(order_id=order.pk, by=partner, minutes=45)
 
     assert extended.hold_expires_at > timezone.now() + dt.timedelta(minutes=44)
+
+
+def test_a_hold_is_never_extended_past_its_latest(open_day):
+    partner = partner_member(username="reseller")
+    order = held(partner, open_day, minutes=5)
+    latest = order.created_at + dt.timedelta(minutes=30)
+    extend_hold(order_id=order.pk, by=partner, minutes=20, latest=latest)
+
+    with pytest.raises(HoldTooLong) as refused:
+        extend_hold(order_id=order.pk, by=partner, minutes=31, latest=latest)
+
+    order.refresh_from_db()
+    assert order.hold_expires_at < latest  # as the first extension left it
+    assert refused.value.code == "hold_too_long"
+    assert refused.value.extra["latest"] == latest.isoformat()
 
 
 def test_a_hold_that_ran_out_is_not_extended(open_day):

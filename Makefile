@@ -41,11 +41,14 @@ run: install
 	$(MANAGE) create_demo_data
 	@# The demo orders' confirmation emails, sent now (the console backend prints each one's
 	@# subject, address and text, museum/mail.py), so that the demo accounts are printed last.
-	$(MANAGE) db_worker --batch --no-reload --no-startup-delay
+	$(MANAGE) db_worker --batch --no-reload --no-startup-delay --queue-name '*'
 	$(MANAGE) create_demo_accounts --list --url http://127.0.0.1:$(PORT)
-	@# The task worker beside the server sends each confirmation email (the console backend prints
-	@# it) and runs the periodic jobs. --no-reload: its reloader would outlive the trap's kill.
-	$(MANAGE) db_worker --no-reload & trap 'kill $$!' EXIT; \
+	@# The task workers beside the server: one sends each confirmation email (the console backend
+	@# prints it) and runs the periodic jobs, one delivers the webhooks, never behind an email.
+	@# --no-reload: its reloader would outlive the trap's kill.
+	$(MANAGE) db_worker --no-reload & mail=$$!; \
+		$(MANAGE) db_worker --no-reload --queue-name webhooks & hooks=$$!; \
+		trap 'kill $$mail $$hooks' EXIT; \
 		$(MANAGE) runserver 127.0.0.1:$(PORT)
 
 lint: install

@@ -59,13 +59,16 @@ def healthz(request):
 
 
 def _task_queue() -> str:
-    """ "ok", or what is wrong: no worker running tasks, or tasks left waiting."""
+    """ "ok", or what is wrong with a queue (each has its worker, and periodic tasks due every
+    minute): no worker running its tasks, or tasks left waiting."""
     limit = timedelta(minutes=settings.MUSEUM_READY_TASK_MINUTES)
-    state = queue_state()
-    if state.worker_last_seen is None or timezone.now() - state.worker_last_seen > limit:
-        return "no worker seen"
-    if state.oldest_age > limit:
-        return f"oldest task waiting {int(state.oldest_age.total_seconds())} s"
+    for queue in settings.TASKS["default"]["QUEUES"]:
+        state = queue_state(queue=queue)
+        named = "" if queue == "default" else f"{queue} "
+        if state.worker_last_seen is None or timezone.now() - state.worker_last_seen > limit:
+            return f"no {named}worker seen"
+        if state.oldest_age > limit:
+            return f"oldest {named}task waiting {int(state.oldest_age.total_seconds())} s"
     return "ok"
 
 

@@ -39,9 +39,15 @@ class QueueState:
     worker_last_seen: datetime | None  # when a worker last started a task
 
 
-def queue_state() -> QueueState:
+def queue_state(*, queue: str | None = None) -> QueueState:
+    """The task queue's state: of one queue (`queue`), or of all."""
     now = timezone.now()
-    due = DBTaskResult.objects.ready()  # READY and due: the backend's partial index
+    tasks = (
+        DBTaskResult.objects.all()
+        if queue is None
+        else DBTaskResult.objects.filter(queue_name=queue)
+    )
+    due = tasks.ready()  # READY and due: the backend's partial index
     depth = due.count()
     oldest = due.order_by("run_after", "enqueued_at").values_list("run_after", "enqueued_at")
     first = oldest.first()
@@ -50,9 +56,7 @@ def queue_state() -> QueueState:
         run_after, enqueued_at = first
         due_since = enqueued_at if run_after == get_date_max() else max(run_after, enqueued_at)
         age = max(now - due_since, timedelta(0))
-    seen = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).aggregate(
-        seen=Max("started_at")
-    )["seen"]
+    seen = tasks.exclude(status=TaskResultStatus.READY).aggregate(seen=Max("started_at"))["seen"]
     return QueueState(depth=depth, oldest_age=age, worker_last_seen=seen)
 
 

@@ -255,8 +255,15 @@ if DATABASES["default"]["ENGINE"] in ("django.db.backends.postgresql", "museum.p
     )
 
 # Background work (confirmation emails, periodic jobs) is a task in the same database, enqueued in
-# the transaction that calls for it; `manage.py db_worker` runs it (museum/periodic.py).
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# the transaction that calls for it; `manage.py db_worker` runs it (museum/periodic.py). The
+# webhooks' tasks have their own queue and worker (webhooks.delivery.QUEUE), so that a delivery
+# never waits behind emails.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "webhooks"],
+    }
+}
 
 # Without REDIS_URL the cache is each process's own memory: fine for what cannot go stale across
 # processes (counts, credentials checked against the account row), never for whole answers.

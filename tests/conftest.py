@@ -115,7 +115,7 @@ def pytest_runtest_setup(item):
                 pytest.skip(why)
 
 
-def run_task_worker() -> str:
+def run_task_worker(queues: str = "*") -> str:
     """`manage.py db_worker --batch`: run every task that is due, as the worker does, then return
     its output. The worker sets its own SIGINT/SIGTERM handlers; the test run gets its back.
     Tests that call it are `django_db(transaction=True)`: between tasks the worker closes a
@@ -124,7 +124,13 @@ def run_task_worker() -> str:
     out = StringIO()
     try:
         call_command(
-            "db_worker", batch=True, reload=False, startup_delay=False, interval=0, stdout=out
+            "db_worker",
+            batch=True,
+            reload=False,
+            startup_delay=False,
+            interval=0,
+            queue_name=queues,  # by default the webhooks' queue too
+            stdout=out,
         )
     finally:
         for sig, handler in handlers.items():

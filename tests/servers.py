@@ -127,9 +127,11 @@ def task_worker(
     *,
     interval: float = 1,
     environment: dict[str, str] | None = None,
+    queues: str = "*",
 ) -> Iterator[subprocess.Popen]:
     """`manage.py db_worker`, as production runs it beside the web server, polling the queue
-    every `interval` seconds when it is empty."""
+    every `interval` seconds when it is empty; `queues`: those it works (by default all, where
+    production runs one worker for `default` and one for `webhooks`)."""
     env = {
         "PATH": os.environ["PATH"],
         "DEBUG": "false",
@@ -140,7 +142,7 @@ def task_worker(
         **(environment or {}),
     }
     command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
-    command += ["--interval", str(interval)]
+    command += ["--interval", str(interval), "--queue-name", queues]
     with open(log, "ab") as output:
         worker = subprocess.Popen(
             command, cwd=settings.BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT

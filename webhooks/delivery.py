@@ -63,7 +63,13 @@ def signed_headers(subscription: Subscription, *, webhook_id: str, at: datetime,
     }
 
 
-@task()
+# The webhooks' tasks have a queue, and a worker, of their own: a delivery starts as soon as it is
+# due, never behind the confirmation emails that draw PDFs and wait on a mail server
+# (docs/deployment.md, "Background tasks").
+QUEUE = "webhooks"
+
+
+@task(queue_name=QUEUE)
 def deliver_webhook(*, delivery_id: str, attempt: int) -> str:
     return attempt_delivery(delivery_id=uuid.UUID(delivery_id), attempt=attempt)
 

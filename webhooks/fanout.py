@@ -20,7 +20,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from audit.models import AuditRecord
-from webhooks.delivery import deliver_webhook
+from webhooks.delivery import QUEUE, deliver_webhook
 from webhooks.messages import Message, messages_of, possible_types
 from webhooks.models import Delivery, DeliveryState, EventType, Subscription
 from webhooks.services import subscribed_types
@@ -39,7 +39,7 @@ def on_recorded(sender, record: AuditRecord, **kwargs) -> None:
         logger.warning("Webhook fan-out left to the sweep", exc_info=True)
 
 
-@task()
+@task(queue_name=QUEUE)
 def fan_out_webhooks() -> int:
     """Turn the audit records not yet offered into deliveries; how many."""
     return fan_out()

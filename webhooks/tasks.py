@@ -6,11 +6,11 @@ deliveries' own tasks are webhooks.fanout.fan_out_webhooks and webhooks.delivery
 from django_tasks import task
 
 from museum.periodic import schedule_periodic_tasks
-from webhooks.delivery import requeue_lost
+from webhooks.delivery import QUEUE, requeue_lost
 from webhooks.fanout import fan_out
 
 
-@task()
+@task(queue_name=QUEUE)
 def sweep_webhooks() -> str:
     schedule_periodic_tasks()
     made = fan_out()

@@ -154,7 +154,11 @@ def test_readyz_fails_while_no_worker_runs_the_queue(scraper, anonymous_client):
     }
     start = timezone.now()
     with time_machine.travel(start + dt.timedelta(minutes=2), tick=False):
-        run_task_worker()  # the periodic tasks due by now
+        run_task_worker("default")  # the periodic tasks due by now, but the webhooks'
+        webhooks_stopped = scraper.get("/readyz")
+        assert webhooks_stopped.status_code == 503
+        assert webhooks_stopped.json()["tasks"] == "no webhooks worker seen"
+        run_task_worker("webhooks")
         assert scraper.get("/readyz").status_code == 200
     # The worker stops: ten minutes on, nobody has run the periodic tasks due since.
     with time_machine.travel(start + dt.timedelta(minutes=12), tick=False):

@@ -45,12 +45,19 @@ def supplier(endpoint: str) -> dict:
     }
 
 
+# OCTO's minAge and maxAge are required integers: a category without the museum's ages says the
+# widest span, as the specification's own examples do for "any age".
+NO_MIN_AGE, NO_MAX_AGE = 0, 100
+
+
 def _restrictions(category, unit) -> dict:
+    """A unit's restrictions as staff set them on its OCTO unit: ages where set, `idRequired`
+    where the category asks for proof (not every category the door looks at)."""
     needs = category.needs_companion
     return {
-        "minAge": unit.min_age,
-        "maxAge": unit.max_age,
-        "idRequired": category.check_at_door,
+        "minAge": NO_MIN_AGE if unit.min_age is None else unit.min_age,
+        "maxAge": NO_MAX_AGE if unit.max_age is None else unit.max_age,
+        "idRequired": unit.id_required,
         "minQuantity": None,
         "maxQuantity": None,
         "paxCount": 1,

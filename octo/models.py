@@ -53,6 +53,7 @@ class PartnerTerms(models.Model):
     museum_sends_tickets = models.BooleanField(
         "the museum sends tickets",
         default=False,
+        db_default=False,
         help_text="Email the booking's contact the museum's confirmation (with the tickets' PDF) "
         "and cancellation, as for the museum's own visitors. Off: the partner delivers the "
         "tickets itself and the museum mails its customers nothing.",
@@ -101,6 +102,7 @@ class CategoryUnit(models.Model):
     id_required = models.BooleanField(
         "ID required",
         default=False,
+        db_default=False,
         help_text="The visitor must show proof at the door, e.g. a student card (OCTO's "
         "idRequired).",
     )

@@ -8,6 +8,9 @@ and it was the museum's own word that the door checks proof, so keeping it surpr
 says nothing the museum did not. Categories nobody mapped have no row: they now say
 `idRequired: false` until staff map them and tick it, which is the change the issue asks for (the
 default categories checked at the door, a child's among them, all said true).
+
+The new columns have database defaults, so that the code still running during a deploy, which
+does not know them, can insert rows.
 """
 
 from django.db import migrations, models
@@ -30,6 +33,7 @@ class Migration(migrations.Migration):
             name="id_required",
             field=models.BooleanField(
                 default=False,
+                db_default=False,
                 help_text=(
                     "The visitor must show proof at the door, e.g. a student card (OCTO's "
                     "idRequired)."
@@ -43,6 +47,7 @@ class Migration(migrations.Migration):
             name="museum_sends_tickets",
             field=models.BooleanField(
                 default=False,
+                db_default=False,
                 help_text=(
                     "Email the booking's contact the museum's confirmation (with the tickets' "
                     "PDF) and cancellation, as for the museum's own visitors. Off: the partner "

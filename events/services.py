@@ -2,17 +2,19 @@
 
 import uuid
 from collections.abc import Iterable
-from datetime import date, time
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Max, ProtectedError
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from audit.models import Action
 from audit.services import changed_fields, record, values_of
 from events.models import EventDate, SpecialEvent
 from hours.exceptions import CapacityBelowSold
+from hours.models import MuseumDay
 from museum.exceptions import InvalidInput, MuseumProblem, NotFound
 from museum.i18n import museum_language
 
@@ -20,6 +22,19 @@ __all__ = ["CapacityBelowSold"]  # raised by update_event, named here for its ca
 
 # What the audit log records of an event.
 AUDITED = ["name", "location", "description", "price", "capacity", "starts_at", "ends_at"]
+
+
+def sales_end(*, event: SpecialEvent, on: date, day: MuseumDay | None) -> datetime:
+    """When the sale of the event's tickets for its date `on` ends, its cut-off, in the museum's
+    zone: when it starts, or, without a start of its own, when the museum closes that day (`day`,
+    the museum day of `on` if there is one); with neither, at the day's end."""
+    if event.starts_at is not None:
+        ends = event.starts_at
+    elif day is not None and not day.is_closed and day.closes_at is not None:
+        ends = day.closes_at
+    else:
+        return timezone.make_aware(datetime.combine(on + timedelta(days=1), time.min))
+    return timezone.make_aware(datetime.combine(on, ends))
 
 
 class DatesHaveTickets(MuseumProblem):

@@ -59,12 +59,12 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 @admin.register(PartnerTerms)
 class PartnerTermsAdmin(admin.ModelAdmin):
-    list_display = ["account", "commission_percent"]
+    list_display = ["account", "commission_percent", "museum_sends_tickets"]
 
 
 @admin.register(CategoryUnit)
 class CategoryUnitAdmin(admin.ModelAdmin):
-    list_display = ["category", "unit_type", "min_age", "max_age"]
+    list_display = ["category", "unit_type", "min_age", "max_age", "id_required"]
 
 
 @admin.register(Booking)

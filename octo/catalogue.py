@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from events.models import EventDate, SpecialEvent
+from events.services import sales_end as event_sales_end
 from hours.models import EntrySlot, MuseumDay
 from hours.services import sales_end, slots_on_sale
 from octo.exceptions import BadRequest, InvalidOption, InvalidProduct, InvalidUnit
@@ -65,7 +66,14 @@ class Slot:
     entry_time: time | None = None
 
     @property
+    def closed(self) -> bool:
+        """Its sale ended: past its cut-off (OCTO's CLOSED, not SOLD_OUT)."""
+        return timezone.now() >= self.cutoff
+
+    @property
     def status(self) -> str:
+        if self.closed:
+            return "CLOSED"
         if self.vacancies == 0:
             return "SOLD_OUT"
         if (
@@ -276,11 +284,14 @@ def _event_dates(
         for day in MuseumDay.objects.filter(date__gte=first, date__lte=last, is_closed=False)
     }
     found = []
+    now = timezone.now()
     for event_date in dates:
         run_out.free_event_date(event_date)
         day = days.get(event_date.date)
         start = local(event_date.date, time.min)
         end = start + timedelta(days=1)
+        # The sale's own cut-off (orders.services.places.refuse_if_event_sale_ended).
+        cutoff = event_sales_end(event=event, on=event_date.date, day=day)
         left = (
             None if event_date.capacity is None else max(event_date.capacity - event_date.sold, 0)
         )
@@ -290,9 +301,9 @@ def _event_dates(
                 date=event_date.date,
                 start=start,
                 end=end,
-                cutoff=end,
+                cutoff=cutoff,
                 all_day=True,
-                vacancies=left,
+                vacancies=0 if now >= cutoff else left,
                 capacity=event_date.capacity,
                 opening_hours=_hours(day) if day is not None else [],
             )

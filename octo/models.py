@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from orders.models import Order, VisitorCategory
 
@@ -35,7 +35,8 @@ class ApiKey(models.Model):
 
 
 class PartnerTerms(models.Model):
-    """What the museum keeps back for a partner: their commission, a share of the retail price."""
+    """What the museum keeps back for a partner (their commission, a share of the retail price),
+    and whether the museum mails the partner's customers their tickets."""
 
     account = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="partner_terms"
@@ -46,6 +47,16 @@ class PartnerTerms(models.Model):
         decimal_places=2,
         default=Decimal("0"),
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
+    # Off by default: a reseller delivers its own vouchers (the booking carries each ticket's QR
+    # value and the PDF's link), and its customers did not ask the museum for mail.
+    museum_sends_tickets = models.BooleanField(
+        "the museum sends tickets",
+        default=False,
+        db_default=False,
+        help_text="Email the booking's contact the museum's confirmation (with the tickets' PDF) "
+        "and cancellation, as for the museum's own visitors. Off: the partner delivers the "
+        "tickets itself and the museum mails its customers nothing.",
     )
 
     class Meta:
@@ -74,17 +85,39 @@ class UnitType(models.TextChoices):
 
 
 class CategoryUnit(models.Model):
-    """How OCTO names a visitor category (a unit's type) and its ages; staff set it."""
+    """How OCTO names a visitor category (a unit's type), its ages and whether it asks for proof;
+    staff set it. Ages left empty are the museum's none (OCTO's required integers then read 0
+    and 100)."""
 
     category = models.OneToOneField(
         VisitorCategory, on_delete=models.CASCADE, primary_key=True, related_name="octo_unit"
     )
     unit_type = models.CharField(max_length=10, choices=UnitType.choices, default=UnitType.OTHER)
-    min_age = models.PositiveSmallIntegerField(default=0)
-    max_age = models.PositiveSmallIntegerField(default=100)
+    min_age = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Empty: the museum sets no lowest age."
+    )
+    max_age = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Empty: the museum sets no highest age."
+    )
+    id_required = models.BooleanField(
+        "ID required",
+        default=False,
+        db_default=False,
+        help_text="The visitor must show proof at the door, e.g. a student card (OCTO's "
+        "idRequired).",
+    )
 
     class Meta:
         verbose_name = "OCTO unit"
+        constraints = [
+            models.CheckConstraint(
+                name="octo_unit_ages_in_order",
+                condition=Q(min_age__isnull=True)
+                | Q(max_age__isnull=True)
+                | Q(min_age__lte=F("max_age")),
+                violation_error_message="The lowest age is at most the highest.",
+            )
+        ]
 
     def __str__(self):
         return f"{self.category} as {self.unit_type}"

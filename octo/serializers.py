@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.validators import EmailValidator
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, to_locale
 from rest_framework import serializers as drf
 
 from museum.fields import StrictCharField, StrictDateField, StrictIntegerField, StrictUUIDField
@@ -23,6 +23,11 @@ PRICING = "octo/pricing"
 CONTENT = "octo/content"
 WEBHOOKS = "octo/webhooks"
 CAPABILITIES = [PRICING, CONTENT, WEBHOOKS]
+
+
+def language_tag(code: str | None = None) -> str:
+    """A Django language code (by default the active one) as BCP 47 writes it: en-gb is en-GB."""
+    return to_locale(code or get_language() or settings.LANGUAGE_CODE).replace("_", "-")
 
 
 def utc(moment: datetime | None) -> str | None:
@@ -45,12 +50,19 @@ def supplier(endpoint: str) -> dict:
     }
 
 
+# OCTO's minAge and maxAge are required integers: a category without the museum's ages says the
+# widest span, as the specification's own examples do for "any age".
+NO_MIN_AGE, NO_MAX_AGE = 0, 100
+
+
 def _restrictions(category, unit) -> dict:
+    """A unit's restrictions as staff set them on its OCTO unit: ages where set, `idRequired`
+    where the category asks for proof (not every category the door looks at)."""
     needs = category.needs_companion
     return {
-        "minAge": unit.min_age,
-        "maxAge": unit.max_age,
-        "idRequired": category.check_at_door,
+        "minAge": NO_MIN_AGE if unit.min_age is None else unit.min_age,
+        "maxAge": NO_MAX_AGE if unit.max_age is None else unit.max_age,
+        "idRequired": unit.id_required,
         "minQuantity": None,
         "maxQuantity": None,
         "paxCount": 1,
@@ -104,7 +116,7 @@ def product_out(item: catalogue.Product, *, commission: Decimal | None) -> dict:
         "id": item.id,
         "internalName": catalogue.title(item),
         "reference": None,
-        "locale": get_language() or settings.LANGUAGE_CODE,
+        "locale": language_tag(),
         "timeZone": settings.TIME_ZONE,
         "allowFreesale": False,
         "instantConfirmation": True,
@@ -129,7 +141,7 @@ def availability_out(
     slot: catalogue.Slot, item: catalogue.Product, *, commission: Decimal | None, wanted: int = 0
 ) -> dict:
     status = slot.status
-    if wanted and slot.vacancies is not None and slot.vacancies < wanted:
+    if status != "CLOSED" and wanted and slot.vacancies is not None and slot.vacancies < wanted:
         status = "SOLD_OUT"
     shown = {
         "id": slot.id,
@@ -180,10 +192,12 @@ def calendar_out(
         capacities = [slot.capacity for slot in of_day]
         capacity = None if None in capacities else sum(c or 0 for c in capacities)
         best = max((slot.vacancies for slot in of_day if slot.vacancies is not None), default=None)
-        open_any = any(slot.vacancies != 0 for slot in of_day)
+        open_any = any(slot.vacancies != 0 and not slot.closed for slot in of_day)
         if wanted and best is not None and None not in counted and best < wanted:
             open_any = False
         status = "AVAILABLE" if open_any else "SOLD_OUT"
+        if all(slot.closed for slot in of_day):
+            status = "CLOSED"  # every sale of the day past its cut-off
         if open_any and vacancies is not None and capacity and vacancies < capacity / 2:
             status = "LIMITED"
         of_date = {

@@ -61,6 +61,11 @@ def commission_of(partner) -> Decimal:
     return terms.commission_percent if terms else Decimal("0")
 
 
+def museum_sends_tickets(partner) -> bool:
+    """Whether the museum mails the partner's customers (PartnerTerms; off without terms)."""
+    return PartnerTerms.objects.filter(account=partner, museum_sends_tickets=True).exists()
+
+
 def _contact_fields(contact: dict) -> dict:
     """The order's contact fields of OCTO's contact (read by serializers.ContactIn)."""
     name = contact.get("fullName") or " ".join(
@@ -134,6 +139,8 @@ def _place(
             hold=hold,
             hold_until=until,
             language=language,
+            # Kept on the order: its confirmation, changes and cancellation mail by it.
+            mail_buyer=museum_sends_tickets(partner),
         )
 
 

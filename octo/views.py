@@ -1,6 +1,7 @@
 """/octo/: the museum as an OCTO supplier (docs/octo.md). Thin faces over octo.catalogue and
 octo.services; errors in OCTO's shape, `{"error", "errorMessage", ...}`."""
 
+from django.conf import settings
 from django.http import Http404
 from django.utils.translation import get_language
 from rest_framework import exceptions, status
@@ -109,6 +110,13 @@ class OctoView(APIView):
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         response["Octo-Capabilities"] = ", ".join(self.capabilities())
+        if serializers.CONTENT in self.capabilities():
+            # OCTO's content headers: the language the answer speaks (LocaleMiddleware chose it
+            # from Accept-Language among settings.LANGUAGES, else the museum's) and those it may.
+            response["Content-Language"] = serializers.language_tag()
+            response["Available-Languages"] = ", ".join(
+                serializers.language_tag(code) for code, _name in settings.LANGUAGES
+            )
         return response
 
     def read(self, serializer_class, data=None) -> dict:

@@ -310,6 +310,10 @@ class Order(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
+    # Whether the museum mails its buyer (confirmation, changes, cancellation): decided when it
+    # is placed, by the face that sells it (a reseller's customer is the reseller's to tell:
+    # octo.models.PartnerTerms.museum_sends_tickets), so every later email follows it.
+    mail_buyer = models.BooleanField(default=True, db_default=True, editable=False)
     confirmation_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
     # The attempt at its confirmation email waiting in the task queue, or running; empty once
     # sent or given up.

@@ -188,8 +188,9 @@ def refuse_unpaid_confirmation(order: Order) -> None:
 def _may_mail(order: Order, *, now) -> bool:
     """Whether the buyer may get one more email now: an online order's buyer gets none past their
     mailbox's daily limit, which every email counts toward (`count_email`), so that free orders
-    or late payments cannot flood someone's mailbox. A partner's buyers get theirs."""
-    if not order.email:  # sold at the desk to someone who wanted no email
+    or late payments cannot flood someone's mailbox. A partner's buyers get theirs, unless the
+    order was placed to mail its buyer nothing (`mail_buyer`: a reseller tells its own)."""
+    if not order.email or not order.mail_buyer:  # no email wanted, or the reseller's to send
         return False
     if order.channel != Channel.ONLINE:
         return True

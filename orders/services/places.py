@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from events.models import EventDate, SpecialEvent
+from events.services import sales_end as event_sales_end
 from hours.exceptions import SaleEnded
 from hours.locking import give_back_places, take_places
 from hours.models import EntrySlot, MuseumDay
@@ -75,6 +76,16 @@ def refuse_if_sale_ended(*, ticket_date: date, slot: EntrySlot | None) -> None:
         )
 
 
+def refuse_if_event_sale_ended(*, event: SpecialEvent, ticket_date: date) -> None:
+    """Today, an event's tickets are sold until it starts, or without a start of its own until
+    the museum closes (events.services.sales_end); SaleEnded after."""
+    if ticket_date != timezone.localdate():
+        return
+    day = None if event.starts_at else MuseumDay.objects.filter(date=ticket_date).first()
+    if timezone.now() >= event_sales_end(event=event, on=ticket_date, day=day):
+        raise SaleEnded(_("Tickets for this event are no longer sold today."))
+
+
 def take(
     *,
     ticket_date: date,
@@ -91,6 +102,7 @@ def take(
         event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
         if event is None:
             raise UnknownEvent()
+        refuse_if_event_sale_ended(event=event, ticket_date=ticket_date)
     event_date_id = _count(ticket_date=ticket_date, event=event, slot=slot, n=n, member=member)
     return Taken(slot=slot, event=event, event_date_id=event_date_id)
 

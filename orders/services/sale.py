@@ -59,6 +59,7 @@ class Purchase:
     ticket_date: date
     language: str
     membership: Membership | None = None
+    mail_buyer: bool = True
 
 
 def sale_cache_reads() -> list[str]:
@@ -84,6 +85,7 @@ def place_order(
     language: str = "",
     seller=None,
     membership: Membership | None = None,
+    mail_buyer: bool = True,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
@@ -101,6 +103,10 @@ def place_order(
     With `membership` it is that membership's member visit of the day
     (orders.services.member_visits): its member lines are free places that take the slot's kept
     member places first, and an event's lines cost less by the type's discount.
+
+    `mail_buyer` False: the museum never mails its buyer (a reseller's customer, whom the
+    reseller tells): the order keeps it, so its confirmation, changes and cancellation send
+    nothing.
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -121,7 +127,15 @@ def place_order(
         )
     language = i18n.offered(language) or i18n.current()
     purchase = Purchase(
-        buyer, email, phone, name, ticket_type, ticket_date, language, membership=membership
+        buyer,
+        email,
+        phone,
+        name,
+        ticket_type,
+        ticket_date,
+        language,
+        membership=membership,
+        mail_buyer=mail_buyer,
     )
 
     def sell() -> Order:
@@ -294,6 +308,7 @@ def _record_order(
         event=taken.event,
         slot=taken.slot,
         membership=purchase.membership,
+        mail_buyer=purchase.mail_buyer,
     )
     held = stays_held(order, hold=hold)
     check_places(

@@ -116,8 +116,9 @@ def check_places(
     `free`: the order costs nothing. Of the n, `member` are a member visit's free places, which
     the free-places limit leaves out: the membership was paid for, and admits its own few."""
     account_limits, address_limits = limits_of(buyer, channel=channel)
-    if account_limits == address_limits == NO_LIMITS:
-        return
+    counted = (held, True, free and n > member)  # which of held, per_day, free_per_day count
+    if not any(_counts(limits, counted) for limits in (account_limits, address_limits)):
+        return  # none of the limits speaks of this sale (a partner's, paid at once): no lock
     # One sale of the account at a time from here to the commit.
     get_user_model().objects.select_for_update().filter(pk=buyer.pk).first()
     now = timezone.now()
@@ -143,6 +144,11 @@ def check_places(
             )
             if given.count() + n - member > limits.free_per_day:
                 raise TooManyFreePlaces(limit=limits.free_per_day, who=who)
+
+
+def _counts(limits: Limits, counted: tuple[bool, bool, bool]) -> bool:
+    values = (limits.held, limits.per_day, limits.free_per_day)
+    return any(asked and value is not None for asked, value in zip(counted, values, strict=True))
 
 
 def _still_held(now: datetime) -> Q:

@@ -379,6 +379,13 @@ class Order(models.Model):
             **{f"{prefix}status": OrderStatus.HELD, f"{prefix}hold_expires_at__lte": now}
         )
 
+    @staticmethod
+    def run_out_unreleased(now: datetime, prefix: str = "") -> Q:
+        """Of holds_run_out, those no sweep has released yet: their places still counted taken.
+        Read through the partial index of held orders (holds_run_out's OR with `expired` reads
+        every order)."""
+        return Q(**{f"{prefix}status": OrderStatus.HELD, f"{prefix}hold_expires_at__lte": now})
+
     @property
     def sells_memberships(self) -> bool:
         """Whether it sells memberships (MembershipSale lines) rather than a visit's tickets."""

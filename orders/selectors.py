@@ -224,7 +224,7 @@ def run_out_holds(*, first: date, last: date, now: datetime | None = None) -> Ru
     """RunOutHolds of the visit dates from `first` to `last`, in one statement."""
     rows = (
         Ticket.objects.filter(
-            Order.holds_run_out(now or timezone.now(), prefix="order__"),
+            Order.run_out_unreleased(now or timezone.now(), prefix="order__"),
             date__gte=first,
             date__lte=last,
             cancelled_at__isnull=True,

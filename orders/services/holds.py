@@ -90,7 +90,7 @@ def release_expired_holds(
 ) -> int:
     """Give back the places of holds that ran out (those on the given rows, or all); how many."""
     now = timezone.now()
-    due = Order.objects.filter(Order.holds_run_out(now), status=OrderStatus.HELD)
+    due = Order.objects.filter(Order.run_out_unreleased(now))
     if ticket_date is not None:
         due = due.filter(date=ticket_date, event_id=event_id)
     if slot is not None:
@@ -101,7 +101,7 @@ def release_expired_holds(
             # Claim once: a confirmation or another release may have got there first.
             order = (
                 Order.objects.select_for_update()
-                .filter(Order.holds_run_out(now), pk=order_id, status=OrderStatus.HELD)
+                .filter(Order.run_out_unreleased(now), pk=order_id)
                 .first()
             )
             if order is not None:

@@ -272,7 +272,10 @@ def _keep_contact(booking: Booking, contact: dict, *, partner) -> None:
     """OCTO's update of a contact: the fields named replace the booking's, a field sent as null
     is removed, the others stay; the order's contact follows through the sale's own change."""
     merged = {**booking.contact, **contact}
-    booking.contact = {field: value for field, value in merged.items() if value is not None}
+    merged = {field: value for field, value in merged.items() if value is not None}
+    if merged == booking.contact:
+        return  # the contact it has (a confirmation repeating the reservation's): no change
+    booking.contact = merged
     with _as_octo():
         change_contact(order_id=booking.order_id, by=partner, **_contact_fields(booking.contact))
 

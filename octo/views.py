@@ -109,8 +109,9 @@ class OctoView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        response["Octo-Capabilities"] = ", ".join(self.capabilities())
-        if serializers.CONTENT in self.capabilities():
+        offered = self.capabilities()
+        response["Octo-Capabilities"] = ", ".join(offered)
+        if serializers.CONTENT in offered:
             # OCTO's content headers: the language the answer speaks (LocaleMiddleware chose it
             # from Accept-Language among settings.LANGUAGES, else the museum's) and those it may.
             response["Content-Language"] = serializers.language_tag()

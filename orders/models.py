@@ -375,9 +375,7 @@ class Order(models.Model):
     @staticmethod
     def holds_run_out(now: datetime, prefix: str = "") -> Q:
         """hold_ran_out as a filter on orders (`prefix`: the path to the order, e.g. "order__")."""
-        return Q(**{f"{prefix}status": OrderStatus.EXPIRED}) | Q(
-            **{f"{prefix}status": OrderStatus.HELD, f"{prefix}hold_expires_at__lte": now}
-        )
+        return Q(**{f"{prefix}status": OrderStatus.EXPIRED}) | Order.run_out_unreleased(now, prefix)
 
     @staticmethod
     def run_out_unreleased(now: datetime, prefix: str = "") -> Q:

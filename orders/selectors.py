@@ -2,6 +2,7 @@
 NotFound."""
 
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -232,20 +233,18 @@ def run_out_holds(*, first: date, last: date, now: datetime | None = None) -> Ru
         .values("slot_id", "museum_day_id", "event_date_id")
         .annotate(places=Count("pk"), member=Count("pk", filter=Q(member=True)))
     )
+    # A slot is of one day, so it has one row; a day has a row per slot (and one without).
     slots: dict[int, tuple[int, int]] = {}
-    days: dict[date, int] = {}
-    event_dates: dict[int, int] = {}
+    days: Counter[date] = Counter()
+    event_dates: Counter[int] = Counter()
     for row in rows:
         if row["slot_id"] is not None:
-            places, member = slots.get(row["slot_id"], (0, 0))
-            slots[row["slot_id"]] = (places + row["places"], member + row["member"])
+            slots[row["slot_id"]] = (row["places"], row["member"])
         if row["museum_day_id"] is not None:
-            days[row["museum_day_id"]] = days.get(row["museum_day_id"], 0) + row["places"]
+            days[row["museum_day_id"]] += row["places"]
         if row["event_date_id"] is not None:
-            event_dates[row["event_date_id"]] = (
-                event_dates.get(row["event_date_id"], 0) + row["places"]
-            )
-    return RunOutHolds(slots, days, event_dates)
+            event_dates[row["event_date_id"]] += row["places"]
+    return RunOutHolds(slots, dict(days), dict(event_dates))
 
 
 # What an order's refunds come to, in the statement that reads the order. By hand: the ORM's

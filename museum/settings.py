@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "orders",
     "webhooks",
     "octo",
+    "desk",
     "axes",
     "csp",
 ]

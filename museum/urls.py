@@ -9,8 +9,8 @@ from drf_spectacular.views import (
 
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
-from orders import desk, desk_members, tickets_link
-from orders.cancel_page import cancel_page
+from orders.pages import tickets as tickets_link
+from orders.pages.cancel import cancel_page
 from orders.providers import STRIPE
 from orders.providers.views import demo_payment, notification
 from tickets.door import door
@@ -36,46 +36,8 @@ urlpatterns = [
     # Django's set_language: the admin's language switch (templates/admin/base_site.html).
     path("i18n/", include("django.conf.urls.i18n")),
     path("door/", door, name="door"),
-    path("desk/", desk.today, name="desk"),
-    path("desk/sell/", desk.sell, name="desk-sell"),
-    path("desk/slots/", desk.slots, name="desk-slots"),
-    path("desk/orders/<uuid:order_id>/", desk.order_page, name="desk-order"),
-    path("desk/orders/<uuid:order_id>/tickets.pdf", desk.order_pdf, name="desk-order-pdf"),
-    path(
-        "desk/orders/<uuid:order_id>/cancel/confirm",
-        desk.confirm_cancel,
-        name="desk-order-confirm-cancel",
-    ),
-    path(
-        "desk/orders/<uuid:order_id>/<str:what>",
-        desk.change_order,
-        name="desk-order-change",
-    ),
-    # --- The desk's members (issue 37, helper mcard) ---
-    path("desk/members/", desk_members.members, name="desk-members"),
-    path("desk/members/sell/", desk_members.sell_member, name="desk-member-sell"),
-    path("desk/members/<uuid:membership_id>/", desk_members.member_page, name="desk-member"),
-    path(
-        "desk/members/<uuid:membership_id>/renew",
-        desk_members.renew_member,
-        name="desk-member-renew",
-    ),
-    path(
-        "desk/members/<uuid:membership_id>/visit",
-        desk_members.book_visit,
-        name="desk-member-visit",
-    ),
-    path(
-        "desk/members/<uuid:membership_id>/card.pdf",
-        desk_members.member_card,
-        name="desk-member-card",
-    ),
-    path(
-        "desk/members/<uuid:membership_id>/gift.pdf",
-        desk_members.gift_card,
-        name="desk-member-gift-card",
-    ),
-    # --- end of the desk's members ---
+    # The front desk (desk/urls.py).
+    path("desk/", include("desk.urls")),
     # The visitor's own page of an order, opened by the signed link in its email and PDF.
     path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
     # An order's tickets PDF by its signed link, for a reseller's customer (OCTO's PDF_URL).

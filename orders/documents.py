@@ -88,7 +88,7 @@ def cancelling(order: Order) -> Cancelling:
 
 
 def cancel_link(order: Order) -> str:
-    """The order's cancel page (orders/cancel_page.py), signed for that order alone."""
+    """The order's cancel page (orders/pages/cancel.py), signed for that order alone."""
     token = tokens.sign_cancel_link(order_id=order.pk)
     return settings.MUSEUM_PUBLIC_URL + reverse("cancel-page", kwargs={"token": token})
 

@@ -190,11 +190,11 @@ def public_keys() -> list[dict]:
     ]
 
 
-# The link of an order's cancel page (orders/cancel_page.py), in its email and PDF: the order's
+# The link of an order's cancel page (orders/pages/cancel.py), in its email and PDF: the order's
 # id signed with Django's signing and a salt of its own, so a link opens that order's page and
 # no other, and a ticket's token or a session cookie is never taken for one.
 CANCEL_LINK_SALT = "museum.orders.cancel-link"
-# The link of an order's tickets PDF without an account (orders/tickets_link.py): what a reseller
+# The link of an order's tickets PDF without an account (orders/pages/tickets.py): what a reseller
 # hands its customer. A salt of its own: it opens the PDF, never the cancel page.
 TICKETS_LINK_SALT = "museum.orders.tickets-link"
 

@@ -13,8 +13,9 @@ from django.db.migrations.loader import MigrationLoader
 # Bottom first: the shared plumbing, the audit log (every app records its changes), the opening
 # days and slots, the programme of events, the sale (orders, their tickets, payments, refunds
 # and kept documents), admission (signed tokens, drawing the ticket, the door), the
-# webhooks made from the audit log, and OCTO, resellers' bookings on top of the sale.
-LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks", "octo"]
+# webhooks made from the audit log, OCTO, resellers' bookings on top of the sale, and the
+# front desk, staff's face over all of them.
+LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks", "octo", "desk"]
 FACES = {
     "admin",
     "admin_pages",
@@ -23,6 +24,7 @@ FACES = {
     "urls",
     "door",
     "desk",
+    "pages",
     "apps",
     "migrations",
     "management",

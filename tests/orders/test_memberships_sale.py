@@ -225,7 +225,7 @@ def test_a_membership_order_is_listed_with_the_orders(visitor_client, individual
 
 
 def test_the_desk_sells_on_a_partners_account_and_the_audit_names_the_seller(staff, individual):
-    """As the desk's ticket sales do (orders/desk.py): the partner buys, staff sell."""
+    """As the desk's ticket sales do (desk/views.py): the partner buys, staff sell."""
     partner = partner_member(username="school")
     membership = sell_membership(
         buyer=partner,

@@ -180,7 +180,7 @@ def words(problem: MuseumProblem) -> str:
 
 
 def picker(*, day, event_id=None, chosen: str | None = None) -> dict:
-    """The slot picker's context (orders/desk/slots.html): the day's entry slots as buttons
+    """The slot picker's context (desk/slots.html): the day's entry slots as buttons
     with their places left, or why there are none; the chosen one, else the next with room."""
     choices = selectors.entry_choices(day=day, event_id=event_id) if day else None
     if choices is not None and chosen not in {c.value for c in choices.choices if c.open}:
@@ -195,7 +195,7 @@ def slots(request):
     event_id = _uuid(request.GET.get("event"))
     day = _date(request.GET.get("ticket_date"))
     context = picker(day=day, event_id=event_id, chosen=request.GET.get("chosen"))
-    return render(request, "orders/desk/slots.html", context)
+    return render(request, "desk/slots.html", context)
 
 
 @desk_only
@@ -213,7 +213,7 @@ def today(request):
         "query": query,
         "found": found,
     }
-    return _page(request, "orders/desk/today.html", context)
+    return _page(request, "desk/today.html", context)
 
 
 @desk_only
@@ -246,7 +246,7 @@ def sell(request):
             chosen=request.POST.get("entry_time"),
         ),
     }
-    return _page(request, "orders/desk/sell.html", context, status=status)
+    return _page(request, "desk/sell.html", context, status=status)
 
 
 def _date(text) -> date | None:
@@ -365,7 +365,7 @@ def _order_page(request, order: Order, *, status: int = 200):
             chosen=f"{order.slot.entry_time:%H:%M}" if order.slot else None,
         ),
     }
-    return _page(request, "orders/desk/order.html", context, status=status)
+    return _page(request, "desk/order.html", context, status=status)
 
 
 def _payable(order: Order) -> bool:
@@ -423,7 +423,7 @@ def confirm_cancel(request, order_id: uuid.UUID):
         "back_how": _back_how(payment),
         "checked_in": [ticket for ticket in tickets if ticket.checked_in_at],
     }
-    return _page(request, "orders/desk/cancel.html", context)
+    return _page(request, "desk/cancel.html", context)
 
 
 def _back_how(payment) -> str:

@@ -3,7 +3,7 @@ one, find a member by card code, name or email, see the member (status, validity
 visits), print their card (a gift's gift card for its giver), and book a member visit in an
 entry slot with the slot picker.
 
-Beside orders/desk.py, whose guard, pages, picker and payment it shares: a thin face over the
+Beside desk/views.py, whose guard, pages, picker and payment it shares: a thin face over the
 same services as the API (sell_membership, renew_membership, place_order with `membership`), so
 the desk cannot sell or admit what the API would refuse. Selling and renewing need
 `orders.sell_memberships`; finding and seeing members, `orders.view_membership`.
@@ -23,11 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from museum.exceptions import MuseumProblem
-from museum.forms import DATE_INPUT
-from museum.i18n import money
-from orders import membership_cards, selectors
-from orders.desk import (
+from desk.views import (
     DESK_PAYMENTS,
     PaymentForm,
     _date,
@@ -39,6 +35,10 @@ from orders.desk import (
     visitor_languages,
     words,
 )
+from museum.exceptions import MuseumProblem
+from museum.forms import DATE_INPUT
+from museum.i18n import money
+from orders import membership_cards, selectors
 from orders.exceptions import NoGiftCard, NoMembershipCard
 from orders.models import (
     MEMBER_CATEGORY,
@@ -126,7 +126,7 @@ def members(request):
         "query": query,
         "found": [(membership, memberships.status_on(membership)) for membership in found],
     }
-    return _page(request, "orders/desk/members.html", context)
+    return _page(request, "desk/members.html", context)
 
 
 @desk_only
@@ -145,7 +145,7 @@ def sell_member(request):
         except MuseumProblem as problem:
             form.add_error(None, words(problem))
     context = {"form": form, "currency": settings.MUSEUM_CURRENCY}
-    return _page(request, "orders/desk/member_sell.html", context, status=status)
+    return _page(request, "desk/member_sell.html", context, status=status)
 
 
 def _sell(request, data: dict) -> Membership:
@@ -211,7 +211,7 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
         "currency": settings.MUSEUM_CURRENCY,
         **picker(day=day, chosen=chosen),
     }
-    return _page(request, "orders/desk/member.html", context, status=status)
+    return _page(request, "desk/member.html", context, status=status)
 
 
 @desk_only

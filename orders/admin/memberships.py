@@ -2,7 +2,7 @@
 sales, visits and walk-ins (only read: the services sell, renew, redeem and cancel them, under
 their locks and with their records), and the members' reports with their CSV files.
 
-Registered when orders/admin.py (which Django's admin reads) imports it.
+Registered when orders/admin/ (which Django's admin reads) imports it.
 """
 
 from datetime import date, timedelta

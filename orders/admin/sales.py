@@ -29,7 +29,7 @@ from museum.admin_pages import (
 from museum.exceptions import MuseumProblem
 from museum.forms import DATE_INPUT
 from orders import selectors
-from orders.membership_admin import membership_sale_inlines
+from orders.admin.memberships import membership_sale_inlines
 from orders.models import (
     Order,
     OrderStatus,

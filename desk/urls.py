@@ -1,0 +1,24 @@
+from django.urls import path
+
+from desk import members, views
+
+urlpatterns = [
+    path("", views.today, name="desk"),
+    path("sell/", views.sell, name="desk-sell"),
+    path("slots/", views.slots, name="desk-slots"),
+    path("orders/<uuid:order_id>/", views.order_page, name="desk-order"),
+    path("orders/<uuid:order_id>/tickets.pdf", views.order_pdf, name="desk-order-pdf"),
+    path(
+        "orders/<uuid:order_id>/cancel/confirm",
+        views.confirm_cancel,
+        name="desk-order-confirm-cancel",
+    ),
+    path("orders/<uuid:order_id>/<str:what>", views.change_order, name="desk-order-change"),
+    path("members/", members.members, name="desk-members"),
+    path("members/sell/", members.sell_member, name="desk-member-sell"),
+    path("members/<uuid:membership_id>/", members.member_page, name="desk-member"),
+    path("members/<uuid:membership_id>/renew", members.renew_member, name="desk-member-renew"),
+    path("members/<uuid:membership_id>/visit", members.book_visit, name="desk-member-visit"),
+    path("members/<uuid:membership_id>/card.pdf", members.member_card, name="desk-member-card"),
+    path("members/<uuid:membership_id>/gift.pdf", members.gift_card, name="desk-member-gift-card"),
+]

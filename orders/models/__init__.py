@@ -1,0 +1,73 @@
+"""The sale's models, by concern: what is sold (`catalogue`), the order and its lines (`sale`),
+the money in and out of it (`payments`), memberships (`memberships`), what the limits count
+(`limits`) and the documents kept for it (`documents`). Every other module imports them from
+here, so a model may move between rooms without its importers knowing.
+
+The sale is what a visitor buys in one go, an order of tickets, each for a visitor category at
+its price, with its payments, refunds and the documents kept for it. It sells general entry
+(hours) and event dates (events) alike; `tickets`, the layer above, admits the holders.
+"""
+
+from .catalogue import MEMBER_CATEGORY, MembershipType, VisitorCategory
+from .documents import TicketImage, TicketsPdf
+from .limits import BuyerEmail, SaleLimits
+from .memberships import (
+    MemberEntry,
+    Membership,
+    MembershipCard,
+    MembershipStatus,
+    ReplacedCard,
+    Validity,
+)
+from .payments import (
+    Payment,
+    PaymentState,
+    ProviderEvent,
+    Refund,
+    RefundSource,
+    RefundState,
+)
+from .sale import (
+    ANONYMISED_EMAIL,
+    Channel,
+    MembershipSale,
+    MembershipSaleKind,
+    Order,
+    OrderKind,
+    OrderStatus,
+    Ticket,
+    TicketState,
+    TicketType,
+)
+
+__all__ = [
+    "ANONYMISED_EMAIL",
+    "MEMBER_CATEGORY",
+    "BuyerEmail",
+    "Channel",
+    "MemberEntry",
+    "Membership",
+    "MembershipCard",
+    "MembershipSale",
+    "MembershipSaleKind",
+    "MembershipStatus",
+    "MembershipType",
+    "Order",
+    "OrderKind",
+    "OrderStatus",
+    "Payment",
+    "PaymentState",
+    "ProviderEvent",
+    "Refund",
+    "RefundSource",
+    "RefundState",
+    "ReplacedCard",
+    "SaleLimits",
+    "Ticket",
+    "TicketImage",
+    "TicketState",
+    "TicketType",
+    "TicketsPdf",
+    "Validity",
+    "VisitorCategory",
+]

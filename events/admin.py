@@ -93,7 +93,16 @@ class SpecialEventAdmin(AuditedAdmin, TranslationAdmin):
     """Each text in every shipped language (modeltranslation's fields, `name_de`...): the museum's
     own is required, a missing one is read in the museum's."""
 
-    list_display = ["name", "status", "dates_run", "location", "places", "tickets_sold", "price"]
+    list_display = [
+        "name",
+        "status",
+        "dates_run",
+        "location",
+        "places",
+        "tickets_sold",
+        "price",
+        "tax_rate",
+    ]
     list_filter = [EventStatusFilter]
     search_fields = ["name", "location"]
     search_help_text = "Search by event name or location."

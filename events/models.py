@@ -4,6 +4,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from museum.money import tax_rate_field
 from museum.text import multiline_text, one_line_text
 
 NAME_MAX_LENGTH = 200
@@ -28,6 +29,7 @@ class SpecialEvent(models.Model):
     price = models.DecimalField(
         max_digits=8, decimal_places=2, validators=[MinValueValidator(0)], help_text="Per ticket."
     )
+    tax_rate = tax_rate_field("Of its tickets, whatever their visitor category.")
     capacity = models.PositiveIntegerField(
         null=True, blank=True, help_text="Places per date; empty means unlimited."
     )
@@ -51,6 +53,9 @@ class SpecialEvent(models.Model):
         verbose_name = "special event"
         constraints = [
             models.CheckConstraint(name="event_price_not_negative", condition=Q(price__gte=0)),
+            models.CheckConstraint(
+                name="event_tax_rate_not_negative", condition=Q(tax_rate__gte=0)
+            ),
             models.CheckConstraint(
                 name="event_ends_after_it_starts",
                 condition=Q(ends_at__isnull=True)

@@ -553,6 +553,9 @@ if MUSEUM_PERSONAL_DATA_RETENTION_DAYS < 0:
 MUSEUM_CURRENCY = os.environ.get("MUSEUM_CURRENCY", "EUR").strip().upper()
 if not (len(MUSEUM_CURRENCY) == 3 and MUSEUM_CURRENCY.isalpha()):
     raise ImproperlyConfigured("MUSEUM_CURRENCY must be an ISO 4217 code like EUR")
+# Whether the prices staff set (visitor categories, events, membership types) include tax, as
+# consumer prices in Europe do, or are net, the tax added on top (docs/money.md).
+MUSEUM_PRICES_INCLUDE_TAX = envbool("MUSEUM_PRICES_INCLUDE_TAX", True)
 MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
 # The front desk sells to groups in front of it (a school class): its own, larger limit.
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)

@@ -27,7 +27,9 @@ from orders.models import (
     Validity,
 )
 from orders.selectors import cancel_deadline, is_printable, may_see_gift_code, may_see_holder
-from orders.services.memberships import status_on
+from orders.services.memberships import membership_taxed, status_on
+from orders.services.pricing import category_price
+from orders.services.taxes import order_taxes, totals_by_rate
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 
@@ -44,10 +46,31 @@ class CurrencyField(serializers.SerializerMethodField):
 extend_schema_field({"type": "string", "example": "EUR"})(CurrencyField)
 
 
+class TaxRateField(MoneyField):
+    """A tax rate, in percent (9 is 9 %)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_digits", 4)
+        kwargs.setdefault("help_text", "Tax rate, in %.")
+        super().__init__(**kwargs)
+
+
+class TaxSerializer(serializers.Serializer):
+    """What lines at one tax rate come to (orders.services.taxes)."""
+
+    rate = TaxRateField()
+    net = MoneyField(max_digits=10)
+    tax = MoneyField(max_digits=10)
+    gross = MoneyField(max_digits=10, help_text="Net and tax: what these lines cost.")
+
+
 class VisitorCategorySerializer(serializers.Serializer):
     category = serializers.CharField(help_text="The code an order names, e.g. 'child'.")
     name = serializers.CharField()
-    generalPrice = MoneyField(source="general_price", help_text="Price of general entry.")
+    generalPrice = serializers.SerializerMethodField(
+        help_text="Price of general entry, tax included."
+    )
+    taxRate = TaxRateField(source="tax_rate", help_text="Of general entry, in %.")
     eventPricePercent = serializers.IntegerField(
         source="event_price_percent", help_text="Share of a special event's price paid, in %."
     )
@@ -59,6 +82,10 @@ class VisitorCategorySerializer(serializers.Serializer):
         help_text="Sold only beside a ticket of a category that does not need one.",
     )
     currency = CurrencyField()
+
+    @extend_schema_field(MoneyField())
+    def get_generalPrice(self, category):
+        return MoneyField().to_representation(category_price(category=category, event=None))
 
 
 class LanguageField(StrictCharField):
@@ -145,7 +172,9 @@ class OrderTicketSerializer(serializers.Serializer):
     category = serializers.SerializerMethodField(
         help_text="Its visitor category's code; `member`: a member's free place."
     )
-    price = MoneyField()
+    price = MoneyField(help_text="Tax included.")
+    taxRate = TaxRateField(source="tax_rate")
+    tax = MoneyField(help_text="The tax in its price.")
     confirmationCode = serializers.CharField(source="confirmation_code")
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     cancelled = serializers.SerializerMethodField()
@@ -216,6 +245,9 @@ class OrderSerializer(serializers.Serializer):
     language = serializers.CharField(help_text="What its email, PDF and tickets speak.")
     createdAt = serializers.DateTimeField(source="created_at")
     total = MoneyField(max_digits=10, help_text="What the order cost (a held one: will cost).")
+    taxes = serializers.SerializerMethodField(
+        help_text="The tax in `total`, per rate: the sums of its lines."
+    )
     refundDue = serializers.SerializerMethodField(
         help_text="Paid back or owed back: every refund of the order (its cancelled tickets', "
         "a payment that came after its places were gone)."
@@ -241,6 +273,10 @@ class OrderSerializer(serializers.Serializer):
         if not is_printable(order):
             return None
         return reverse("orders-tickets-pdf", kwargs={"orderId": order.pk})
+
+    @extend_schema_field(TaxSerializer(many=True))
+    def get_taxes(self, order):
+        return TaxSerializer(order_taxes(order), many=True).data
 
     def get_refundDue(self, order) -> float:
         # Every refund, not only its tickets': a payment refunded whole has none (prefetched by
@@ -300,7 +336,16 @@ class QuoteLineSerializer(serializers.Serializer):
 class QuoteSerializer(serializers.Serializer):
     lines = QuoteLineSerializer(many=True)
     total = MoneyField(max_digits=10, help_text="What the order would cost.")
+    taxes = serializers.SerializerMethodField(help_text="The tax in `total`, per rate.")
     currency = CurrencyField()
+
+    @extend_schema_field(TaxSerializer(many=True))
+    def get_taxes(self, quote):
+        lines = [
+            (line.taxed.rate, line.price * line.quantity, line.taxed.tax * line.quantity)
+            for line in quote.lines
+        ]
+        return TaxSerializer(totals_by_rate(lines), many=True).data
 
 
 class PaymentMethod(TextChoices):
@@ -349,13 +394,18 @@ class MembershipTypeSerializer(serializers.Serializer):
     )
     name = serializers.CharField(help_text="In the request's language.")
     description = serializers.CharField()
-    price = MoneyField()
+    price = serializers.SerializerMethodField(help_text="Of a period, tax included.")
+    taxRate = TaxRateField(source="tax_rate")
     currency = CurrencyField()
     validityMonths = serializers.IntegerField(source="validity_months")
     admits = serializers.IntegerField(help_text="People one member visit admits.")
     eventDiscountPercent = serializers.IntegerField(
         source="event_discount_percent", help_text="Discount on special events, in %."
     )
+
+    @extend_schema_field(MoneyField())
+    def get_price(self, membership_type):
+        return MoneyField().to_representation(membership_taxed(membership_type).gross)
 
 
 class BuyMembershipRequestSerializer(serializers.Serializer):

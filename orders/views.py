@@ -180,7 +180,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
             status=query.get("status"),
             code=query.get("confirmationCode"),
         )
-        page = self.paginate_queryset(orders)
+        page = selectors.with_membership_sales(self.paginate_queryset(orders) or [])
         return self.get_paginated_response(OrderSerializer(page, many=True).data)
 
     @extend_schema(

@@ -44,6 +44,7 @@ class MembershipTypeAdmin(AuditedAdmin, TranslationAdmin):
         "code",
         "name",
         "price",
+        "tax_rate",
         "validity_months",
         "admits",
         "event_discount_percent",

@@ -53,6 +53,7 @@ class VisitorCategoryAdmin(AuditedAdmin, TranslationAdmin):
         "name",
         "plural_name",
         "general_price",
+        "tax_rate",
         "event_price_percent",
         "check_at_door",
         "active",

@@ -7,6 +7,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from museum.money import tax_rate_field
+
 # What an order's line calls a member's free place (orders.services.member_visits): no visitor
 # category, so no category may take that code (it would never be sold).
 MEMBER_CATEGORY = "member"
@@ -33,6 +35,7 @@ class VisitorCategory(models.Model):
         decimal_places=2,
         validators=[MinValueValidator(Decimal("0"))],
     )
+    tax_rate = tax_rate_field("Of its general-entry tickets (an event's are at the event's rate).")
     event_price_percent = models.PositiveSmallIntegerField(
         "share of an event's price (%)",
         default=100,
@@ -59,6 +62,9 @@ class VisitorCategory(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="category_price_not_negative", condition=Q(general_price__gte=0)
+            ),
+            models.CheckConstraint(
+                name="category_tax_rate_not_negative", condition=Q(tax_rate__gte=0)
             ),
             models.CheckConstraint(
                 name="category_event_percent_at_most_100",
@@ -94,6 +100,7 @@ class MembershipType(models.Model):
     price = models.DecimalField(
         max_digits=8, decimal_places=2, validators=[MinValueValidator(Decimal("0"))]
     )
+    tax_rate = tax_rate_field("Of its sales, new, gift or renewal.")
     validity_months = models.PositiveSmallIntegerField(
         "valid for (months)", default=12, validators=[MinValueValidator(1), MaxValueValidator(120)]
     )
@@ -114,6 +121,9 @@ class MembershipType(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="membership_type_price_not_negative", condition=Q(price__gte=0)
+            ),
+            models.CheckConstraint(
+                name="membership_type_tax_rate_not_negative", condition=Q(tax_rate__gte=0)
             ),
             models.CheckConstraint(
                 name="membership_type_admits_someone", condition=Q(admits__gte=1)

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from events.models import EventDate, SpecialEvent
 from hours.models import EntrySlot, MuseumDay
 from museum import i18n
+from museum.money import ZERO
 
 from .catalogue import VisitorCategory
 from .memberships import Membership
@@ -168,6 +169,18 @@ class TicketType(models.TextChoices):
     GENERAL = "general", _("General entry")
 
 
+def line_tax_rate() -> models.DecimalField:
+    return models.DecimalField(
+        "tax rate (%)", max_digits=4, decimal_places=2, default=ZERO, db_default=ZERO
+    )
+
+
+def line_tax() -> models.DecimalField:
+    return models.DecimalField(
+        "tax included", max_digits=8, decimal_places=2, default=ZERO, db_default=ZERO
+    )
+
+
 class MembershipSaleKind(models.TextChoices):
     NEW = "new", "New membership"
     GIFT = "gift", "Gift membership"
@@ -183,6 +196,9 @@ class MembershipSale(models.Model):
     membership = models.ForeignKey(Membership, on_delete=models.PROTECT, related_name="sales")
     kind = models.CharField(max_length=10, choices=MembershipSaleKind.choices)
     price = models.DecimalField("price paid", max_digits=8, decimal_places=2)
+    # Its rate and the tax in its price, as sold (orders.services.taxes): `price` is gross.
+    tax_rate = line_tax_rate()
+    tax = line_tax()
     valid_from = models.DateField(null=True, blank=True)
     valid_until = models.DateField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
@@ -193,6 +209,10 @@ class MembershipSale(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="membership_sale_price_not_negative", condition=Q(price__gte=0)
+            ),
+            models.CheckConstraint(
+                name="membership_sale_tax_within_price",
+                condition=Q(tax__gte=0, tax__lte=F("price")),
             ),
         ]
 
@@ -232,6 +252,9 @@ class Ticket(models.Model):
         EventDate, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
     )
     price = models.DecimalField("price paid", max_digits=8, decimal_places=2)
+    # Its rate and the tax in its price, as sold (orders.services.taxes): `price` is gross.
+    tax_rate = line_tax_rate()
+    tax = line_tax()
     confirmation_code = models.CharField(max_length=40, unique=True)
     purchased_at = models.DateTimeField(auto_now_add=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
@@ -280,6 +303,9 @@ class Ticket(models.Model):
                 name="event_ticket_has_event",
                 condition=Q(ticket_type="event", event__isnull=False)
                 | Q(ticket_type="general", event__isnull=True),
+            ),
+            models.CheckConstraint(
+                name="ticket_tax_within_price", condition=Q(tax__gte=0, tax__lte=F("price"))
             ),
             models.CheckConstraint(
                 name="ticket_counted_on_its_row",

@@ -20,6 +20,7 @@ from .access import (
     viewable_order,
     viewable_orders,
     visit_starts_at,
+    with_membership_sales,
 )
 from .front_desk import (
     Arrivals,
@@ -106,5 +107,6 @@ __all__ = [
     "viewable_memberships",
     "viewable_order",
     "viewable_orders",
+    "with_membership_sales",
     "visit_starts_at",
 ]

@@ -6,7 +6,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -112,7 +112,7 @@ def viewable_orders(
     """The orders `viewer` may see (their own; staff who may view any order: all), newest first,
     for visits from `start` to `end`, of `status`, with `code` as the order's or a ticket's
     confirmation code; each with its tickets as `sold_tickets` and its refunds, in two queries
-    more."""
+    more (a page's membership orders read their lines with `with_membership_sales`)."""
     orders = Order.objects.all()
     if not viewer.has_perm(VIEW_ANY_ORDER):
         orders = orders.filter(buyer=viewer)
@@ -136,6 +136,15 @@ def viewable_orders(
         .prefetch_related(tickets, "refunds")  # type: ignore[no-redef]
         .order_by("-created_at", "-pk")
     )
+
+
+def with_membership_sales(orders: list[Order]) -> list[Order]:
+    """`orders`, the membership orders among them with their lines (their taxes' lines) read in
+    one query, none if there are none."""
+    prefetch_related_objects(
+        [order for order in orders if order.sells_memberships], "membership_sales"
+    )
+    return orders
 
 
 def tickets_of_orders() -> QuerySet[Ticket]:

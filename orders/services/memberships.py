@@ -61,6 +61,7 @@ from orders.services.limits import NO_LIMITS, limits_of
 from orders.services.membership_periods import activate, next_period_start
 from orders.services.new_orders import new_order, record_new, settle_new, stays_held
 from orders.services.payments import mail_change, refund_membership_sales
+from orders.services.taxes import Taxed, taxed
 from orders.tasks import mail_membership
 
 # Who may sell and renew memberships for others (the desk), and see every membership.
@@ -166,6 +167,7 @@ def sell_membership(
     _refuse_start(start, today=today)
     holder_name = "" if gift else holder_name_of(holder_name)
     language = i18n.offered(language) or i18n.current()
+    amounts = membership_taxed(membership_type)
     with transaction.atomic():
         order, held = _new_order(
             buyer=buyer,
@@ -173,7 +175,7 @@ def sell_membership(
             name=holder_name,
             language=language,
             day=start,
-            total=membership_type.price,
+            total=amounts.gross,
         )
         membership = Membership.objects.create(
             membership_type=membership_type,
@@ -186,7 +188,12 @@ def sell_membership(
         )
         kind = MembershipSaleKind.GIFT if gift else MembershipSaleKind.NEW
         MembershipSale.objects.create(
-            order=order, membership=membership, kind=kind, price=membership_type.price
+            order=order,
+            membership=membership,
+            kind=kind,
+            price=amounts.gross,
+            tax_rate=amounts.rate,
+            tax=amounts.tax,
         )
         record(
             action=Action.CREATED,
@@ -198,6 +205,11 @@ def sell_membership(
         membership.refresh_from_db()
     membership.order = order
     return membership
+
+
+def membership_taxed(membership_type: MembershipType) -> Taxed:
+    """A period's amounts: the type's price at its tax rate (orders.services.taxes)."""
+    return taxed(price=membership_type.price, rate=membership_type.tax_rate)
 
 
 def _refuse_start(start: date, *, today: date) -> None:
@@ -296,17 +308,22 @@ def renew_membership(*, membership: Membership, buyer, seller=None) -> Order:
             raise MembershipNotRenewable()
         if not locked.membership_type.active:
             raise MembershipNotRenewable(_("This membership type is no longer on sale."))
-        price = locked.membership_type.price
+        amounts = membership_taxed(locked.membership_type)
         order, held = _new_order(
             buyer=buyer,
             email=locked.email,
             name=locked.holder_name,
             language=locked.language,
             day=next_period_start(locked, day=timezone.localdate()),
-            total=price,
+            total=amounts.gross,
         )
         MembershipSale.objects.create(
-            order=order, membership=locked, kind=MembershipSaleKind.RENEWAL, price=price
+            order=order,
+            membership=locked,
+            kind=MembershipSaleKind.RENEWAL,
+            price=amounts.gross,
+            tax_rate=amounts.rate,
+            tax=amounts.tax,
         )
         _settle(order, held=held, by=who)
     return order

@@ -1,8 +1,10 @@
 """What a visitor pays: the visitor categories and their prices, the one price source of a sale.
 
-A general-entry ticket costs its category's `general_price`; an event ticket its category's share
-of the event's price, rounded half up to the cent (45.00 at 50 % is 22.50, 9.99 at 50 % is 5.00);
-an order's total is the sum of its tickets' prices. The contract's purchase sells the default
+A general-entry ticket's catalogue price is its category's `general_price`; an event ticket's its
+category's share of the event's price, rounded half up to the cent (45.00 at 50 % is 22.50, 9.99
+at 50 % is 5.00). What the visitor pays is that price with its tax (orders.services.taxes: the
+price itself where prices include tax, the default); an order's total is the sum of its
+tickets' prices. The contract's purchase sells the default
 category (DEFAULT_CATEGORY), so its price is that category's.
 
 A member visit's member lines (MEMBER_CATEGORY, no visitor category) cost nothing; the other
@@ -14,7 +16,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -23,22 +25,27 @@ from django.utils.translation import gettext as _
 from events.models import SpecialEvent
 from museum.exceptions import InvalidInput
 from museum.kept import Kept
+from museum.money import ZERO, to_cent
 from orders.exceptions import DateInPast, EventNotOnDate, NeedsCompanion, UnknownEvent
 from orders.models import MEMBER_CATEGORY, VisitorCategory
+from orders.services.taxes import Taxed, taxed
 
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
-CENT = Decimal("0.01")
 
 
 @dataclass(frozen=True)
 class Line:
-    """`quantity` tickets of one visitor category, at `price` each; no category: members'
-    free places."""
+    """`quantity` tickets of one visitor category, each at `taxed.gross` with `taxed.tax` in
+    it; no category: members' free places."""
 
     category: VisitorCategory | None
     quantity: int
-    price: Decimal
+    taxed: Taxed
+
+    @property
+    def price(self) -> Decimal:
+        return self.taxed.gross
 
     @property
     def member(self) -> bool:
@@ -64,14 +71,22 @@ ON_SALE: Kept[dict[str, VisitorCategory]] = Kept(
 def category_price(
     *, category: VisitorCategory, event: SpecialEvent | None, discount_percent: int = 0
 ) -> Decimal:
-    """What a visitor of `category` pays: the general price, or their share of the event's,
-    less `discount_percent` (a member order's event discount)."""
+    """What a visitor of `category` pays, tax included."""
+    return ticket_taxed(category=category, event=event, discount_percent=discount_percent).gross
+
+
+def ticket_taxed(
+    *, category: VisitorCategory, event: SpecialEvent | None, discount_percent: int = 0
+) -> Taxed:
+    """A ticket's amounts: of the general price at the category's tax rate, or of the
+    category's share of the event's price, less `discount_percent` (a member order's event
+    discount), at the event's."""
     if event is None:
-        return category.general_price
+        return taxed(price=category.general_price, rate=category.tax_rate)
     share = event.price * category.event_price_percent / 100
     if discount_percent:
         share = share * (100 - discount_percent) / 100
-    return share.quantize(CENT, rounding=ROUND_HALF_UP)
+    return taxed(price=to_cent(share), rate=event.tax_rate)
 
 
 def event_on(*, ticket_date: date, event_id: uuid.UUID | None) -> SpecialEvent:
@@ -130,17 +145,18 @@ def priced(
     for line, category in zip(lines, categories, strict=True):
         quantity = line["quantity"]
         if category is None:
-            priced_lines.append(Line(None, quantity, Decimal("0.00")))
+            rate = ZERO if event is None else event.tax_rate
+            priced_lines.append(Line(None, quantity, taxed(price=ZERO, rate=rate)))
             continue
         less = quantity if left is None or not discount_percent else min(quantity, left)
         if less or quantity == less:
-            price = category_price(
+            amounts = ticket_taxed(
                 category=category, event=event, discount_percent=discount_percent
             )
-            priced_lines.append(Line(category, less, price))
+            priced_lines.append(Line(category, less, amounts))
         if quantity > less:
             priced_lines.append(
-                Line(category, quantity - less, category_price(category=category, event=event))
+                Line(category, quantity - less, ticket_taxed(category=category, event=event))
             )
         if left is not None and discount_percent:
             left -= less

@@ -329,6 +329,8 @@ def _record_order(
             date=purchase.ticket_date,
             event=taken.event,
             price=line.price,
+            tax_rate=line.taxed.rate,
+            tax=line.taxed.tax,
             confirmation_code=new_confirmation_code(f"ticket-{purchase.ticket_type}"),
             order=order,
             held=held,

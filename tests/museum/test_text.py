@@ -69,6 +69,7 @@ def test_the_admin_form_refuses_a_name_with_a_line_break(desk_client):
         "location_en": "Garden\tEast",
         "description_en": "Fine\r\ntext.",
         "price": "8",
+        "tax_rate": "0",
         "capacity": "",
         "dates-TOTAL_FORMS": "1",
         "dates-INITIAL_FORMS": "0",

@@ -178,6 +178,7 @@ def test_no_visitor_category_may_take_the_code_of_a_members_place(admin_client):
         "category": "member",
         "name_en": "Member",
         "general_price": "0",
+        "tax_rate": "0",
         "event_price_percent": "100",
         "ordering": "0",
         "active": "on",

@@ -44,6 +44,7 @@ def test_any_account_reads_the_visitor_categories(visitor_client):
         "category": "adult",
         "name": "Adult",
         "generalPrice": 15,
+        "taxRate": 0,
         "eventPricePercent": 100,
         "checkAtDoor": False,
         "needsCompanion": False,

@@ -145,6 +145,7 @@ def test_a_dry_run_quotes_what_the_order_would_cost_and_takes_nothing(visitor_cl
             {"category": "child", "quantity": 1, "price": 7.5},
         ],
         "total": 37.5,
+        "taxes": [{"rate": 0, "net": 37.5, "tax": 0, "gross": 37.5}],
         "currency": "EUR",
     }
     assert not Order.objects.exists()

@@ -26,6 +26,7 @@ def type_form(**changes) -> dict:
         "description_en": "Two adults and up to four children.",
         "description_fr": "Deux adultes et jusqu'à quatre enfants.",
         "price": "120.00",
+        "tax_rate": "0",
         "validity_months": "12",
         "admits": "6",
         "event_discount_percent": "10",

@@ -1,0 +1,77 @@
+"""Tax on what is sold: each line's net, tax and gross, computed once, here, when it is sold.
+
+A line is one thing sold at one price: a ticket, a membership's period. Its tax rate (a percent)
+is its catalogue entry's: a special event's for the event's tickets, the visitor category's for
+general entry, the membership type's for a membership. MUSEUM_PRICES_INCLUDE_TAX says what a
+catalogue price is:
+
+- gross (the default, as consumer prices in Europe are): the line costs the price; its net is
+  the price divided by (1 + rate), rounded half up to the cent; its tax is the rest;
+- net: its tax is the price times the rate, rounded half up to the cent; the line costs both.
+
+Rounded once, per line (museum.money.to_cent); an order's totals per rate are the sums of its
+lines, never rounded again, so they always add up to what the order cost. The line keeps its
+rate and tax (Ticket, MembershipSale): a later change of a rate changes no sale made.
+"""
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+
+from museum.money import ZERO, to_cent
+
+
+@dataclass(frozen=True)
+class Taxed:
+    """One line's amounts: `gross` is what it costs, `net` + `tax` == `gross`."""
+
+    rate: Decimal
+    net: Decimal
+    tax: Decimal
+    gross: Decimal
+
+
+def taxed(*, price: Decimal, rate: Decimal) -> Taxed:
+    """The line of catalogue price `price` at `rate` percent (the module's rule)."""
+    if settings.MUSEUM_PRICES_INCLUDE_TAX:
+        gross = to_cent(price)
+        net = to_cent(gross * 100 / (100 + rate))
+        return Taxed(rate, net, gross - net, gross)
+    net = to_cent(price)
+    tax = to_cent(net * rate / 100)
+    return Taxed(rate, net, tax, net + tax)
+
+
+@dataclass(frozen=True)
+class RateTotal:
+    """What lines at one rate come to."""
+
+    rate: Decimal
+    net: Decimal
+    tax: Decimal
+    gross: Decimal
+
+
+def totals_by_rate(lines: Iterable[tuple[Decimal, Decimal, Decimal]]) -> list[RateTotal]:
+    """The sums of lines given as (rate, gross, tax), per rate, lowest rate first."""
+    sums: dict[Decimal, list[Decimal]] = defaultdict(lambda: [ZERO, ZERO])
+    for rate, gross, tax in lines:
+        sums[rate][0] += gross
+        sums[rate][1] += tax
+    return [RateTotal(rate, gross - tax, tax, gross) for rate, (gross, tax) in sorted(sums.items())]
+
+
+def order_taxes(order) -> list[RateTotal]:
+    """The tax in what `order` costs (its `total`), per rate: the sums of its lines, the
+    tickets it still holds while held (a held order's total is theirs), else every line sold.
+    Its tickets as loaded (`sold_tickets`); a membership order's sales are read."""
+    if order.sells_memberships:
+        lines = list(order.membership_sales.all())
+    elif order.status == "held":
+        lines = [ticket for ticket in order.sold_tickets if ticket.cancelled_at is None]
+    else:
+        lines = order.sold_tickets
+    return totals_by_rate((line.tax_rate, line.price, line.tax) for line in lines)

@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "orders",
+    "giftcards",
     "webhooks",
     "octo",
     "desk",
@@ -414,6 +415,9 @@ REST_FRAMEWORK = {
         # POST /tickets (museum.throttling.PurchaseRateThrottle), on top of "user": a visitor
         # buys a few tickets, a class's organiser thirty, and no account mails more than that.
         "purchase": envrate("MUSEUM_THROTTLE_PURCHASE_RATE", "30/min"),
+        # A gift card's code asked for (its balance, or paying with it), per account: a few
+        # cards a minute, never a search of the codes.
+        "giftcard": envrate("MUSEUM_THROTTLE_GIFT_CARD_RATE", "10/min"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.
@@ -438,6 +442,7 @@ SPECTACULAR_SETTINGS = {
         "OrderStatus": "orders.models.OrderStatus",
         "TicketStatus": "orders.models.TicketState",
         "MembershipStatus": "orders.models.MembershipStatus",
+        "GiftCardStatus": "giftcards.models.GiftCardStatus",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -557,6 +562,16 @@ if not (len(MUSEUM_CURRENCY) == 3 and MUSEUM_CURRENCY.isalpha()):
 # consumer prices in Europe do, or are net, the tax added on top (docs/money.md).
 MUSEUM_PRICES_INCLUDE_TAX = envbool("MUSEUM_PRICES_INCLUDE_TAX", True)
 MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
+# Gift cards (docs/money.md): the least and most one may be sold for, and the years after the
+# year of issue it may be spent in (to the end of that year; its balance stays on the books).
+MUSEUM_GIFT_CARD_MIN = envint("MUSEUM_GIFT_CARD_MIN", 5)
+MUSEUM_GIFT_CARD_MAX = envint("MUSEUM_GIFT_CARD_MAX", 500)
+MUSEUM_GIFT_CARD_YEARS = envint("MUSEUM_GIFT_CARD_YEARS", 3)
+if not 1 <= MUSEUM_GIFT_CARD_MIN <= MUSEUM_GIFT_CARD_MAX or MUSEUM_GIFT_CARD_YEARS < 1:
+    raise ImproperlyConfigured(
+        "MUSEUM_GIFT_CARD_MIN must be 1+ and at most MUSEUM_GIFT_CARD_MAX; "
+        "MUSEUM_GIFT_CARD_YEARS 1+"
+    )
 # The front desk sells to groups in front of it (a school class): its own, larger limit.
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)

@@ -143,6 +143,13 @@ class PurchaseRateThrottle(AccountRateThrottle):
     scope = "purchase"
 
 
+class GiftCardRateThrottle(AccountRateThrottle):
+    """MUSEUM_THROTTLE_GIFT_CARD_RATE gift card codes tried per account (a balance asked, a
+    payment started with one), within its rate of requests."""
+
+    scope = "giftcard"
+
+
 # Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
 # lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
 # is exact, and museum.cache.count counts atomically across workers.

@@ -85,6 +85,14 @@ class TooLate(MuseumProblem):
     default_detail = _("Tickets can be cancelled until shortly before the visit.")
 
 
+class GiftCardSold(MuseumProblem):
+    default_code = "gift_card_sold"
+    title = _("Gift card sold")
+    default_detail = _(
+        "A gift card paid for is not cancelled: it keeps its balance until it expires."
+    )
+
+
 class CheckedIn(MuseumProblem):
     """A ticket already used at the door: cancelling it would refund a visit that took place."""
 

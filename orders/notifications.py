@@ -175,7 +175,8 @@ def cancelled_lines(tickets: list[Ticket]) -> list[dict]:
     lines: dict = {}
     for ticket in tickets:
         count, back = lines.get(ticket.category, (0, Decimal("0")))
-        lines[ticket.category] = (count + 1, back + ticket.refund.amount)
+        paid_back = sum((refund.amount for refund in ticket.refunds.all()), Decimal("0"))
+        lines[ticket.category] = (count + 1, back + paid_back)
     return [
         {"count": count, "category": counted(category, count), "back": money(back) if back else ""}
         for category, (count, back) in lines.items()

@@ -15,14 +15,15 @@ refund's own idempotency key, so a refund asked twice is paid once.
 
 from collections.abc import Sequence
 from datetime import datetime
+from decimal import Decimal
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from django_tasks import task
 
 from museum.lost_work import requeue_lost
 from museum.periodic import schedule_periodic_tasks
-from orders.models import Refund, RefundState
+from orders.models import Order, Refund, RefundState
 from orders.providers import provider
 from orders.providers.base import Provider, ProviderError
 
@@ -48,6 +49,7 @@ def record_refunds(refunds: Sequence[Refund], *, through: Provider | None) -> li
             if refund.state == RefundState.CREATED:
                 settle(refund, through=through)
     written = Refund.objects.bulk_create(refunds)
+    _add_paid_back(written)
     for refund in written:
         if refund.state == RefundState.CREATED:
             pay_back_later(refund=refund)
@@ -56,6 +58,17 @@ def record_refunds(refunds: Sequence[Refund], *, through: Provider | None) -> li
         if hasattr(refund.order, "refunded"):
             refund.order.refunded += refund.amount
     return written
+
+
+def _add_paid_back(refunds: Sequence[Refund]) -> None:
+    """What the refunds give back, added to their orders' `paid_back` (the order is locked by
+    the change that makes them), on the rows and on the orders in hand."""
+    for order_id in {refund.order_id for refund in refunds}:
+        amount = sum((r.amount for r in refunds if r.order_id == order_id), Decimal("0"))
+        if amount:
+            Order.objects.filter(pk=order_id).update(paid_back=F("paid_back") + amount)
+    for refund in refunds:
+        refund.order.paid_back += refund.amount
 
 
 def pay_back_later(*, refund: Refund) -> None:

@@ -355,15 +355,23 @@ class PaymentMethod(TextChoices):
 
 class StartPaymentRequestSerializer(serializers.Serializer):
     provider = serializers.ChoiceField(
-        choices=["stripe", "desk", "demo"],
+        choices=["stripe", "desk", "demo", "giftcard"],
         help_text="`stripe` (a card, completed with Stripe.js and `clientSecret`), `demo` (local "
-        "work only: open `payUrl`), `desk` (staff who take payments at the desk: paid at once).",
+        "work only: open `payUrl`), `desk` (staff who take payments at the desk: paid at once), "
+        "`giftcard` (with `code`: what the card holds, up to what is due, paid at once). Each "
+        "pays what is left to pay; the order is confirmed once its payments cover its total.",
     )
     method = serializers.ChoiceField(
         choices=PaymentMethod.choices,
         required=False,
         help_text="The desk: cash or the card terminal.",
     )
+    code = StrictCharField(required=False, max_length=40, help_text="A gift card's code.")
+
+    def validate(self, attrs):
+        if attrs["provider"] == "giftcard" and not attrs.get("code"):
+            raise serializers.ValidationError({"code": _("A gift card's code is needed.")})
+        return attrs
 
 
 class PaymentSerializer(serializers.Serializer):

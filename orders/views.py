@@ -14,6 +14,7 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer, PNGRenderer
 from museum.schema import problems
+from museum.throttling import GiftCardRateThrottle
 from orders import documents, membership_cards, selectors
 from orders.models import Membership, Order
 from orders.selectors import owned_membership, viewable_membership, viewable_memberships
@@ -126,6 +127,14 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
     serializer_class = PlaceOrderRequestSerializer
     list_query_serializer = OrderListQuerySerializer
 
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        # A gift card's code tried as a payment counts as a balance asked.
+        if self.action == "payments" and self.request.method == "POST":
+            if isinstance(self.request.data, dict) and self.request.data.get("code"):
+                throttles.append(GiftCardRateThrottle())
+        return throttles
+
     @extend_schema(
         operation_id="placeOrder",
         summary="Buy several tickets at once, or hold them",
@@ -230,7 +239,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         methods=["GET"],
         operation_id="listOrderPayments",
         summary="The order's payments",
-        description="Every attempt to pay it, oldest first; exactly one confirms it.",
+        description="Every attempt to pay it, oldest first; those confirmed cover its total.",
         responses={200: PaymentSerializer(many=True), **problems(401, 404)},
     )
     @action(detail=True, methods=["get", "post"], pagination_class=None)
@@ -246,6 +255,7 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
             by=request.user,
             provider_name=data["provider"],
             method=data.get("method", ""),
+            code=data.get("code", ""),
         )
         return Response(PaymentSerializer(payment).data, status=status.HTTP_201_CREATED)
 

@@ -15,7 +15,18 @@ from django.db.migrations.loader import MigrationLoader
 # and kept documents), admission (signed tokens, drawing the ticket, the door), the
 # webhooks made from the audit log, OCTO, resellers' bookings on top of the sale, and the
 # front desk, staff's face over all of them.
-LAYERS = ["museum", "audit", "hours", "events", "orders", "tickets", "webhooks", "octo", "desk"]
+LAYERS = [
+    "museum",
+    "audit",
+    "hours",
+    "events",
+    "orders",
+    "giftcards",
+    "tickets",
+    "webhooks",
+    "octo",
+    "desk",
+]
 FACES = {
     "admin",
     "admin_pages",

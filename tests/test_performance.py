@@ -117,12 +117,13 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
 
     # The account and its permissions (Django's two queries); the order, locked, with what its
     # refunds come to, and its tickets, locked; the tickets voided; their images' keys; the
-    # payment with what it paid back already; the refunds; the places given back; the refunds'
-    # and the cancellation's audit records, in one INSERT; the change's email (its task, and the
-    # order closed and noting it in one UPDATE). The answer's refundDue is what the refunds came
-    # to plus the new ones: nothing is read back. The test's transaction adds a savepoint and its
-    # release.
-    with django_assert_num_queries(15):
+    # payments with what each paid back already; the refunds; what they give back added to the
+    # order's `paid_back` (one UPDATE, which the database checks against what it was paid); the
+    # places given back; the refunds' and the cancellation's audit records, in one INSERT; the
+    # change's email (its task, and the order closed and noting it in one UPDATE). The answer's
+    # refundDue is what the refunds came to plus the new ones: nothing is read back. The test's
+    # transaction adds a savepoint and its release.
+    with django_assert_num_queries(16):
         answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"

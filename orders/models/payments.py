@@ -2,6 +2,7 @@
 notifications already handled."""
 
 import uuid
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
@@ -22,7 +23,8 @@ class PaymentState(models.TextChoices):
 
 
 class Payment(models.Model):
-    """One attempt to pay an order through a provider; exactly one confirms it."""
+    """One attempt to pay an order (or part of it) through a provider: an order is paid when
+    its confirmed payments cover its total (Order.paid_in_full)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="payments")
@@ -47,6 +49,9 @@ class Payment(models.Model):
         help_text="Who started it: the buyer, or staff at the desk.",
     )
 
+    # What its refunds gave back already, where the read annotates it
+    # (orders.services.payments._confirmed_newest_first).
+    given_back: Decimal
     # What starting it gave the client (orders.providers.base.Started), on the answer only.
     client_secret: str | None = None
     pay_url: str | None = None
@@ -54,11 +59,6 @@ class Payment(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["order"],
-                condition=Q(state="confirmed"),
-                name="one_confirmed_payment_per_order",
-            ),
             # A new start answers the payment in progress, or cancels it at its provider first.
             models.UniqueConstraint(
                 fields=["order"],
@@ -87,6 +87,8 @@ class RefundSource(models.TextChoices):
     NOT_PLACED = "not_placed", "Paid after the hold ran out, places gone"
     PAID_AFTER_CANCEL = "paid_after_cancel", "Paid after the order was cancelled"
     ALREADY_PAID = "already_paid", "Paid for an order already paid"
+    # What part payments took of a hold that ended (ran out, cancelled) or changed unpaid.
+    UNPAID_HOLD = "unpaid_hold", "Part payment of a hold that ended or changed unpaid"
 
 
 class Refund(models.Model):
@@ -94,13 +96,14 @@ class Refund(models.Model):
     payment to pay it back through, by staff by hand)."""
 
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="refunds")
-    # The ticket or membership sale it pays back; neither for a payment refunded whole (one that
-    # came too late).
-    ticket = models.OneToOneField(
-        Ticket, on_delete=models.PROTECT, related_name="refund", null=True, blank=True
+    # The ticket or membership sale it pays back (one refund per payment that paid for it:
+    # a line paid part by gift card, part by card goes back to both); neither for a payment
+    # paid back whole (one that came too late, or a hold's part payment).
+    ticket = models.ForeignKey(
+        Ticket, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True
     )
-    membership_sale = models.OneToOneField(
-        MembershipSale, on_delete=models.PROTECT, related_name="refund", null=True, blank=True
+    membership_sale = models.ForeignKey(
+        MembershipSale, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True
     )
     payment = models.ForeignKey(
         Payment, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True

@@ -40,11 +40,13 @@ class Channel(models.TextChoices):
 
 class OrderKind(models.TextChoices):
     """What an order sells (its `ticket_type`): a visit of general entry or of a special event
-    (its tickets are of that TicketType), or memberships (MembershipSale lines, no tickets)."""
+    (its tickets are of that TicketType), memberships (MembershipSale lines, no tickets), or
+    gift cards (the giftcards app's, each naming its order; no tickets, no places)."""
 
     GENERAL = "general", "General entry"
     EVENT = "event", "Special event"
     MEMBERSHIP = "membership", "Memberships"
+    GIFT_CARD = "giftcard", "Gift cards"
 
 
 class Order(models.Model):
@@ -75,6 +77,16 @@ class Order(models.Model):
         EntrySlot, on_delete=models.PROTECT, null=True, blank=True, related_name="orders"
     )
     total = models.DecimalField(max_digits=10, decimal_places=2)
+    # What its confirmed payments took and what its refunds give back (every Refund's amount),
+    # added to by the services that record them (orders.services.payments, orders.refunds)
+    # under the order's row lock: sums of those ledgers, kept here so that the database holds
+    # that an order is never paid more than its total and what it gives back.
+    paid = models.DecimalField(
+        max_digits=10, decimal_places=2, default=ZERO, db_default=ZERO, editable=False
+    )
+    paid_back = models.DecimalField(
+        max_digits=10, decimal_places=2, default=ZERO, db_default=ZERO, editable=False
+    )
     channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.ONLINE)
     # A member visit: the membership whose free member places (Ticket.member) it takes.
     membership = models.ForeignKey(
@@ -120,6 +132,10 @@ class Order(models.Model):
         ]
         constraints = [
             models.CheckConstraint(
+                name="order_paid_within_total",
+                condition=Q(paid__lte=F("total") + F("paid_back")),
+            ),
+            models.CheckConstraint(
                 name="held_order_has_expiry",
                 condition=~Q(status="held") | Q(hold_expires_at__isnull=False),
             ),
@@ -157,10 +173,29 @@ class Order(models.Model):
         every order)."""
         return Q(**{f"{prefix}status": OrderStatus.HELD, f"{prefix}hold_expires_at__lte": now})
 
+    def paid_in_full(self) -> bool:
+        """Whether what its payments took, less what went back, covers its total: the one
+        answer to "is this paid?" (a free order is; a held one confirms when it is)."""
+        return self.paid - self.paid_back >= self.total
+
+    @property
+    def due(self) -> Decimal:
+        """What is left to pay of its total (0 once paid in full)."""
+        return max(self.total - (self.paid - self.paid_back), ZERO)
+
     @property
     def sells_memberships(self) -> bool:
         """Whether it sells memberships (MembershipSale lines) rather than a visit's tickets."""
         return self.ticket_type == OrderKind.MEMBERSHIP
+
+    @property
+    def sells_gift_cards(self) -> bool:
+        return self.ticket_type == OrderKind.GIFT_CARD
+
+    @property
+    def sells_visit(self) -> bool:
+        """Whether it sells a visit's tickets, which take places."""
+        return self.ticket_type in (OrderKind.GENERAL, OrderKind.EVENT)
 
 
 class TicketType(models.TextChoices):

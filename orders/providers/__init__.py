@@ -6,6 +6,9 @@
 - `demo`: local work only, a page with "Pay" and "Decline";
 - `on_account`: a sales partner's order, invoiced monthly; never started through the API.
 
+An app above the sale adds its own with `register` from its AppConfig.ready (the giftcards
+app's `giftcard`).
+
 What a provider calls (Stripe's webhook, the demo page) is in `views`, a thin face over
 orders.services.payments.
 """
@@ -26,12 +29,17 @@ __all__ = [
     "TAKE_DESK_PAYMENT",
     "offered",
     "provider",
+    "register",
 ]
 
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (StripeProvider(), DeskProvider(), DemoProvider(), OnAccountProvider())
 }
+
+
+def register(provider: Provider) -> None:
+    PROVIDERS[provider.name] = provider
 
 
 def provider(name: str) -> Provider:

@@ -58,6 +58,12 @@ class Provider:
     def offered_to(self, account) -> bool:
         raise NotImplementedError
 
+    def prepare(self, *, order, due: Decimal, code: str) -> tuple[Decimal, str]:
+        """What a new payment of `order` takes and its reference, before it is written: by
+        default all that is `due`, no reference yet (the provider gives one when started). A
+        gift card takes what its `code` holds, up to what is due. Raises MuseumProblem."""
+        return due, ""
+
     def start(self, payment: Payment) -> Started:
         """Start taking `payment`; for one already started (it has a reference), what it
         started again, so that a buyer's second try completes the same payment.

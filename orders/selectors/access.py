@@ -34,6 +34,9 @@ def cancel_deadline(*, order: Order) -> datetime:
     """Until when its buyer may cancel the order (cancel_order; its PDF and email say it). A
     membership's: until its period starts (the order's date), or MUSEUM_MEMBERSHIP_CANCEL_DAYS
     after it was bought, whichever is later."""
+    if order.sells_gift_cards:
+        # Staff refund a gift card sold; its buyer may drop it only while it is not paid.
+        return order.hold_expires_at or order.created_at
     if order.sells_memberships:
         starts = timezone.make_aware(datetime.combine(order.date, time.min))
         cooling_off = order.created_at + timedelta(days=settings.MUSEUM_MEMBERSHIP_CANCEL_DAYS)
@@ -57,7 +60,10 @@ class OrderAccount:
 
     @property
     def back(self) -> Decimal:
-        return sum((ticket.refund.amount for ticket in self.cancelled), Decimal("0"))
+        return sum(
+            (refund.amount for ticket in self.cancelled for refund in ticket.refunds.all()),
+            Decimal("0"),
+        )
 
     @property
     def still_valid(self) -> Decimal:
@@ -66,7 +72,8 @@ class OrderAccount:
 
 def order_account(*, order: Order) -> OrderAccount:
     tickets = sorted(
-        order.tickets.select_related("category", "refund", "event", "slot"), key=line_order
+        order.tickets.select_related("category", "event", "slot").prefetch_related("refunds"),
+        key=line_order,
     )
     return OrderAccount(
         valid=[ticket for ticket in tickets if ticket.cancelled_at is None],
@@ -85,10 +92,7 @@ def line_order(ticket: Ticket) -> tuple:
 
 
 def _has_refund(ticket: Ticket) -> bool:
-    try:
-        return ticket.refund is not None
-    except Refund.DoesNotExist:
-        return False
+    return bool(ticket.refunds.all())
 
 
 def may_view_order(*, viewer, order: Order) -> bool:
@@ -168,6 +172,8 @@ def refuse_unless_printable(order: Order) -> None:
     A membership's order has no tickets (NotFound): the membership's card admits."""
     if order.sells_memberships:
         raise NotFound(_("A membership's order has no tickets: the membership's card admits."))
+    if order.sells_gift_cards:
+        raise NotFound(_("A gift card's order has no tickets."))
     if order.status == OrderStatus.HELD:
         raise NotPaid()
     if order.status == OrderStatus.EXPIRED:

@@ -15,7 +15,7 @@ from events.models import SpecialEvent
 from events.services import locked_event
 from museum import metrics
 from museum.exceptions import NotFound
-from orders.exceptions import CheckedIn, OrderCancelled, TooLate
+from orders.exceptions import CheckedIn, GiftCardSold, OrderCancelled, TooLate
 from orders.models import (
     MembershipSale,
     Order,
@@ -27,7 +27,7 @@ from orders.models import (
 )
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
 from orders.services.memberships import cancel_membership_order
-from orders.services.payments import mail_change, refund_tickets
+from orders.services.payments import mail_change, pay_back_parts, refund_tickets, void_hold
 from orders.services.places import give_back
 
 
@@ -49,7 +49,7 @@ def cancel_order(
     account may do (a desk sale's buyer is the staff member who sold it).
     """
     order = order_to_change(order_id=order_id, by=by)
-    if order.sells_memberships and ticket_id is not None:
+    if not order.sells_visit and ticket_id is not None:
         raise NotFound()  # it has no tickets: not one of them is cancelled as the whole order
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
@@ -59,6 +59,11 @@ def cancel_order(
         raise TooLate(deadline=deadline.isoformat())
     if order.sells_memberships:
         _cancel_membership(order, by=by, any_order=any_order, now=now)
+        return order
+    if order.sells_gift_cards:
+        if order.status != OrderStatus.HELD:
+            raise GiftCardSold()
+        void_hold(order, now=now)
         return order
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
     tickets = list(tickets_of(order).select_for_update(of=("self",)))
@@ -135,8 +140,11 @@ def _to_void(tickets: list[Ticket], *, ticket_id: uuid.UUID | None) -> list[Tick
 
 
 def _close_if_void(order: Order, tickets: list[Ticket], *, now: datetime) -> list[str]:
-    """An order whose tickets are all void is cancelled; a held one's total is what it holds.
+    """An order whose tickets are all void is cancelled; a held one's total is what it holds,
+    and what part payments took of it goes back (its buyer pays again for what it still holds).
     The fields changed, for the caller to save (with the email's, if one goes)."""
+    if order.status == OrderStatus.HELD:
+        pay_back_parts(order)
     if all(ticket.cancelled_at is not None for ticket in tickets):
         order.status, order.cancelled_at = OrderStatus.CANCELLED, now
         metrics.count_orders(metrics.ORDERS_CANCELLED)

@@ -67,6 +67,7 @@ from orders.refunds import pay_back_later, record_refunds
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
 from orders.services.membership_periods import refuse_unless_valid, start_periods
+from orders.signals import order_confirmed
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
 logger = logging.getLogger(__name__)
@@ -94,18 +95,24 @@ def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
     """The order becomes confirmed (paid, on account, or free) and is saved (inserted if `new`);
     its email is enqueued within its mailbox's daily limit."""
     order.status, order.hold_expires_at, order.confirmed_at = OrderStatus.CONFIRMED, None, now
+    if order.channel == Channel.ON_ACCOUNT:
+        # Paid on account as it is confirmed (record_on_account_payment writes the payment).
+        order.paid = order.total
     mailed = _may_mail(order, now=now)
     if mailed:
         mail_confirmation(order=order)
     if new:
         order.save(force_insert=True)
     else:
-        order.save(update_fields=["status", "hold_expires_at", "confirmed_at", *EMAIL_FIELDS])
+        order.save(
+            update_fields=["status", "hold_expires_at", "confirmed_at", "paid", *EMAIL_FIELDS]
+        )
     if mailed:
         count_email(order, kind=BuyerEmail.Kind.CONFIRMATION)
     if order.sells_memberships:
         # Paid, on account or free, at once or later: the periods it sold start now.
         start_periods(order, now=now)
+    order_confirmed.send(sender=Order, order=order)
 
 
 def confirm_held(order: Order, *, now) -> None:
@@ -146,7 +153,9 @@ def membership_refusal(order: Order) -> MuseumProblem | None:
 
 def void_hold(order: Order, *, now, status: str = OrderStatus.CANCELLED, changes=None) -> None:
     """The locked, held order will never be confirmed: it ends as `status` (EXPIRED for a hold
-    that ran out), its tickets void and its places (members' too) given back, audited."""
+    that ran out), its tickets void and its places (members' too) given back, what its part
+    payments took paid back (a gift card's part to the card), audited."""
+    pay_back_parts(order)
     order.status = status
     order.cancelled_at = now
     order.save(update_fields=["status", "cancelled_at"])
@@ -162,6 +171,38 @@ def void_hold(order: Order, *, now, status: str = OrderStatus.CANCELLED, changes
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()
     places.give_back(order=order, n=voided, member=member)
+
+
+def pay_back_parts(order: Order) -> list[Refund]:
+    """What the locked, held order's confirmed part payments took and did not give back yet,
+    paid back through each (a hold that ends unpaid, or one whose lines change: its buyer pays
+    again, once, for what it holds then). Nothing for an order no part payment paid."""
+    if order.paid == order.paid_back:
+        return []
+    refunds = []
+    for payment in _confirmed_newest_first(order):
+        left = payment.amount - payment.given_back
+        if left > 0:
+            refunds.append(
+                _refund(payment, order=order, amount=left, source=RefundSource.UNPAID_HOLD)
+            )
+    amount = sum((refund.amount for refund in refunds), Decimal("0"))
+    record(
+        action=Action.REFUNDED,
+        obj=order,
+        changes={"amount": amount, "source": RefundSource.UNPAID_HOLD},
+    )
+    return refunds
+
+
+def _confirmed_newest_first(order: Order) -> list[Payment]:
+    """The order's confirmed payments, newest first (refunds go back in that order), each with
+    what its refunds gave back already (`given_back`), in one statement."""
+    return list(
+        order.payments.filter(state=PaymentState.CONFIRMED)
+        .annotate(given_back=Sum("refunds__amount", default=Decimal("0")))  # type: ignore[no-redef]
+        .order_by("-confirmed_at", "-created_at")
+    )
 
 
 def record_on_account_payment(order: Order) -> None:
@@ -231,8 +272,10 @@ def start_payment(
     provider_name: str,
     method: str = "",
     tendered: Decimal | None = None,
+    code: str = "",
 ) -> Payment:
-    """Start paying a held online order with `provider_name`. One payment is in progress at a
+    """Start paying a held online order, or what is left to pay of it, with `provider_name`
+    (a gift card's `code`: what the card holds, up to what is due). One payment is in progress at a
     time: a start with the provider of the payment in progress answers that payment again; with
     another, the open payments are cancelled at their provider first. The first start extends
     the hold, once, to MUSEUM_PAYMENT_HOLD_MINUTES after it. The desk's payment is taken at once
@@ -242,7 +285,12 @@ def start_payment(
         raise ProviderUnavailable(provider_name, chosen)
     for _pass in range(2):  # a second pass once the open payments are cancelled
         payment, to_cancel = _payment_to_start(
-            order_id=order_id, by=by, provider_name=provider_name, method=method, tendered=tendered
+            order_id=order_id,
+            by=by,
+            provider_name=provider_name,
+            method=method,
+            tendered=tendered,
+            code=code,
         )
         if payment is not None:
             return _started(payment)
@@ -253,7 +301,13 @@ def start_payment(
 
 
 def _payment_to_start(
-    *, order_id: uuid.UUID, by, provider_name: str, method: str, tendered: Decimal | None
+    *,
+    order_id: uuid.UUID,
+    by,
+    provider_name: str,
+    method: str,
+    tendered: Decimal | None,
+    code: str,
 ) -> tuple[Payment | None, list[Payment]]:
     """Under the order's lock: the payment to start (the one in progress with this provider, or
     a new one), or else the open payments to cancel first."""
@@ -267,22 +321,22 @@ def _payment_to_start(
         if open_payments:
             return None, open_payments
         new = _new_payment(
-            order, by=by, provider_name=provider_name, method=method, tendered=tendered
+            order, by=by, provider_name=provider_name, method=method, tendered=tendered, code=code
         )
         return new, []
 
 
 def _new_payment(
-    order: Order, *, by, provider_name: str, method: str, tendered: Decimal | None
+    order: Order, *, by, provider_name: str, method: str, tendered: Decimal | None, code: str
 ) -> Payment:
     """A new payment of the locked order; the hold is extended to MUSEUM_PAYMENT_HOLD_MINUTES
     after the order's first payment started, never further."""
     if order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
         raise TooManyPaymentAttempts(limit=MAX_PAYMENT_ATTEMPTS)
-    if tendered is not None and tendered < order.total:
-        raise InvalidInput(
-            "tendered", _("Less than the order's total, %(total)s.") % {"total": order.total}
-        )
+    due = order.due
+    if tendered is not None and tendered < due:
+        raise InvalidInput("tendered", _("Less than what is due, %(due)s.") % {"due": due})
+    amount, reference = provider(provider_name).prepare(order=order, due=due, code=code)
     now = timezone.now()
     first = order.payments.order_by("created_at").values_list("created_at", flat=True).first()
     order.hold_expires_at = max(
@@ -293,7 +347,8 @@ def _new_payment(
     return Payment.objects.create(
         order=order,
         provider=provider_name,
-        amount=order.total,
+        amount=amount,
+        reference=reference,
         currency=settings.MUSEUM_CURRENCY,
         info=method,
         tendered=tendered,
@@ -306,11 +361,13 @@ def _started(payment: Payment) -> Payment:
     transaction; the desk's is paid at once."""
     try:
         started = provider(payment.provider).start(payment)
-    except ProviderError as exc:
+    except (ProviderError, MuseumProblem) as exc:
         # One never started is over; one started may still be completed by its buyer.
         Payment.objects.filter(pk=payment.pk, state=PaymentState.CREATED).update(
             state=PaymentState.FAILED, info=str(exc)[:200]
         )
+        if isinstance(exc, MuseumProblem):  # the provider's own refusal, as it said it
+            raise
         raise ProviderFailed() from exc
     # Only a payment still in progress: a notification may have completed it meanwhile.
     Payment.objects.filter(pk=payment.pk, state__in=IN_PROGRESS).update(
@@ -376,14 +433,18 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         if payment.state in (PaymentState.CONFIRMED, PaymentState.REFUNDED):
             return payment
         now = timezone.now()
-        # Only an online order not paid otherwise takes a provider's payment; a partner's is
-        # paid on account.
+        # Only an online order not paid otherwise takes a provider's payment (a partner's is
+        # paid on account); an expired one only if this payment pays it all.
         placed = (
             needs_payment(order)
-            and not order.payments.filter(state=PaymentState.CONFIRMED).exists()
+            and not order.paid_in_full()
             and (
                 order.status == OrderStatus.HELD
-                or (order.status == OrderStatus.EXPIRED and _placed_again(order))
+                or (
+                    order.status == OrderStatus.EXPIRED
+                    and payment.amount >= order.due
+                    and _placed_again(order)
+                )
             )
         )
         refusal = membership_refusal(order) if placed else None
@@ -392,11 +453,7 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
             void_hold(order, now=now, changes={"refused": refusal.code})
             placed = False
         if placed:
-            record(action=Action.PAID, obj=order, changes=_audited_payment(payment))
-            confirm_held(order, now=now)
-            # Tickets cancelled while the order was held were not paid for.
-            if payment.amount > order.total:
-                _refund(payment, order=order, amount=payment.amount - order.total)
+            _take(payment, order=order, now=now)
             payment.state = PaymentState.CONFIRMED
         else:
             _pay_back_whole(payment, order=order, now=now)
@@ -406,6 +463,26 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         payment.save(update_fields=["state", "confirmed_at"])
         metrics.count_payment(provider=payment.provider, state=payment.state)
     return payment
+
+
+def _take(payment: Payment, *, order: Order, now) -> None:
+    """The locked, held order takes the payment: confirmed once its payments cover its total,
+    else it stays held for the rest. What it takes beyond what is due (tickets cancelled while
+    the order was held, or a payment for the whole total after a part) goes back at once,
+    before the order counts it paid, as the database holds (order_paid_within_total)."""
+    due = order.due
+    record(
+        action=Action.PAID,
+        obj=order,
+        changes={**_audited_payment(payment), "due": max(due - payment.amount, Decimal("0"))},
+    )
+    if payment.amount > due:
+        _refund(payment, order=order, amount=payment.amount - due)
+    order.paid += payment.amount
+    if order.paid_in_full():
+        confirm_held(order, now=now)
+    else:
+        order.save(update_fields=["paid"])
 
 
 def _audited_payment(payment: Payment) -> dict:
@@ -515,8 +592,8 @@ def _placed_again(order: Order) -> bool:
     before = order.status, order.cancelled_at
     try:
         with transaction.atomic():
-            # A membership's order has no places to take.
-            if not order.sells_memberships:
+            # A membership's or a gift card's order has no places to take.
+            if order.sells_visit:
                 places.take(
                     ticket_date=order.date,
                     event_id=order.event_id,
@@ -573,59 +650,72 @@ def refund_membership_sales(
 def _refund_lines(
     *, order: Order, lines: Sequence[Ticket | MembershipSale], source: str, by
 ) -> tuple[list[Refund], dict]:
-    """A refund per line (a ticket or a membership sale) of its price, never more than the
-    payment has left; and what the audit record says of them."""
-    # The payment with what it paid back already, in one statement.
-    payment = (
-        order.payments.filter(state=PaymentState.CONFIRMED)
-        .annotate(paid_back=Sum("refunds__amount", default=Decimal("0")))
-        .order_by("-created_at")  # the model's own order, which a grouped query leaves out
-        .first()
-    )
-    left = payment.amount - payment.paid_back if payment else Decimal("0")
-    refunds = []
+    """Refunds of each line's price (a ticket or a membership sale) through the payments that
+    paid for it, newest first (a card's part before the gift card's that paid first), never
+    more than a payment has left; and what the audit record says of them. A line no payment has
+    anything left for keeps one refund of what went back (0), so it shows as sold, then
+    cancelled; without any payment (a free order, or one sold before payments), staff pay its
+    price back by hand (orders.refunds settles them)."""
+    payments = _confirmed_newest_first(order)
+    refunds: list[Refund] = []
     for line in lines:
-        amount = min(line.price, left) if payment else line.price
-        left -= amount
-        refund = Refund(
-            order=order,
-            payment=payment,
-            amount=amount,
-            source=source,
-            cancelled_by=by,
-            state=RefundState.CREATED if payment and amount else _without_provider(amount),
-        )
-        # Set on the line too (the reverse side of a one-to-one): the answer shows it.
-        if isinstance(line, Ticket):
-            refund.ticket = line
-        else:
-            refund.membership_sale = line
-        refunds.append(refund)
-    refunds = record_refunds(refunds, through=provider(payment.provider) if payment else None)
+        owed = line.price
+        parts: list[Refund] = []
+        for payment in payments:
+            amount = min(owed, payment.amount - payment.given_back)
+            if amount > 0 or (not parts and payment is payments[-1]):
+                parts.append(_line_refund(order, payment, amount, source=source, by=by))
+                payment.given_back += amount
+                owed -= amount
+            if owed == 0 and parts:
+                break
+        if not payments:
+            parts.append(_line_refund(order, None, line.price, source=source, by=by))
+        for refund in parts:
+            # Set on the line too (the reverse side is the line's refunds).
+            if isinstance(line, Ticket):
+                refund.ticket = line
+            else:
+                refund.membership_sale = line
+        refunds.extend(parts)
+    written = []
+    for paid_by in [*payments, None]:
+        mine = [refund for refund in refunds if refund.payment is paid_by]
+        if mine:
+            through = provider(paid_by.provider) if paid_by else None
+            written.extend(record_refunds(mine, through=through))
     changes = {
-        "amount": sum((refund.amount for refund in refunds), Decimal("0")),
+        "amount": sum((refund.amount for refund in written), Decimal("0")),
         "source": source,
         # Who pays it back ("" without a payment: staff, by hand), for the history's words.
-        "provider": payment.provider if payment else "",
+        "provider": ", ".join(dict.fromkeys(r.payment.provider for r in written if r.payment)),
     }
-    return refunds, changes
+    return written, changes
+
+
+def _line_refund(
+    order: Order, payment: Payment | None, amount: Decimal, *, source: str, by
+) -> Refund:
+    return Refund(
+        order=order,
+        payment=payment,
+        amount=amount,
+        source=source,
+        cancelled_by=by,
+        state=RefundState.CREATED if payment and amount else _without_provider(amount),
+    )
 
 
 def refund_due(*, order: Order, tickets: Sequence[Ticket]) -> Decimal:
     """What cancelling `tickets` would pay back, as refund_tickets reckons it: their prices,
-    never more than the payment has left; nothing for an order never confirmed (a hold)."""
+    never more than the payments have left; nothing for an order never confirmed (a hold)."""
     if order.status != OrderStatus.CONFIRMED:
         return Decimal("0")
     prices = sum((ticket.price for ticket in tickets), Decimal("0"))
-    payment = order.payments.filter(state=PaymentState.CONFIRMED).first()
-    return prices if payment is None else min(prices, _refundable(payment))
-
-
-def _refundable(payment: Payment | None) -> Decimal:
-    if payment is None:
-        return Decimal("0")
-    paid_back = sum(payment.refunds.values_list("amount", flat=True), Decimal("0"))
-    return payment.amount - paid_back
+    payments = _confirmed_newest_first(order)
+    if not payments:
+        return prices
+    return min(prices, sum((p.amount - p.given_back for p in payments), Decimal("0")))
 
 
 def _without_provider(amount: Decimal) -> str:

@@ -68,6 +68,9 @@ def order_taxes(order) -> list[RateTotal]:
     """The tax in what `order` costs (its `total`), per rate: the sums of its lines, the
     tickets it still holds while held (a held order's total is theirs), else every line sold.
     Its tickets as loaded (`sold_tickets`); a membership order's sales are read."""
+    if order.sells_gift_cards:
+        # A gift card is sold untaxed (a multi-purpose voucher): what it pays for is taxed.
+        return totals_by_rate([(ZERO, order.total, ZERO)] if order.total else [])
     if order.sells_memberships:
         lines = list(order.membership_sales.all())
     elif order.status == "held":

@@ -75,7 +75,7 @@ def test_cash_short_of_the_total_sells_nothing(desk):
 
     answer = desk.post("/desk/sell/", sale(day.date, tendered="20"))
 
-    assert answer.status_code == 200 and b"Less than the order" in answer.content
+    assert answer.status_code == 200 and b"Less than what is due" in answer.content
     assert not Order.objects.exists() and MuseumDay.objects.get(pk=day.pk).sold == 0
 
 

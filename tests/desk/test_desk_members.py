@@ -207,7 +207,7 @@ def test_cash_short_of_the_price_sells_no_membership(desk, family):
         "/desk/members/sell/", membership_sale(membership_type=family.pk, tendered="100")
     )
 
-    assert answer.status_code == 200 and b"Less than the order" in answer.content
+    assert answer.status_code == 200 and b"Less than what is due" in answer.content
     assert not Membership.objects.exists() and not Order.objects.exists()
 
 

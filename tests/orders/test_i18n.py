@@ -216,7 +216,17 @@ def test_the_committed_catalogue_translates_every_text(language):
 def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monkeypatch):
     """The catalogues are up to date with the code: makemessages, run over a copy of the code
     and the catalogues (it writes beside the sources it reads), adds nothing untranslated."""
-    for source in ("museum", "audit", "events", "hours", "tickets", "orders", "templates"):
+    for source in (
+        "museum",
+        "audit",
+        "events",
+        "hours",
+        "tickets",
+        "orders",
+        "giftcards",
+        "desk",
+        "templates",
+    ):
         shutil.copytree(Path(settings.BASE_DIR) / source, tmp_path / source)
     shutil.copytree(LOCALE, tmp_path / "locale", ignore=shutil.ignore_patterns("*.mo"))
     settings.LOCALE_PATHS = [tmp_path / "locale"]

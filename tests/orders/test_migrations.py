@@ -44,8 +44,16 @@ def migrate(targets):
     ContentType.objects.clear_cache()
     if any(name is None for _, name in targets):
         return None
-    # Every app at its latest but those migrated to a target (no other app depends on orders).
-    nodes = dict(executor.loader.graph.leaf_nodes()) | dict(targets)
+    # Every app at its latest but those migrated to a target, and those whose latest needs more
+    # of a target's app than the target (giftcards, above orders: migrated back with it).
+    graph = executor.loader.graph
+    allowed = {node for target in targets for node in graph.forwards_plan(target)}
+    moved = {app for app, _ in targets}
+    nodes = {
+        app: name
+        for app, name in graph.leaf_nodes()
+        if all(node in allowed for node in graph.forwards_plan((app, name)) if node[0] in moved)
+    } | dict(targets)
     return executor.loader.project_state(list(nodes.items())).apps
 
 

@@ -1,0 +1,18 @@
+from django.apps import AppConfig
+
+
+class GiftCardsConfig(AppConfig):
+    """Gift cards: sold as orders of the sale, spent as payments of it (an app above `orders`,
+    which it reaches through `orders`' registry of providers and its signals)."""
+
+    name = "giftcards"
+    verbose_name = "Gift cards"
+
+    def ready(self):
+        from giftcards import services
+        from giftcards.provider import GiftCardProvider
+        from orders.providers import register
+        from orders.signals import order_confirmed
+
+        register(GiftCardProvider())
+        order_confirmed.connect(services.issue_on_confirmation, dispatch_uid="giftcards-issue")

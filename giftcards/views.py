@@ -1,0 +1,97 @@
+from django.urls import reverse
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from giftcards import selectors, services
+from giftcards.models import GiftCard
+from giftcards.serializers import (
+    BalanceSerializer,
+    BuyGiftCardRequestSerializer,
+    GiftCardCodeSerializer,
+    GiftCardSerializer,
+    SoldGiftCardSerializer,
+)
+from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
+from museum.schema import problems
+from museum.throttling import GiftCardRateThrottle
+from tickets.views import PurchasesThrottled
+
+
+@extend_schema(tags=["Gift cards"])
+class GiftCardViewSet(PurchasesThrottled, viewsets.GenericViewSet):
+    queryset = GiftCard.objects.all()
+    lookup_url_kwarg = "giftCardId"
+    lookup_value_converter = "uuid"
+    serializer_class = BuyGiftCardRequestSerializer
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.action == "balance":
+            throttles.append(GiftCardRateThrottle())
+        return throttles
+
+    @extend_schema(
+        operation_id="buyGiftCard",
+        summary="Buy a gift card",
+        description=(
+            "A gift card of `amount`, sold by an order of its own that pays like any other "
+            "(`POST /orders/{orderId}/payments`; not with a gift card), untaxed. It holds its "
+            "value, and its `code` is shown, once that order is confirmed; it may be spent until "
+            "the end of the year MUSEUM_GIFT_CARD_YEARS (3) after."
+        ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        request=BuyGiftCardRequestSerializer,
+        responses={201: SoldGiftCardSerializer, **problems(400, 401, 409, 415, 422, 429)},
+    )
+    @idempotent
+    def create(self, request):
+        serializer = BuyGiftCardRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        card = services.sell_gift_card(
+            buyer=request.user,
+            amount=data["amount"],
+            email=data["email"],
+            language=data.get("language", ""),
+        )
+        location = reverse("giftcards-detail", kwargs={"giftCardId": card.pk})
+        return Response(
+            SoldGiftCardSerializer(card).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
+
+    @extend_schema(
+        operation_id="getGiftCard",
+        summary="A gift card, its balance and its ledger",
+        description="For its buyer and staff; anyone else gets 404.",
+        responses={200: GiftCardSerializer, **problems(401, 404)},
+    )
+    def retrieve(self, request, giftCardId):
+        card = selectors.viewable_card(card_id=giftCardId, viewer=request.user)
+        return Response(GiftCardSerializer(card).data)
+
+    @extend_schema(
+        operation_id="giftCardBalance",
+        summary="What a gift card's code holds",
+        description=(
+            "Any account, MUSEUM_THROTTLE_GIFT_CARD_RATE (10) codes a minute; an unknown code "
+            "and one not paid yet are the same 404 `unknown_gift_card`."
+        ),
+        request=GiftCardCodeSerializer,
+        responses={200: BalanceSerializer, **problems(400, 401, 404, 429)},
+    )
+    @action(detail=False, methods=["post"])
+    def balance(self, request):
+        serializer = GiftCardCodeSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        card = services.card_of_code(serializer.validated_data["code"])
+        answer = {
+            "balance": card.balance(),
+            "expires_on": card.expires_on,
+            "status": card.status_on(timezone.localdate()),
+        }
+        return Response(BalanceSerializer(answer).data)

@@ -1,11 +1,13 @@
 """Orders, payments, refunds, visitor categories and accounts' sale limits for staff; the sales
-summary per day and category, and what each sales partner owes per month.
+summary per day and category, sales by tax rate per day or month, and what each sales partner
+owes per month.
 
 Orders are made through the API and never edited or deleted here: cancelling goes through the
 same service as the API (orders.services.cancel_order), under the same locks.
 """
 
 from datetime import date, timedelta
+from typing import Literal
 
 from django import forms
 from django.conf import settings
@@ -190,7 +192,12 @@ class OrderAdmin(ReadOnlyAdmin, AuditedAdmin):
 
     def get_urls(self):
         sales = self.admin_site.admin_view(self.sales_view)
-        return [path("sales/", sales, name="orders_order_sales"), *super().get_urls()]
+        taxes = self.admin_site.admin_view(self.tax_view)
+        return [
+            path("sales/", sales, name="orders_order_sales"),
+            path("sales/taxes/", taxes, name="orders_order_taxes"),
+            *super().get_urls(),
+        ]
 
     def sales_view(self, request):
         """Sales per day, kind of visit and category, and takings per payment method, each
@@ -219,10 +226,49 @@ class OrderAdmin(ReadOnlyAdmin, AuditedAdmin):
             tables=tables,
         )
 
+    def tax_view(self, request):
+        """Sales by tax rate per day or month: sold, refunded and after refunds, each net, tax
+        and gross, with totals per rate; with ?format=csv, the same two tables as a file."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        form = TaxRangeForm(request.GET or None)
+        asked = form.cleaned_data if form.is_valid() else {}
+        period: Literal["day", "month"] = "month" if asked.get("period") == "month" else "day"
+        # By default, this month so far by day, or this year so far by month.
+        today = timezone.localdate()
+        last = asked.get("last") or today
+        first = asked.get("first") or today.replace(
+            month=1 if period == "month" else today.month, day=1
+        )
+        report = selectors.tax_report(first=first, last=last, period=period)
+        # The form shows the range the tables are for (a month's report: whole months).
+        form = TaxRangeForm({"first": report.first, "last": report.last, "period": period})
+        tables = tax_tables(report)
+        if request.GET.get("format") == "csv":
+            return tax_csv(tables, report=report)
+        return admin_page(
+            self,
+            request,
+            "admin/orders/order/taxes.html",
+            title="Sales by tax rate",
+            form=form,
+            report=report,
+            tables=tables,
+        )
+
 
 class SalesRangeForm(forms.Form):
     first = forms.DateField(label="From", required=False, widget=DATE_INPUT)
     last = forms.DateField(label="To", required=False, widget=DATE_INPUT)
+
+
+class TaxRangeForm(SalesRangeForm):
+    period = forms.ChoiceField(
+        label="Per",
+        required=False,
+        choices=[("day", "day"), ("month", "month")],
+        widget=forms.RadioSelect,
+    )
 
 
 def sales_tables(report: selectors.SalesReport) -> list[Table]:
@@ -275,11 +321,60 @@ SALES_TOTALS = ("sold", "gross", "cancelled", "refunds", "net")
 
 
 def sales_csv(tables: list[Table], *, first: date, last: date) -> HttpResponse:
-    """Both tables as the page shows them, one under the other, each under its title."""
+    return tables_csv(f"sales-{first}-{last}.csv", f"Visits from {first} to {last}", tables)
+
+
+def tables_csv(filename: str, heading: str, tables: list[Table]) -> HttpResponse:
+    """A report's tables as its page shows them, one under the other, each under its title."""
     rows: list[list[str]] = []
     for table in tables:
         rows += [[], [table.title], table.header, *table.rows, table.total]
-    return csv_response(f"sales-{first}-{last}.csv", [f"Visits from {first} to {last}"], rows)
+    return csv_response(filename, [heading], rows)
+
+
+# The three amounts of each of a tax line's parts, in the tables' order.
+TAX_PARTS = (("Sold", "sold"), ("Refunded", "refunded"), ("After refunds", "after_refunds"))
+
+
+def tax_tables(report: selectors.TaxReport) -> list[Table]:
+    """The report's two tables, per period and rate and per rate, each cell as the page and the
+    CSV write it (report_cell: money and the rate with two decimal places)."""
+    money = f"({settings.MUSEUM_CURRENCY})"
+    amounts = [
+        f"{part}: {name} {money}" for part, _ in TAX_PARTS for name in ("net", "tax", "gross")
+    ]
+
+    def cells(line: selectors.TaxLine) -> list:
+        parts = [getattr(line, attribute) for _, attribute in TAX_PARTS]
+        return [value for part in parts for value in (part.net, part.tax, part.gross)]
+
+    period = {"day": "Day", "month": "Month"}[report.period]
+    when = "{:%Y-%m}" if report.period == "month" else "{}"
+    total = report_cells("Total", "", *cells(report.total))
+    per_period = Table(
+        title=f"Sales by tax rate per {report.period}",
+        header=[period, "Tax rate (%)", *amounts],
+        rows=[
+            report_cells(when.format(line.period), line.rate, *cells(line)) for line in report.lines
+        ],
+        total=total,
+    )
+    per_rate = Table(
+        title="Totals per tax rate",
+        header=["Tax rate (%)", *amounts],
+        rows=[report_cells(line.rate, *cells(line)) for line in report.by_rate],
+        total=[total[0], *total[2:]],
+    )
+    return [per_period, per_rate]
+
+
+def tax_csv(tables: list[Table], *, report: selectors.TaxReport) -> HttpResponse:
+    first, last = report.first, report.last
+    return tables_csv(
+        f"sales-by-tax-rate-{report.period}-{first}-{last}.csv",
+        f"Orders confirmed and refunds recorded from {first} to {last}",
+        tables,
+    )
 
 
 @admin.register(Refund)

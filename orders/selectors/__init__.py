@@ -58,8 +58,12 @@ from .reports import (
     AMOUNTS,
     OnAccountLine,
     SalesReport,
+    TaxAmounts,
+    TaxLine,
+    TaxReport,
     on_account_statement,
     sales_report,
+    tax_report,
 )
 
 __all__ = [
@@ -74,6 +78,9 @@ __all__ = [
     "OrderAccount",
     "RunOutHolds",
     "SalesReport",
+    "TaxAmounts",
+    "TaxLine",
+    "TaxReport",
     "VIEW_ANY_MEMBERSHIP",
     "VIEW_ANY_ORDER",
     "arrivals_on",
@@ -100,6 +107,7 @@ __all__ = [
     "refuse_unless_printable",
     "run_out_holds",
     "sales_report",
+    "tax_report",
     "takings_on",
     "tickets_of",
     "tickets_of_orders",

@@ -1,18 +1,39 @@
-"""The accountant's reads: sales per visit date and category, takings per payment method, and
-the partners' on-account statement."""
+"""The accountant's reads: sales per visit date and category, takings per payment method, sales
+by tax rate per day or month, and the partners' on-account statement."""
 
-from dataclasses import dataclass
-from datetime import date, timedelta
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from typing import Literal
 
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
+from django.db.models import (
+    Case,
+    Count,
+    DateField,
+    DecimalField,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Trunc
+from django.utils import timezone
 
+from museum.money import ZERO
 from orders.models import (
     MembershipSale,
     Payment,
     Refund,
     Ticket,
 )
+from orders.services.taxes import split_gross
 
 
 @dataclass(frozen=True)
@@ -204,3 +225,178 @@ def _totals(rows: list[dict], *, counts: tuple[str, ...]) -> dict:
     totals: dict = {name: sum(row[name] for row in rows) for name in counts}
     totals.update({name: sum((row[name] for row in rows), Decimal("0")) for name in AMOUNTS})
     return totals
+
+
+@dataclass(frozen=True)
+class TaxAmounts:
+    """Money at one tax rate: `net` + `tax` == `gross`."""
+
+    net: Decimal = ZERO
+    tax: Decimal = ZERO
+    gross: Decimal = ZERO
+
+    def __add__(self, other: TaxAmounts) -> TaxAmounts:
+        return TaxAmounts(self.net + other.net, self.tax + other.tax, self.gross + other.gross)
+
+    def __sub__(self, other: TaxAmounts) -> TaxAmounts:
+        return TaxAmounts(self.net - other.net, self.tax - other.tax, self.gross - other.gross)
+
+    @classmethod
+    def of(cls, *, gross: Decimal, tax: Decimal) -> TaxAmounts:
+        return cls(gross - tax, tax, gross)
+
+
+@dataclass(frozen=True)
+class TaxLine:
+    """What was sold and refunded at one rate in one period (`period` is None in the totals
+    per rate, and both are None in the report's total)."""
+
+    period: date | None
+    rate: Decimal | None
+    sold: TaxAmounts = field(default_factory=TaxAmounts)
+    refunded: TaxAmounts = field(default_factory=TaxAmounts)
+
+    @property
+    def after_refunds(self) -> TaxAmounts:
+        return self.sold - self.refunded
+
+    def __add__(self, other: TaxLine) -> TaxLine:
+        return TaxLine(
+            self.period, self.rate, self.sold + other.sold, self.refunded + other.refunded
+        )
+
+
+Period = Literal["day", "month"]
+
+
+@dataclass(frozen=True)
+class TaxReport:
+    """Sales by tax rate per day or month from `first` to `last`: a line per period and rate,
+    the totals per rate, and the total."""
+
+    period: Period
+    first: date
+    last: date
+    lines: list[TaxLine]
+    by_rate: list[TaxLine]
+    total: TaxLine
+
+
+def tax_report(*, first: date, last: date, period: Period = "day") -> TaxReport:
+    """Per day or month (a month's report covers whole months: `first`'s to `last`'s) and tax
+    rate, in the museum's zone: the lines sold (tickets and membership sales, net, tax and
+    gross as each was sold), dated by when their order was confirmed (paid, sold on account or
+    free; as in sales_report, a line cancelled while its order was held was never sold); the
+    refunds of lines, dated by when they were recorded (whether paid out yet or not); and what
+    is left after refunds. A refund of a whole line takes back the line's kept tax; a refund of
+    part of one (its payment had less left) is split at the line's rate by the module's rule
+    for an amount tax included (orders.services.taxes.split_gross). Payments paid back whole
+    (too late, or twice) and the part of a payment paid back because tickets were cancelled
+    while its order was held are no sale and no refund of one: they are not here.
+
+    Summed in the database, in two statements: sold lines and refunds of lines."""
+    if period == "month":
+        first = first.replace(day=1)
+        last = (last.replace(day=1) + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+    zone = timezone.get_default_timezone()
+    since = datetime.combine(first, time.min, tzinfo=zone)
+    until = datetime.combine(last + timedelta(days=1), time.min, tzinfo=zone)
+    found = [
+        *_sold_by_rate(since=since, until=until, period=period),
+        *_refunded_by_rate(since=since, until=until, period=period),
+    ]
+    lines = _summed(found, key=lambda line: (line.period, line.rate))
+    [total] = _summed(lines, key=lambda line: (None, None)) or [TaxLine(None, None)]
+    return TaxReport(
+        period=period,
+        first=first,
+        last=last,
+        lines=lines,
+        by_rate=_summed(lines, key=lambda line: (None, line.rate)),
+        total=total,
+    )
+
+
+def _summed(lines: list[TaxLine], *, key: Callable[[TaxLine], tuple]) -> list[TaxLine]:
+    """The lines summed per `key` (period and rate, either or both None), in its order."""
+    sums: dict[tuple, TaxLine] = {}
+    for line in lines:
+        period, rate = at = key(line)
+        sums[at] = sums.get(at, TaxLine(period, rate)) + line
+    return [sums[at] for at in sorted(sums)]
+
+
+def _period(when: str, *, period: Period) -> Trunc:
+    """The day or month (its first day) of the moment `when`, in the museum's zone."""
+    return Trunc(when, period, output_field=DateField(), tzinfo=timezone.get_default_timezone())
+
+
+def _sold_by_rate(*, since: datetime, until: datetime, period: Period) -> list[TaxLine]:
+    """What was sold, per period and rate, of tickets and membership sales of orders confirmed from
+    `since` until `until`, in one statement (a period and rate may come twice: once a kind of
+    line)."""
+    parts = []
+    for model in (Ticket, MembershipSale):
+        line = "ticket" if model is Ticket else "membership_sale"
+        refunded = Refund.objects.filter(**{line: OuterRef("pk")})
+        sold = model.objects.filter(
+            Q(cancelled_at__isnull=True) | Exists(refunded),
+            order__confirmed_at__gte=since,
+            order__confirmed_at__lt=until,
+        )
+        parts.append(
+            sold.annotate(period=_period("order__confirmed_at", period=period))
+            .values("period", "tax_rate")
+            .annotate(gross=Sum("price"), tax=Sum("tax"))
+            .order_by()
+        )
+    rows = parts[0].union(parts[1], all=True)
+    return [
+        TaxLine(
+            row["period"], row["tax_rate"], sold=TaxAmounts.of(gross=row["gross"], tax=row["tax"])
+        )
+        for row in rows
+    ]
+
+
+MONEY: DecimalField = DecimalField(max_digits=10, decimal_places=2)
+
+
+def _refunded_by_rate(*, since: datetime, until: datetime, period: Period) -> list[TaxLine]:
+    """What was refunded, per period and rate, of the refunds of lines recorded from `since` until
+    `until`, in one statement: refunds of whole lines summed with the lines' kept tax; those of
+    part of a line grouped by amount, each amount split once and counted."""
+    refunds = (
+        Refund.objects.filter(created_at__gte=since, created_at__lt=until)
+        .filter(Q(ticket__isnull=False) | Q(membership_sale__isnull=False))
+        .annotate(
+            period=_period("created_at", period=period),
+            rate=Coalesce("ticket__tax_rate", "membership_sale__tax_rate"),
+            line_price=Coalesce("ticket__price", "membership_sale__price"),
+            line_tax=Coalesce("ticket__tax", "membership_sale__tax"),
+        )
+        .annotate(
+            # None for a whole line's refund; the amount of a part.
+            part=Case(
+                When(amount=F("line_price"), then=Value(None)),
+                default=F("amount"),
+                output_field=MONEY,
+            )
+        )
+        .values("period", "rate", "part")
+        .annotate(
+            gross=Sum("amount"),
+            tax=Sum("line_tax"),
+            refunds=Count("pk"),
+        )
+        .order_by()
+    )
+    lines = []
+    for row in refunds:
+        if row["part"] is None:
+            tax = row["tax"]
+        else:
+            tax = split_gross(gross=row["part"], rate=row["rate"]).tax * row["refunds"]
+        refunded = TaxAmounts.of(gross=row["gross"], tax=tax)
+        lines.append(TaxLine(row["period"], row["rate"], refunded=refunded))
+    return lines

@@ -37,12 +37,19 @@ class Taxed:
 def taxed(*, price: Decimal, rate: Decimal) -> Taxed:
     """The line of catalogue price `price` at `rate` percent (the module's rule)."""
     if settings.MUSEUM_PRICES_INCLUDE_TAX:
-        gross = to_cent(price)
-        net = to_cent(gross * 100 / (100 + rate))
-        return Taxed(rate, net, gross - net, gross)
+        return split_gross(gross=price, rate=rate)
     net = to_cent(price)
     tax = to_cent(net * rate / 100)
     return Taxed(rate, net, tax, net + tax)
+
+
+def split_gross(*, gross: Decimal, rate: Decimal) -> Taxed:
+    """An amount that includes its tax at `rate` percent, split into net and tax: a gross
+    catalogue price, and money paid back for part of a line, whatever MUSEUM_PRICES_INCLUDE_TAX
+    says (what is paid back is always an amount paid, tax included)."""
+    gross = to_cent(gross)
+    net = to_cent(gross * 100 / (100 + rate))
+    return Taxed(rate, net, gross - net, gross)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from events.models import SpecialEvent
+from giftcards.provider import GIFT_CARD
 from museum.exceptions import MuseumProblem, NotFound
 from museum.forms import DATE_INPUT
 from museum.i18n import money
@@ -96,6 +97,12 @@ class SaleForm(forms.Form):
         help_text="What the tickets and the email speak.",
     )
     payment = forms.ChoiceField(choices=PAYMENTS, widget=forms.RadioSelect, initial="cash")
+    gift_card = forms.CharField(
+        label=gettext_lazy("Gift card code"),
+        required=False,
+        max_length=40,
+        help_text=gettext_lazy("Paid first from the card; the rest in cash or by card."),
+    )
     tendered = forms.DecimalField(
         label=gettext_lazy("Amount handed over"),
         required=False,
@@ -291,8 +298,21 @@ def _sell(request, form: SaleForm) -> Order:
 
 
 def _take_payment(request, *, order_id: uuid.UUID, data: dict) -> None:
-    """The desk's payment of a held order (cash, with the change to give, or card): taken at
-    once, it confirms the order."""
+    """The desk's payment of a held order: first what a gift card holds, if its code is given,
+    then what is left in cash (with the change to give) or by card; taken at once, the order is
+    confirmed once its payments cover it, else it waits, held, for the rest."""
+    if data.get("gift_card"):
+        card = start_payment(
+            order_id=order_id, by=request.user, provider_name=GIFT_CARD, code=data["gift_card"]
+        )
+        left = Order.objects.get(pk=order_id).due
+        messages.info(
+            request,
+            _("Gift card: %(amount)s paid; left to pay: %(left)s")
+            % {"amount": money(card.amount), "left": money(left)},
+        )
+        if not left:
+            return
     cash = data["payment"] == "cash"
     payment = start_payment(
         order_id=order_id,
@@ -319,9 +339,17 @@ def paid_how(order: Order, payments) -> str:
         return _("On a partner's account")
     if not confirmed:
         return _("Not paid") if order.total else _("Free")
-    payment = confirmed[0]
+    ways = [_paid_by(payment) for payment in confirmed]
+    if len(ways) == 1:
+        return ways[0]
+    return " + ".join(f"{way} {money(p.amount)}" for way, p in zip(ways, confirmed, strict=True))
+
+
+def _paid_by(payment) -> str:
     if payment.provider == DESK:
         return str(PAID_AT_DESK.get(payment.info, PAID_AT_DESK["card"]))
+    if payment.provider == GIFT_CARD:
+        return _("Gift card")
     return _("Paid online")
 
 
@@ -350,6 +378,7 @@ def _order_page(request, order: Order, *, status: int = 200):
         "membership_sale": membership_sale,
         "not_paid": not_paid,
         "payment_form": PaymentForm() if _payable(order) else None,
+        "due": order.due if order.status == OrderStatus.HELD else None,
         "tickets": [
             (ticket, TicketState(ticket.state(now)))
             for ticket in sorted(order.sold_tickets, key=lambda t: t.confirmation_code)
@@ -376,6 +405,7 @@ def _payable(order: Order) -> bool:
 
 class PaymentForm(forms.Form):
     payment = forms.ChoiceField(choices=DESK_PAYMENTS, widget=forms.RadioSelect, initial="cash")
+    gift_card = SaleForm.base_fields["gift_card"]
     tendered = forms.DecimalField(
         label="Cash handed over", required=False, min_value=0, max_digits=10, decimal_places=2
     )

@@ -38,6 +38,7 @@ from orders.models import (
     MembershipStatus,
     MembershipType,
     Order,
+    SaleLimits,
     Ticket,
     TicketImage,
     TicketType,
@@ -128,6 +129,33 @@ def load_accounts() -> tuple[list, list]:
     for visitor in visitors:
         visitor.groups.add(partners)
     return visitors, staff
+
+
+ONLINE = [f"bench-online-{n:02d}" for n in range(16)]
+
+
+def partners_hold_enough() -> None:
+    """The benchmark's partners may hold its thousands of orders for the confirm endpoint at
+    once (a partner holds MUSEUM_PARTNER_MAX_HELD_PLACES unpaid by default), as staff would let
+    a shop's account: their own limit."""
+    for visitor in get_user_model().objects.filter(username__in=VISITORS):
+        SaleLimits.objects.update_or_create(account=visitor, defaults={"max_held_places": 10**6})
+
+
+def online_buyers() -> list:
+    """Online accounts (not partners: their orders wait for a payment), made on first use, each
+    with its own limits on places (as a shop's), so that the benchmark's thousands of held
+    orders are within them; the museum's per-mailbox limits still apply to each order's email."""
+    User = get_user_model()
+    password = make_password(PASSWORD)
+    buyers = []
+    for username in ONLINE:
+        buyer, _ = User.objects.get_or_create(username=username, defaults={"password": password})
+        SaleLimits.objects.update_or_create(
+            account=buyer, defaults={"max_held_places": 10**6, "max_places_per_day": 10**6}
+        )
+        buyers.append(buyer)
+    return buyers
 
 
 def load_hours(*, today: dt.date, days_ahead: int) -> None:

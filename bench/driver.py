@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from django.utils import timezone
 from bench import FLOOR_PATH, data, servers
 from bench.plans import authorization
 from events.models import EventDate, SpecialEvent
+from giftcards.services import sell_gift_card
 from hours.models import EntrySlot, MuseumDay
 from museum.authentication import verified_credential_key
 from octo.keys import issue_api_key
@@ -181,6 +183,8 @@ def _placed_orders(
     times = _slot_times(today)
     days = list(times)
     buyers = {u.username: u for u in get_user_model().objects.filter(username__in=data.VISITORS)}
+    if hold:
+        data.partners_hold_enough()
     placed = []
     for username in _visitors(count):
         day = rng.choice(days)
@@ -206,6 +210,36 @@ def _order_action_lines(today, rng, *, action: str, hold: bool) -> list[str]:
     return [
         request_line("POST", f"/v1.1/orders/{pk}/{action}", username) for pk, username in placed
     ]
+
+
+def _gift_card_payment_lines(today: dt.date, rng: random.Random) -> list[str]:
+    """A held online order of four tickets paid whole by a gift card: its own card each, sold
+    before the run by a partner (so issued at once), the order by one of the online accounts
+    (an online order waits for its payment; the benchmark's visitors are partners)."""
+    online = data.online_buyers()
+    partner = get_user_model().objects.get(username=data.VISITORS[0])
+    times = _slot_times(today)
+    days = list(times)
+    lines = []
+    with transaction.atomic():  # one commit for all, not one each
+        for n in range(6_000):
+            buyer = online[n % len(online)]
+            day = rng.choice(days)
+            body = _order_body(day, rng.choice(times[day]), hold=False)
+            order = place_order(
+                buyer=buyer,
+                # A mailbox each: the museum's per-mailbox limits count by it.
+                email=f"online-{n}@bench.invalid",
+                ticket_type="general",
+                ticket_date=day,
+                entry_time=dt.time.fromisoformat(body["entryTime"]),
+                lines=body["lines"],
+            )
+            card = sell_gift_card(buyer=partner, amount=Decimal("100"), email=data.BOUGHT_EMAIL)
+            payment = {"provider": "giftcard", "code": card.code}
+            path = f"/v1.1/orders/{order.pk}/payments"
+            lines.append(request_line("POST", path, buyer.username, body=payment))
+    return lines
 
 
 def _qr_lines(email: str, *, conditional: bool = False) -> list[str]:
@@ -459,6 +493,14 @@ def endpoints(wanted: Collection[str] = ()) -> list[Endpoint]:
             {200},
             # A reservation sent again answers its booking, and confirming it again too.
             again={200},
+        ),
+        Endpoint(
+            "giftcard-pay",
+            "POST /v1.1/orders/{id}/payments (gift card)",
+            lines("giftcard-pay", lambda: _gift_card_payment_lines(today, rng)),
+            {201},
+            # Paid once: the order has nothing left to pay.
+            again={409},
         ),
         Endpoint(
             "member-visit",

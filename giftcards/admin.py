@@ -1,12 +1,14 @@
 """Gift cards for staff: each card with its balance and its ledger, only read (the services
 sell, spend and credit them, under the card's lock)."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Sum
 
+from giftcards import services
 from giftcards.codes import read_code
 from giftcards.models import GiftCard, Transaction
 from museum.admin import ReadOnlyAdmin
+from museum.exceptions import MuseumProblem
 from museum.money import ZERO
 
 
@@ -28,6 +30,24 @@ class GiftCardAdmin(ReadOnlyAdmin):
     inlines = [TransactionInline]
     exclude = ["code"]
     readonly_fields = ["value", "currency", "order", "buyer", "email", "language", "issued_at"]
+
+    actions = ["pay_back_instead"]
+
+    @admin.action(
+        description="Pay its refunds back through the original payments instead",
+        permissions=["pay_back"],
+    )
+    def pay_back_instead(self, request, queryset):
+        for card in queryset:
+            try:
+                services.pay_back_instead(card_id=card.pk, by=request.user)
+            except MuseumProblem as problem:
+                self.message_user(request, f"{card}: {problem.detail}", messages.WARNING)
+            else:
+                self.message_user(request, f"{card}: paid back instead", messages.SUCCESS)
+
+    def has_pay_back_permission(self, request):
+        return request.user.has_perm("orders.cancel_any_order")
 
     def get_queryset(self, request):
         return (

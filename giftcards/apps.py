@@ -12,7 +12,8 @@ class GiftCardsConfig(AppConfig):
         from giftcards import services
         from giftcards.provider import GiftCardProvider
         from orders.providers import register
-        from orders.signals import order_confirmed
+        from orders.signals import order_confirmed, refunds_to_gift_card
 
         register(GiftCardProvider())
         order_confirmed.connect(services.issue_on_confirmation, dispatch_uid="giftcards-issue")
+        refunds_to_gift_card.connect(services.issue_for_refunds, dispatch_uid="giftcards-refund")

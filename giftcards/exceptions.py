@@ -29,3 +29,11 @@ class GiftCardForGiftCard(MuseumProblem):
     default_code = "gift_card_for_gift_card"
     title = _("A gift card does not buy a gift card")
     default_detail = _("Pay for a gift card another way.")
+
+
+class GiftCardSpent(MuseumProblem):
+    default_code = "gift_card_spent"
+    title = _("Gift card spent")
+    default_detail = _(
+        "Some of the gift card was spent: its refunds can no longer go back another way."
+    )

@@ -14,6 +14,7 @@ GIFT_CARD = "giftcard"
 class GiftCardProvider(Provider):
     name = GIFT_CARD
     settles_locally = True
+    stored_value = True
 
     def offered_to(self, account) -> bool:
         return True  # whoever holds a code

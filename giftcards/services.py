@@ -24,6 +24,7 @@ from giftcards.codes import new_code, read_code
 from giftcards.exceptions import (
     GiftCardExpired,
     GiftCardForGiftCard,
+    GiftCardSpent,
     InsufficientBalance,
     UnknownGiftCard,
 )
@@ -31,8 +32,9 @@ from giftcards.models import GiftCard, GiftCardStatus, Transaction, TransactionK
 from museum import i18n
 from museum.exceptions import InvalidInput
 from museum.money import to_cent
-from orders.models import Order, OrderKind, Payment, Refund
+from orders.models import Order, OrderKind, Payment, Refund, RefundState
 from orders.services.new_orders import new_order, record_new, settle_new, stays_held
+from orders.services.payments import pay_back_instead as orders_pay_back_instead
 
 
 def sell_gift_card(
@@ -179,3 +181,48 @@ def _move(card: GiftCard, kind: str, amount: Decimal, **details) -> Transaction:
         changes={"kind": kind, "amount": amount, "transaction": move.pk},
     )
     return move
+
+
+def issue_for_refunds(sender, *, order: Order, refunds: list[Refund], by, **kwargs) -> GiftCard:
+    """A new card holding what `refunds` pay back of `order` (orders.signals), in the
+    cancellation's transaction, for its buyer in the order's language; each refund names it."""
+    now = timezone.now()
+    value = sum((refund.amount for refund in refunds), Decimal("0"))
+    card = GiftCard.objects.create(
+        code=new_code(),
+        value=value,
+        currency=settings.MUSEUM_CURRENCY,
+        buyer=order.buyer,
+        email=order.email,
+        language=order.language,
+        issued_at=now,
+        expires_on=expiry_of(now),
+    )
+    Refund.objects.filter(pk__in=[refund.pk for refund in refunds]).update(
+        reference=_refund_reference(card), done_at=now
+    )
+    _move(card, TransactionKind.ISSUED, value, order=order, by=by, reason="refund")
+    return card
+
+
+def pay_back_instead(*, card_id, by) -> list[Refund]:
+    """A card issued for refunds, not spent at all, taken back, and the refunds paid back through
+    their payments after all (orders.services.payments.pay_back_instead). GiftCardSpent if any
+    of it was spent (what is left stays on it, for staff to settle)."""
+    with transaction.atomic():
+        card = GiftCard.objects.select_for_update().get(pk=card_id)
+        refunds = list(
+            Refund.objects.select_for_update()
+            .select_related("payment")
+            .filter(state=RefundState.GIFT_CARD, reference=_refund_reference(card))
+        )
+        balance = card.balance()
+        if not refunds or balance != sum((r.amount for r in refunds), Decimal("0")):
+            raise GiftCardSpent()
+        _move(card, TransactionKind.ADJUSTED, -balance, by=by, reason="paid back instead")
+        orders_pay_back_instead(refunds=refunds)
+    return refunds
+
+
+def _refund_reference(card: GiftCard) -> str:
+    return f"gift card {card.pk}"

@@ -567,6 +567,9 @@ MUSEUM_MAX_TICKETS_PER_ORDER = envint("MUSEUM_MAX_TICKETS_PER_ORDER", 20)
 MUSEUM_GIFT_CARD_MIN = envint("MUSEUM_GIFT_CARD_MIN", 5)
 MUSEUM_GIFT_CARD_MAX = envint("MUSEUM_GIFT_CARD_MAX", 500)
 MUSEUM_GIFT_CARD_YEARS = envint("MUSEUM_GIFT_CARD_YEARS", 3)
+# Whether a buyer who cancels an order may take its refund onto a new gift card instead of
+# back through its payments (staff always may).
+MUSEUM_GIFT_CARD_REFUNDS_FOR_BUYERS = envbool("MUSEUM_GIFT_CARD_REFUNDS_FOR_BUYERS", False)
 if not 1 <= MUSEUM_GIFT_CARD_MIN <= MUSEUM_GIFT_CARD_MAX or MUSEUM_GIFT_CARD_YEARS < 1:
     raise ImproperlyConfigured(
         "MUSEUM_GIFT_CARD_MIN must be 1+ and at most MUSEUM_GIFT_CARD_MAX; "

@@ -165,6 +165,14 @@ class CancelRequestSerializer(serializers.Serializer):
         default=False,
         help_text="Staff only: cancel a ticket already checked in (recorded on the ticket).",
     )
+    refundToGiftCard = StrictBooleanField(
+        source="refund_to_gift_card",
+        required=False,
+        default=False,
+        help_text="What its payments took (but a gift card's, which goes back onto that card) "
+        "goes onto a new gift card instead: staff, or the buyer where the museum offers it "
+        "(MUSEUM_GIFT_CARD_REFUNDS_FOR_BUYERS).",
+    )
 
 
 class OrderTicketSerializer(serializers.Serializer):

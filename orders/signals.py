@@ -5,3 +5,8 @@ from django.dispatch import Signal
 
 # An order became confirmed (paid in full, on account, or free): sender Order, `order`.
 order_confirmed = Signal()
+
+# Refunds of an order are to go onto a new gift card rather than back through their payments:
+# sender Order, `order`, `refunds` (saved, state GIFT_CARD), `by`. A receiver issues the card and
+# names it in each refund's `reference`; none means none is issued (RefundNotIssued).
+refunds_to_gift_card = Signal()

@@ -77,6 +77,10 @@ class RefundState(models.TextChoices):
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
     MANUAL = "manual", "Manual (staff pay it back by hand)"
+    # Paid onto a new gift card instead (its `reference` names the card): the giftcards app's,
+    # through orders.signals.refunds_to_gift_card; staff may pay it back through its payment
+    # instead while the card is unspent (orders.services.payments.pay_back_instead).
+    GIFT_CARD = "gift_card", "Onto a new gift card"
 
 
 class RefundSource(models.TextChoices):

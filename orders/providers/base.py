@@ -54,6 +54,9 @@ class Provider:
     # Pays back without calling out (a record, or staff by hand): settled in the cancellation's
     # own transaction, with no task.
     settles_locally = False
+    # Pays with value the museum keeps (a gift card): its refunds go back onto it, never onto
+    # another card.
+    stored_value = False
 
     def offered_to(self, account) -> bool:
         raise NotImplementedError

@@ -6,15 +6,17 @@ import uuid
 from datetime import datetime
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from audit.models import Action
 from audit.services import AuditEntry, record, record_each
 from events.models import SpecialEvent
 from events.services import locked_event
 from museum import metrics
-from museum.exceptions import NotFound
+from museum.exceptions import InvalidInput, NotFound
 from orders.exceptions import CheckedIn, GiftCardSold, OrderCancelled, TooLate
 from orders.models import (
     MembershipSale,
@@ -39,9 +41,12 @@ def cancel_order(
     ticket_id: uuid.UUID | None = None,
     even_if_checked_in: bool = False,
     as_buyer: bool = False,
+    refund_to_gift_card: bool = False,
 ) -> Order:
     """Cancel the order, or one of its tickets: places freed at once, refunds recorded, and a
-    confirmed order's visitor mailed what it holds now.
+    confirmed order's visitor mailed what it holds now. `refund_to_gift_card`: what its payments
+    other than gift cards took goes onto a new gift card instead of back through them (staff,
+    or its buyer where MUSEUM_GIFT_CARD_REFUNDS_FOR_BUYERS allows).
 
     A ticket already checked in is refused (CheckedIn), unless staff who may cancel any order
     say `even_if_checked_in`; the ticket then records who cancelled it. `as_buyer`: `by` is the
@@ -51,6 +56,8 @@ def cancel_order(
     order = order_to_change(order_id=order_id, by=by)
     if not order.sells_visit and ticket_id is not None:
         raise NotFound()  # it has no tickets: not one of them is cancelled as the whole order
+    if refund_to_gift_card:
+        _refuse_gift_card_refund(order, by=by, as_buyer=as_buyer)
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
     any_order = by.has_perm(CANCEL_ANY_ORDER) and not as_buyer
@@ -70,11 +77,29 @@ def cancel_order(
     voided = _to_void(tickets, ticket_id=ticket_id)
     if any(ticket.checked_in_at for ticket in voided) and not (even_if_checked_in and any_order):
         raise CheckedIn()
-    _void(order, tickets, voided, by=by, now=now)
+    _void(order, tickets, voided, by=by, now=now, to_gift_card=refund_to_gift_card)
     return order
 
 
-def _void(order: Order, tickets: list[Ticket], voided: list[Ticket], *, by, now: datetime) -> None:
+def _refuse_gift_card_refund(order: Order, *, by, as_buyer: bool) -> None:
+    """A refund onto a gift card is for a visit's tickets, chosen by staff, or by the buyer where
+    the museum offers it."""
+    staff = by.has_perm(CANCEL_ANY_ORDER) and not as_buyer
+    if not order.sells_visit or not (staff or settings.MUSEUM_GIFT_CARD_REFUNDS_FOR_BUYERS):
+        raise InvalidInput(
+            "refundToGiftCard", _("This order's refund goes back through its payments.")
+        )
+
+
+def _void(
+    order: Order,
+    tickets: list[Ticket],
+    voided: list[Ticket],
+    *,
+    by,
+    now: datetime,
+    to_gift_card: bool = False,
+) -> None:
     """Void the locked order's `voided` tickets (of all its `tickets`): places back, what was
     paid for them refunded, the order cancelled once none is left, audited, and a confirmed
     order's visitor mailed what it holds now."""
@@ -88,7 +113,10 @@ def _void(order: Order, tickets: list[Ticket], voided: list[Ticket], *, by, now:
     entries: list[AuditEntry] = []
     if order.status == OrderStatus.CONFIRMED:  # a held order was never paid
         source = RefundSource.BUYER if by.pk == order.buyer_id else RefundSource.STAFF
-        entries.append(refund_tickets(order=order, tickets=voided, source=source, by=by)[1])
+        refunded = refund_tickets(
+            order=order, tickets=voided, source=source, by=by, to_gift_card=to_gift_card
+        )
+        entries.append(refunded[1])
     give_back(order=order, n=len(voided), member=sum(ticket.member for ticket in voided))
     closing = _close_if_void(order, tickets, now=now)
     whole = order.status == OrderStatus.CANCELLED

@@ -63,11 +63,11 @@ from orders.providers import (
     provider,
 )
 from orders.providers.base import Notification, ProviderError, Received
-from orders.refunds import pay_back_later, record_refunds
+from orders.refunds import pay_back_later, record_refunds, settle
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
 from orders.services.membership_periods import refuse_unless_valid, start_periods
-from orders.signals import order_confirmed
+from orders.signals import order_confirmed, refunds_to_gift_card
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
 logger = logging.getLogger(__name__)
@@ -623,7 +623,7 @@ def _refund(
 
 
 def refund_tickets(
-    *, order: Order, tickets: Sequence[Ticket], source: str, by=None
+    *, order: Order, tickets: Sequence[Ticket], source: str, by=None, to_gift_card: bool = False
 ) -> tuple[list[Refund], AuditEntry]:
     """What was paid for `tickets` of a confirmed order goes back through the provider that
     took it, a refund per ticket, never more than the payment left; without a payment (a free
@@ -632,7 +632,9 @@ def refund_tickets(
 
     The refunds, and their audit entry, which the caller records with its own change's (one
     INSERT for both: audit.services.record_each)."""
-    refunds, changes = _refund_lines(order=order, lines=tickets, source=source, by=by)
+    refunds, changes = _refund_lines(
+        order=order, lines=tickets, source=source, by=by, to_gift_card=to_gift_card
+    )
     metrics.count_tickets(metrics.TICKETS_REFUNDED, tickets)
     changes = {"tickets": [ticket.pk for ticket in tickets], **changes}
     return refunds, (Action.REFUNDED, order, changes)
@@ -648,7 +650,12 @@ def refund_membership_sales(
 
 
 def _refund_lines(
-    *, order: Order, lines: Sequence[Ticket | MembershipSale], source: str, by
+    *,
+    order: Order,
+    lines: Sequence[Ticket | MembershipSale],
+    source: str,
+    by,
+    to_gift_card: bool = False,
 ) -> tuple[list[Refund], dict]:
     """Refunds of each line's price (a ticket or a membership sale) through the payments that
     paid for it, newest first (a card's part before the gift card's that paid first), never
@@ -657,33 +664,26 @@ def _refund_lines(
     cancelled; without any payment (a free order, or one sold before payments), staff pay its
     price back by hand (orders.refunds settles them)."""
     payments = _confirmed_newest_first(order)
-    refunds: list[Refund] = []
-    for line in lines:
-        owed = line.price
-        parts: list[Refund] = []
-        for payment in payments:
-            amount = min(owed, payment.amount - payment.given_back)
-            if amount > 0 or (not parts and payment is payments[-1]):
-                parts.append(_line_refund(order, payment, amount, source=source, by=by))
-                payment.given_back += amount
-                owed -= amount
-            if owed == 0 and parts:
-                break
-        if not payments:
-            parts.append(_line_refund(order, None, line.price, source=source, by=by))
-        for refund in parts:
-            # Set on the line too (the reverse side is the line's refunds).
-            if isinstance(line, Ticket):
-                refund.ticket = line
-            else:
-                refund.membership_sale = line
-        refunds.extend(parts)
+    refunds = [
+        refund
+        for line in lines
+        for refund in _refunds_of_line(order, line, payments, source=source, by=by)
+    ]
+    if to_gift_card:
+        # A gift card's part goes back onto its own card; the rest onto a new one.
+        for refund in refunds:
+            paid_by = refund.payment
+            if refund.amount and paid_by and not provider(paid_by.provider).stored_value:
+                refund.state = RefundState.GIFT_CARD
     written = []
     for paid_by in [*payments, None]:
         mine = [refund for refund in refunds if refund.payment is paid_by]
         if mine:
             through = provider(paid_by.provider) if paid_by else None
             written.extend(record_refunds(mine, through=through))
+    onto_card = [refund for refund in written if refund.state == RefundState.GIFT_CARD]
+    if onto_card:
+        _issue_gift_card(order, onto_card, by=by)
     changes = {
         "amount": sum((refund.amount for refund in written), Decimal("0")),
         "source": source,
@@ -691,6 +691,54 @@ def _refund_lines(
         "provider": ", ".join(dict.fromkeys(r.payment.provider for r in written if r.payment)),
     }
     return written, changes
+
+
+def _refunds_of_line(
+    order: Order, line: Ticket | MembershipSale, payments: list[Payment], *, source: str, by
+) -> list[Refund]:
+    """The refunds of one line, through the payments newest first (what each gives back is
+    added to its `given_back`), or by hand without any payment."""
+    owed = line.price
+    parts: list[Refund] = []
+    for payment in payments:
+        amount = min(owed, payment.amount - payment.given_back)
+        if amount > 0 or (not parts and payment is payments[-1]):
+            parts.append(_line_refund(order, payment, amount, source=source, by=by))
+            payment.given_back += amount
+            owed -= amount
+        if owed == 0 and parts:
+            break
+    if not payments:
+        parts.append(_line_refund(order, None, line.price, source=source, by=by))
+    for refund in parts:
+        # Set on the line too (the reverse side is the line's refunds).
+        if isinstance(line, Ticket):
+            refund.ticket = line
+        else:
+            refund.membership_sale = line
+    return parts
+
+
+def _issue_gift_card(order: Order, refunds: list[Refund], *, by) -> None:
+    """The refunds go onto a new gift card, issued by the app that keeps gift cards."""
+    answers = refunds_to_gift_card.send(sender=Order, order=order, refunds=refunds, by=by)
+    if not any(card for _receiver, card in answers):
+        raise RuntimeError("No gift card was issued for refunds onto a gift card")
+
+
+def pay_back_instead(*, refunds: Sequence[Refund]) -> None:
+    """Refunds paid onto a gift card, the card taken back (giftcards.services), paid back through
+    their payments after all, as a refund that was never paid: now by a provider that calls
+    nobody, else by a task after the commit."""
+    for refund in refunds:
+        assert refund.payment is not None and refund.state == RefundState.GIFT_CARD
+        through = provider(refund.payment.provider)
+        refund.state, refund.reference, refund.done_at = RefundState.CREATED, "", None
+        if through.settles_locally:
+            settle(refund, through=through)
+        refund.save(update_fields=["state", "reference", "error", "done_at"])
+        if refund.state == RefundState.CREATED:
+            pay_back_later(refund=refund)
 
 
 def _line_refund(

@@ -75,3 +75,11 @@ def order_taxes(order) -> list[RateTotal]:
     else:
         lines = order.sold_tickets
     return totals_by_rate((line.tax_rate, line.price, line.tax) for line in lines)
+
+
+def of_gross(*, gross: Decimal, rate: Decimal) -> Taxed:
+    """A gross amount at `rate` split as the module splits a gross price (net rounded half up
+    to the cent, the tax the rest), whatever MUSEUM_PRICES_INCLUDE_TAX says: what a partial
+    refund of a line gives back is money paid, gross (orders.services.receipts)."""
+    net = to_cent(gross * 100 / (100 + rate))
+    return Taxed(rate, net, gross - net, gross)

@@ -57,31 +57,28 @@ def prefix_of(kind: str) -> str:
     }[DocumentKind(kind)]
 
 
-# One statement that locks the series' row until the transaction ends (as SELECT ... FOR UPDATE
-# would) and gives its next number: taken on every confirmation with a price, so one round trip.
+# One statement that gives the series' next number and locks its row until the transaction ends
+# (as SELECT ... FOR UPDATE would), creating the series on its first use: taken on every
+# confirmation with a price, so one round trip. A first use racing another waits for the other's
+# insert to commit (or roll back) and then updates (or inserts): PostgreSQL's and SQLite's upsert.
 _meta = NumberSeries._meta
+_table, _last = _meta.db_table, _meta.get_field("last").column
+_prefix, _year = _meta.get_field("prefix").column, _meta.get_field("year").column
 _TAKE = (
-    f'UPDATE "{_meta.db_table}" SET "{_meta.get_field("last").column}" = '
-    f'"{_meta.get_field("last").column}" + 1 WHERE "{_meta.get_field("prefix").column}" = %s '
-    f'AND "{_meta.get_field("year").column}" = %s RETURNING "{_meta.get_field("last").column}"'
+    f'INSERT INTO "{_table}" ("{_prefix}", "{_year}", "{_last}") VALUES (%s, %s, 1) '
+    f'ON CONFLICT ("{_prefix}", "{_year}") DO UPDATE SET "{_last}" = "{_table}"."{_last}" + 1 '
+    f'RETURNING "{_last}"'
 )
 
 
 def take_number(*, kind: str, year: int) -> str:
     """The next number of the kind's series for `year`, under the series row's lock until the
-    caller's transaction ends: "R2026-000001". A series is created on its first use (two first
-    uses at once: one inserts, the other waits for its commit, then takes the next number)."""
+    caller's transaction ends: "R2026-000001"."""
     prefix = prefix_of(kind)
     with connection.cursor() as cursor:
         cursor.execute(_TAKE, [prefix, year])
-        taken = cursor.fetchone()
-        if taken is None:
-            NumberSeries.objects.bulk_create(
-                [NumberSeries(prefix=prefix, year=year)], ignore_conflicts=True
-            )
-            cursor.execute(_TAKE, [prefix, year])
-            taken = cursor.fetchone()
-    return f"{prefix}{year}-{taken[0]:06d}"
+        [last] = cursor.fetchone()
+    return f"{prefix}{year}-{last:06d}"
 
 
 @dataclass(frozen=True)

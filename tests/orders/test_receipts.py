@@ -396,3 +396,64 @@ def test_the_confirmation_email_carries_the_receipt(online_client, staff_client,
     assert f"R{year()}-000001.pdf" in names
     pdf = next(content for name, content, _type in message.attachments if name.startswith("R"))
     assert pdf == SaleDocument.objects.get().pdf
+
+
+# The desk and the admin
+
+
+def desk_sale(day, **fields) -> dict:
+    return {
+        "ticket_date": day.isoformat(),
+        "qty_adult": "2",
+        "payment": "cash",
+        "tendered": "50",
+        "sell": "",
+        **fields,
+    }
+
+
+def test_the_desk_prints_the_receipt_of_a_sale(desk_client, open_day):
+    answer = desk_client.post("/desk/sell/", desk_sale(open_day.date), follow=True)
+
+    receipt = SaleDocument.objects.get()
+    page = answer.content.decode()
+    link = f"/desk/orders/{receipt.order_id}/documents/{receipt.number}.pdf"
+    assert f'href="{link}"' in page and f"Print receipt {receipt.number}" in page
+    printed = desk_client.get(link)
+    assert printed.status_code == 200 and printed["Content-Type"] == "application/pdf"
+    assert printed.content == bytes(SaleDocument.objects.get().pdf)
+
+
+def test_the_desk_sells_to_a_business_with_an_invoice(desk_client, open_day):
+    fields = {"company": "Het Lyceum", "address": "Schoolstraat 1", "vat_id": "NL0001"}
+
+    answer = desk_client.post("/desk/sell/", desk_sale(open_day.date, **fields), follow=True)
+
+    invoice = SaleDocument.objects.get()
+    assert invoice.kind == "invoice" and invoice.company == "Het Lyceum"
+    assert f"Print invoice {invoice.number}" in answer.content.decode()
+    refused = desk_client.post("/desk/sell/", desk_sale(open_day.date, vat_id="NL0001"))
+    assert refused.status_code == 400 and SaleDocument.objects.count() == 1
+
+
+def test_staff_see_an_orders_documents_in_the_admin_and_change_none(
+    desk_client, online_client, staff_client, open_day
+):
+    order = place(online_client, open_day.date, ("adult", 1))
+    pay_at_desk(staff_client, order)
+    online_client.post(f"{ORDERS}/{order['orderId']}/cancel")
+    receipt, note = SaleDocument.objects.order_by("pk")
+
+    page = desk_client.get(f"/admin/orders/order/{order['orderId']}/change/").content.decode()
+    listed = desk_client.get("/admin/orders/saledocument/").content.decode()
+    shown = desk_client.get(f"/admin/orders/saledocument/{note.pk}/change/").content.decode()
+    printed = desk_client.get(f"/admin/orders/saledocument/{receipt.pk}/pdf/")
+
+    assert receipt.number in page and note.number in page
+    assert f'href="/admin/orders/saledocument/{receipt.pk}/pdf/"' in page
+    assert receipt.number in listed and note.number in listed
+    assert "-15.00" in shown and receipt.number in shown
+    assert printed.status_code == 200 and printed.content.startswith(b"%PDF-")
+    assert desk_client.get("/admin/orders/saledocument/add/").status_code == 403
+    deleted = desk_client.post(f"/admin/orders/saledocument/{note.pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 403 and SaleDocument.objects.count() == 2

@@ -14,11 +14,20 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django.utils import timezone
 
-from orders.models import DocumentKind, NumberSeries, Order, SaleDocument, VisitorCategory
+from orders.models import (
+    DocumentKind,
+    MembershipType,
+    NumberSeries,
+    Order,
+    Payment,
+    Refund,
+    SaleDocument,
+    VisitorCategory,
+)
 from orders.services.receipts import issue_receipt, take_number
 from orders.tasks import send_order_confirmation_email
-from tests.factories import UserFactory
-from tests.orders.conftest import order_body
+from tests.factories import MuseumDayFactory, SpecialEventFactory
+from tests.orders.conftest import later, order_body
 from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 
 ORDERS = "/v1.1/orders"
@@ -132,8 +141,7 @@ def test_a_business_gets_an_invoice_with_its_address_and_vat_id(
     )
 
 
-def test_a_partners_order_on_account_is_invoiced_to_the_partner(visitor_client, open_day):
-    visitor = UserFactory._meta.model.objects.get(username="visitor")
+def test_a_partners_order_on_account_is_invoiced_to_the_partner(visitor, visitor_client, open_day):
     visitor.first_name, visitor.last_name = "Tours", "Company"
     visitor.save()
     order = place(
@@ -182,9 +190,7 @@ def test_the_year_is_the_museums_at_the_moment_of_issue(online_client, staff_cli
     settings.TIME_ZONE = "Pacific/Kiritimati"  # UTC+14: its new year comes first
     with time_machine.travel("2030-12-31T12:00:00Z", tick=False):
         # 02:00 on 1 January 2031 at the museum; in UTC still 2030.
-        from tests.factories import MuseumDayFactory
-
-        day = MuseumDayFactory(date=timezone.localdate() + timezone.timedelta(days=3))
+        day = MuseumDayFactory(date=later(3))
         order = place(online_client, day.date, ("adult", 1))
         pay_at_desk(staff_client, order)
 
@@ -271,8 +277,6 @@ def test_a_partial_refund_is_credited_split_by_the_lines_rate(
     order = place(online_client, open_day.date, ("adult", 1))
     pay_at_desk(staff_client, order)
     # The payment has paid back all but 10.00 of its 15.00 already (a refund made by hand).
-    from orders.models import Payment, Refund
-
     payment = Payment.objects.get(state="confirmed")
     Refund.objects.create(order=payment.order, payment=payment, amount=5, source="staff")
 
@@ -293,9 +297,7 @@ def test_no_credit_note_for_an_order_without_a_document(visitor_client, open_day
     assert not SaleDocument.objects.exists()
 
 
-def test_a_membership_gets_a_receipt_and_its_cancellation_a_credit_note(visitor_client):
-    from orders.models import MembershipType
-
+def test_a_membership_gets_an_invoice_and_its_cancellation_a_credit_note(visitor_client):
     MembershipType.objects.create(
         code="individual", name="Individual", price=Decimal("60"), tax_rate=Decimal("9")
     )
@@ -457,3 +459,58 @@ def test_staff_see_an_orders_documents_in_the_admin_and_change_none(
     assert desk_client.get("/admin/orders/saledocument/add/").status_code == 403
     deleted = desk_client.post(f"/admin/orders/saledocument/{note.pk}/delete/", {"post": "yes"})
     assert deleted.status_code == 403 and SaleDocument.objects.count() == 2
+
+
+def test_a_ticket_cancelled_while_held_is_on_no_document_nor_what_was_paid_over(
+    online_client, open_day
+):
+    order = place(online_client, open_day.date, ("adult", 2))
+    payments = f"{ORDERS}/{order['orderId']}/payments"
+    started = online_client.post(payments, {"provider": "demo"}, format="json").json()
+    first = order["tickets"][0]
+    online_client.post(f"{ORDERS}/{order['orderId']}/tickets/{first['ticketId']}/cancel")
+
+    assert Client().post(started["payUrl"], {"outcome": "pay"}).status_code == 302
+
+    # 30.00 paid for what costs 15.00 now: 15.00 goes back at once, which credits nothing.
+    [receipt] = documents(online_client, order).json()
+    assert receipt["total"] == 15 and receipt["kind"] == "receipt"
+    kept = SaleDocument.objects.get()
+    assert [line["quantity"] for line in kept.lines] == [1]
+    assert [payment["amount"] for payment in kept.payments] == ["15.00"]
+
+
+def test_invoice_details_name_a_company(online_client, open_day):
+    body = order_body(open_day.date, ("adult", 1), invoice={"vatId": "NL0001"})
+
+    answer = online_client.post(ORDERS, body, format="json")
+
+    assert answer.status_code == 400 and "invoice.company" in answer.json()["errors"]
+    assert not Order.objects.exists()
+
+
+def test_listing_an_orders_documents_costs_a_few_queries(
+    online_client, staff_client, open_day, django_assert_max_num_queries
+):
+    order = place(online_client, open_day.date, ("adult", 2))
+    pay_at_desk(staff_client, order)
+    for ticket in order["tickets"]:
+        online_client.post(f"{ORDERS}/{order['orderId']}/tickets/{ticket['ticketId']}/cancel")
+
+    # The account; the order's buyer; its documents with what each corrects.
+    with django_assert_max_num_queries(3):
+        listed = documents(online_client, order).json()
+
+    assert [document["kind"] for document in listed] == ["receipt", "credit_note", "credit_note"]
+
+
+def test_an_event_tickets_line_names_the_event(visitor_client):
+    event = SpecialEventFactory(name="Night tour", price=Decimal("20"), dates=[later()])
+    body = order_body(later(), ("adult", 1), ticketType="event", eventId=str(event.pk))
+
+    place_answer = visitor_client.post(ORDERS, body, format="json")
+
+    assert place_answer.status_code == 201
+    [line] = SaleDocument.objects.get().lines
+    assert line["description"].startswith("Adult, Night tour, ")
+    assert line["gross"] == "20.00"

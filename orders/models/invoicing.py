@@ -99,6 +99,13 @@ class SaleDocument(models.Model):
     def __str__(self):
         return self.number
 
+    def save(self, *args, **kwargs):
+        # Issued once: what it told a buyer or an accountant is never changed (its PDF, kept
+        # once made, is written by orders.receipts with a conditional UPDATE, not here).
+        if not self._state.adding:
+            raise ValueError("An issued document is never changed: issue a credit note instead.")
+        super().save(*args, **kwargs)
+
     @property
     def is_credit_note(self) -> bool:
         return self.kind == DocumentKind.CREDIT_NOTE

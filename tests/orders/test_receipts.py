@@ -225,6 +225,18 @@ def test_a_document_is_issued_once_per_order(online_client, staff_client, open_d
     assert SaleDocument.objects.count() == 1
 
 
+def test_an_issued_document_is_never_changed(online_client, staff_client, open_day):
+    order = place(online_client, open_day.date, ("adult", 1))
+    pay_at_desk(staff_client, order)
+    receipt = SaleDocument.objects.get()
+
+    receipt.total = Decimal("1.00")
+    with pytest.raises(ValueError, match="never changed"):
+        receipt.save()
+
+    assert SaleDocument.objects.get().total == Decimal("15.00")
+
+
 # Credit notes
 
 

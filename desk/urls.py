@@ -9,6 +9,11 @@ urlpatterns = [
     path("orders/<uuid:order_id>/", views.order_page, name="desk-order"),
     path("orders/<uuid:order_id>/tickets.pdf", views.order_pdf, name="desk-order-pdf"),
     path(
+        "orders/<uuid:order_id>/documents/<str:number>.pdf",
+        views.document_pdf,
+        name="desk-order-document",
+    ),
+    path(
         "orders/<uuid:order_id>/cancel/confirm",
         views.confirm_cancel,
         name="desk-order-confirm-cancel",

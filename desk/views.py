@@ -33,9 +33,18 @@ from giftcards.provider import GIFT_CARD
 from museum.exceptions import MuseumProblem, NotFound
 from museum.forms import DATE_INPUT
 from museum.i18n import money
-from orders import documents, selectors
+from orders import documents, receipts, selectors
 from orders.exceptions import NotPaid
-from orders.models import Channel, Order, OrderStatus, PaymentState, TicketState, TicketType
+from orders.models import (
+    Channel,
+    DocumentKind,
+    Order,
+    OrderStatus,
+    PaymentState,
+    SaleDocument,
+    TicketState,
+    TicketType,
+)
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
 from orders.services.cancellation import cancel_order
 from orders.services.changes import move_order, pay_out_at_desk, resend_confirmation
@@ -111,6 +120,10 @@ class SaleForm(forms.Form):
         decimal_places=2,
     )
     partner = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False)
+    # A business buying (a school, a company): its invoice instead of a receipt.
+    company = forms.CharField(label=gettext_lazy("Company"), max_length=200, required=False)
+    address = forms.CharField(label=gettext_lazy("Address"), max_length=500, required=False)
+    vat_id = forms.CharField(label=gettext_lazy("VAT id"), max_length=40, required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -157,7 +170,20 @@ class SaleForm(forms.Form):
             raise forms.ValidationError(_("Choose at least one visitor."))
         if data.get("payment") == "partner" and not data.get("partner"):
             self.add_error("partner", _("Choose the partner whose account pays."))
+        if (data.get("address") or data.get("vat_id")) and not data.get("company"):
+            self.add_error("company", _("Name the company the invoice is for."))
         return data
+
+    def invoice(self) -> dict | None:
+        """The business's invoice details, if the sale names one."""
+        data = self.cleaned_data
+        if not data.get("company"):
+            return None
+        return {
+            "company": data["company"],
+            "address": data.get("address", ""),
+            "vat_id": data.get("vat_id", ""),
+        }
 
     def sale(self) -> dict:
         data = self.cleaned_data
@@ -284,6 +310,7 @@ def _sell(request, form: SaleForm) -> Order:
             # The visitor's, not the staff member's (the request's): the museum's by default.
             language=data.get("language") or settings.MUSEUM_LANGUAGE,
             seller=request.user,  # the desk's own limit on an order's size
+            invoice=form.invoice(),
             **form.sale(),
         )
         if needs_payment(order):
@@ -386,6 +413,9 @@ def _order_page(request, order: Order, *, status: int = 200):
         "payments": payments,
         "paid_how": paid_how(order, payments),
         "refunds": order.refunds.order_by("created_at"),
+        "documents": [
+            (document, print_words(document)) for document in selectors.documents_of(order.pk)
+        ],
         "currency": settings.MUSEUM_CURRENCY,
         "move_form": MoveForm(initial={"ticket_date": order.date}),
         **picker(
@@ -424,6 +454,27 @@ def order_pdf(request, order_id: uuid.UUID):
     kept = documents.order_pdf(order=order)
     response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{order.confirmation_code}.pdf"'
+    return response
+
+
+def print_words(document: SaleDocument) -> str:
+    """The link that prints a document, in the clerk's words."""
+    words = {
+        DocumentKind.RECEIPT: _("Print receipt %(number)s"),
+        DocumentKind.INVOICE: _("Print invoice %(number)s"),
+        DocumentKind.CREDIT_NOTE: _("Print credit note %(number)s"),
+    }[DocumentKind(document.kind)]
+    return words % {"number": document.number}
+
+
+@desk_only
+@require_http_methods(["GET"])
+def document_pdf(request, order_id: uuid.UUID, number: str):
+    """A receipt, invoice or credit note of the order, to print for the visitor."""
+    document = selectors.viewable_document(order_id=order_id, number=number, viewer=request.user)
+    kept = receipts.document_pdf(document)
+    response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{receipts.filename(kept)}"'
     return response
 
 

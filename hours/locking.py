@@ -11,7 +11,10 @@ membership again, a sale or a walk-in counting a member's day: orders.services.m
 .lock_membership), the orders' tickets, then the rows here, and last the buyer's account (a
 sale's limits, orders.services.limits) and, for a membership's sale on PostgreSQL, its mailbox's
 advisory lock (orders.services.memberships.check_memberships); the order's kept documents (its
-tickets' PDF) after its order's row. Nothing slow (rendering, mail, a provider's
+tickets' PDF) after its order's row. A sale document's number series (orders.services.receipts):
+a receipt's or invoice's last in a confirmation, after its places; a credit note's when the
+refunds of a cancellation are recorded, before its places go back (no writer takes it after a
+place's row, so none waits in a circle). Nothing slow (rendering, mail, a provider's
 call) runs while a lock is held: background work claims its row with a conditional UPDATE and
 commits first (museum/lost_work.py). A sale counts with conditional UPDATEs
 (`sold + n <= capacity`), whose row lock queues parallel buyers and re-checks the condition, so a

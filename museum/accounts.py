@@ -34,6 +34,8 @@ STAFF_PERMISSIONS = [
     "orders.take_desk_payment",
     "orders.sell_at_desk",
     "orders.view_payment",
+    # Receipts, invoices and credit notes: issued by the services, never changed, only read.
+    "orders.view_saledocument",
     "orders.change_refund",
     "orders.view_salelimits",
     "orders.add_salelimits",
@@ -80,6 +82,7 @@ DESK_PERMISSIONS = [
     "orders.cancel_any_order",
     "orders.view_payment",
     "orders.view_refund",
+    "orders.view_saledocument",
     "orders.view_visitorcategory",
     "orders.check_in_ticket",
     "orders.view_membership",

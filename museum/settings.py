@@ -3,6 +3,7 @@
 import datetime as dt
 import ipaddress
 import os
+import re
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -361,6 +362,23 @@ MUSEUM_ADDRESS = os.environ.get("MUSEUM_ADDRESS", "").strip()
 MUSEUM_PAPER_SIZE = os.environ.get("MUSEUM_PAPER_SIZE", "a4").strip().lower()
 if MUSEUM_PAPER_SIZE not in ("a4", "letter"):
     raise ImproperlyConfigured("MUSEUM_PAPER_SIZE must be a4 or letter")
+# The sale's documents (orders.services.receipts, docs/money.md): each kind numbered from its
+# own gapless series a year, "{prefix}{year}-{n:06d}" (R2026-000001); the prefixes must differ.
+MUSEUM_RECEIPT_PREFIX = os.environ.get("MUSEUM_RECEIPT_PREFIX", "R").strip()
+MUSEUM_INVOICE_PREFIX = os.environ.get("MUSEUM_INVOICE_PREFIX", "I").strip()
+MUSEUM_CREDIT_NOTE_PREFIX = os.environ.get("MUSEUM_CREDIT_NOTE_PREFIX", "C").strip()
+_DOCUMENT_PREFIXES = [MUSEUM_RECEIPT_PREFIX, MUSEUM_INVOICE_PREFIX, MUSEUM_CREDIT_NOTE_PREFIX]
+if not all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,9}", prefix) for prefix in _DOCUMENT_PREFIXES):
+    raise ImproperlyConfigured(
+        "MUSEUM_RECEIPT_PREFIX, MUSEUM_INVOICE_PREFIX and MUSEUM_CREDIT_NOTE_PREFIX must each be "
+        "1 to 10 letters or digits, starting with a letter"
+    )
+if len({prefix.upper() for prefix in _DOCUMENT_PREFIXES}) < len(_DOCUMENT_PREFIXES):
+    raise ImproperlyConfigured(
+        "MUSEUM_RECEIPT_PREFIX, MUSEUM_INVOICE_PREFIX and MUSEUM_CREDIT_NOTE_PREFIX must differ"
+    )
+# The museum's tax number (VAT id), printed on its receipts, invoices and credit notes when set.
+MUSEUM_TAX_NUMBER = os.environ.get("MUSEUM_TAX_NUMBER", "").strip()
 # Where visitors and resellers reach this service, for the links no request names: the order's
 # cancel page in its email and PDF (a task worker has no request to read the host from), the
 # PDF_URL of OCTO's webhooks.

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from museum import i18n
 from museum.i18n import day_in_words, money
 from museum.text import one_line
-from orders import membership_cards
+from orders import membership_cards, receipts
 from orders.exceptions import NoGiftCard, NoMembershipCard
 from orders.models import Membership, MembershipSaleKind, Order, OrderStatus
 
@@ -81,6 +81,7 @@ def send_membership_order_email(*, order: Order) -> None:
                 attach_gift_card(message, sale.membership)
             else:
                 attach_card(message, sale.membership)
+        receipts.attach_documents(message, order)
         message.send()
 
 

@@ -1,7 +1,8 @@
 """What an order sends, in its language: one email, in plain text and HTML, saying what the order
 holds when it is sent (confirmed; changed since, with what was paid, what goes back and what
 stays valid; or cancelled), with every valid ticket in one print-at-home PDF and the visit as a
-calendar entry; and how a mail error is told without secrets."""
+calendar entry, and its receipt or invoice and credit notes; and how a mail error is told
+without secrets."""
 
 import re
 from collections import Counter
@@ -24,7 +25,7 @@ from audit.services import history
 from museum import i18n
 from museum.i18n import day_in_words, money, time_in_words
 from museum.text import one_line
-from orders import documents
+from orders import documents, receipts
 from orders.membership_notifications import send_membership_order_email
 from orders.models import (
     Order,
@@ -67,6 +68,7 @@ def _send_confirmation(order: Order) -> None:
             "application/pdf",
         )
         message.attach(CALENDAR_NAME, visit_calendar(order=order), "text/calendar")
+    receipts.attach_documents(message, order)
     message.send()
 
 

@@ -26,6 +26,7 @@ from museum.periodic import schedule_periodic_tasks
 from orders.models import Order, Refund, RefundState
 from orders.providers import provider
 from orders.providers.base import Provider, ProviderError
+from orders.services.receipts import issue_credit_note
 
 
 def settle(refund: Refund, *, through: Provider) -> None:
@@ -57,6 +58,11 @@ def record_refunds(refunds: Sequence[Refund], *, through: Provider | None) -> li
         # it true for its answer.
         if hasattr(refund.order, "refunded"):
             refund.order.refunded += refund.amount
+    # What they pay back of lines sold with a receipt or invoice: a credit note, in the same
+    # transaction, so the document and the refunds it credits commit together.
+    for order_id in dict.fromkeys(refund.order_id for refund in written):
+        ours = [refund for refund in written if refund.order_id == order_id]
+        issue_credit_note(ours[0].order, ours)
     return written
 
 

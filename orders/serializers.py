@@ -19,6 +19,7 @@ from museum.fields import (
 from orders.models import (
     MEMBER_CATEGORY,
     Channel,
+    DocumentKind,
     MembershipStatus,
     OrderStatus,
     PaymentState,
@@ -113,6 +114,21 @@ class OrderLineSerializer(serializers.Serializer):
     quantity = StrictIntegerField(min_value=1, help_text="Tickets of this category.")
 
 
+class InvoiceDetailsSerializer(serializers.Serializer):
+    company = StrictCharField(max_length=200, help_text="Who the invoice is addressed to.")
+    address = StrictCharField(
+        required=False, allow_blank=True, default="", max_length=500, help_text="Its address."
+    )
+    vatId = StrictCharField(
+        source="vat_id",
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=40,
+        help_text="Its VAT id, printed on the invoice.",
+    )
+
+
 class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
     entryTime = HourMinuteField(
         source="entry_time",
@@ -143,6 +159,12 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         "free places (at most the type's `admits`, one visit a day); on a special event its "
         "lines cost less by the type's discount. 409 `membership_not_valid` (with "
         "`validUntil`) unless it is valid on `ticketDate`.",
+    )
+    invoice = InvoiceDetailsSerializer(
+        required=False,
+        help_text="A business buying (a school, a company): an invoice to it, with its address "
+        "and VAT id, instead of a receipt, once the order is confirmed. A sales partner's order "
+        "paid on account is invoiced to the partner, these giving its address and VAT id.",
     )
     dryRun = StrictBooleanField(
         source="dry_run",
@@ -306,6 +328,46 @@ class OrderSerializer(serializers.Serializer):
             if data[optional] is None:
                 del data[optional]
         return data
+
+
+def signed_money(**kwargs) -> MoneyField:
+    """An amount of a document: a credit note's are negative."""
+    return MoneyField(max_digits=10, min_value=None, **kwargs)
+
+
+class DocumentTaxSerializer(serializers.Serializer):
+    """What a document's lines at one tax rate come to, as it was issued."""
+
+    rate = TaxRateField()
+    net = signed_money()
+    tax = signed_money()
+    gross = signed_money(help_text="Net and tax.")
+
+
+class SaleDocumentSerializer(serializers.Serializer):
+    number = serializers.CharField(help_text="From its kind's gapless series, e.g. R2026-000001.")
+    kind = serializers.ChoiceField(
+        choices=DocumentKind.choices,
+        help_text="`receipt`; `invoice` (a business: its company, address and VAT id); "
+        "`credit_note`, for what a cancellation paid back, its amounts negative.",
+    )
+    issuedAt = serializers.DateTimeField(source="issued_at")
+    total = signed_money(help_text="Tax included; negative for a credit note.")
+    tax = signed_money(help_text="The tax in `total`.")
+    taxes = DocumentTaxSerializer(many=True, help_text="Per rate: the sums of its lines.")
+    currency = serializers.CharField()
+    corrects = serializers.CharField(
+        source="corrects.number",
+        allow_null=True,
+        default=None,
+        help_text="A credit note: the number of the receipt or invoice it corrects.",
+    )
+    pdfUrl = serializers.SerializerMethodField(help_text="The document as a PDF.")
+
+    def get_pdfUrl(self, document) -> str:
+        return reverse(
+            "orders-document", kwargs={"orderId": document.order_id, "number": document.number}
+        )
 
 
 class OrderListQuerySerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer, PNGRenderer
 from museum.schema import problems
 from museum.throttling import GiftCardRateThrottle
-from orders import documents, membership_cards, selectors
+from orders import documents, membership_cards, receipts, selectors
 from orders.models import Membership, Order
 from orders.selectors import owned_membership, viewable_membership, viewable_memberships
 from orders.serializers import (
@@ -32,6 +32,7 @@ from orders.serializers import (
     PriceQuerySerializer,
     QuoteSerializer,
     RedeemGiftRequestSerializer,
+    SaleDocumentSerializer,
     SoldMembershipSerializer,
     StartPaymentRequestSerializer,
     VisitorCategorySerializer,
@@ -51,6 +52,12 @@ from orders.services.sale import place_order, quote_order
 from tickets.views import PurchasesThrottled
 
 TICKET_ID = OpenApiParameter("ticketId", OpenApiTypes.UUID, OpenApiParameter.PATH)
+DOCUMENT_NUMBER = OpenApiParameter(
+    "number",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="The document's number, e.g. R2026-000001.",
+)
 
 
 @extend_schema(tags=["Orders"])
@@ -323,6 +330,53 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         # Asked again each time (a 304 while unchanged): a cancellation shows at once.
         patch_cache_control(response, private=True, no_cache=True)
         # Django's If-None-Match rules (weak comparison, lists, "*"): a 304 with the same headers.
+        return get_conditional_response(request, etag=response["ETag"], response=response)
+
+    @extend_schema(
+        operation_id="listOrderDocuments",
+        summary="The order's receipts, invoices and credit notes",
+        description=(
+            "Each document issued for the order, oldest first: a receipt (an invoice for a "
+            "business or a sales partner's order) when it was confirmed with a price, and a "
+            "credit note, its amounts negative, for each cancellation paid back after that. "
+            "Numbered from gapless series a year and never changed once issued. For its buyer "
+            "and staff; anyone else gets 404."
+        ),
+        responses={200: SaleDocumentSerializer(many=True), **problems(401, 404)},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def documents(self, request, orderId):
+        documents = selectors.viewable_documents(order_id=orderId, viewer=request.user)
+        return Response(SaleDocumentSerializer(documents, many=True).data)
+
+    @extend_schema(
+        operation_id="getOrderDocumentPdf",
+        summary="A receipt, invoice or credit note of the order as a PDF",
+        description=(
+            "The document `number` in the order's language, as it was issued. For the order's "
+            "buyer and staff; anyone else, or a number the order does not have, gets 404. Made "
+            "once and kept: its `ETag` never changes, and `If-None-Match` with it answers 304."
+        ),
+        parameters=[DOCUMENT_NUMBER],
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The document."),
+            **problems(401, 404),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="documents/<str:number>",
+        url_name="document",
+        renderer_classes=[MuseumJSONRenderer, PDFRenderer],
+    )
+    def document(self, request, orderId, number):
+        document = selectors.viewable_document(order_id=orderId, number=number, viewer=request.user)
+        kept = receipts.document_pdf(document)
+        response = HttpResponse(bytes(kept.pdf), content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="{receipts.filename(kept)}"'
+        response["ETag"] = quote_etag(kept.etag)
+        patch_cache_control(response, private=True, no_cache=True)
         return get_conditional_response(request, etag=response["ETag"], response=response)
 
 

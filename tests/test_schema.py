@@ -92,6 +92,8 @@ ADDED_OPERATIONS = {
     ("/orders/{orderId}/tickets/{ticketId}/cancel", "post"),
     ("/orders/{orderId}/payments", "post"),
     ("/orders/{orderId}/payments", "get"),
+    ("/orders/{orderId}/documents", "get"),
+    ("/orders/{orderId}/documents/{number}", "get"),
     ("/membership-types", "get"),
     ("/memberships", "post"),
     ("/memberships", "get"),

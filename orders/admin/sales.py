@@ -31,6 +31,7 @@ from museum.admin_pages import (
 from museum.exceptions import MuseumProblem
 from museum.forms import DATE_INPUT
 from orders import selectors
+from orders.admin.documents import SaleDocumentInline
 from orders.admin.memberships import membership_sale_inlines
 from orders.models import (
     Order,
@@ -160,7 +161,7 @@ class OrderAdmin(ReadOnlyAdmin, AuditedAdmin):
         "cancelled_at",
         "confirmation_sent_at",
     )
-    inlines = [OrderTicketInline, PaymentInline, RefundInline]
+    inlines = [OrderTicketInline, PaymentInline, RefundInline, SaleDocumentInline]
     actions = ["cancel_selected_orders"]
 
     def get_inlines(self, request, obj):

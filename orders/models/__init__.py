@@ -1,7 +1,8 @@
 """The sale's models, by concern: what is sold (`catalogue`), the order and its lines (`sale`),
 the money in and out of it (`payments`), memberships (`memberships`), what the limits count
-(`limits`) and the documents kept for it (`documents`). Every other module imports them from
-here, so a model may move between rooms without its importers knowing.
+(`limits`), the documents kept for it (`documents`) and its receipts, invoices and credit notes
+(`invoicing`). Every other module imports them from here, so a model may move between rooms
+without its importers knowing.
 
 The sale is what a visitor buys in one go, an order of tickets, each for a visitor category at
 its price, with its payments, refunds and the documents kept for it. It sells general entry
@@ -10,6 +11,7 @@ its price, with its payments, refunds and the documents kept for it. It sells ge
 
 from .catalogue import MEMBER_CATEGORY, MembershipType, VisitorCategory
 from .documents import TicketImage, TicketsPdf
+from .invoicing import DocumentKind, NumberSeries, SaleDocument
 from .limits import BuyerEmail, SaleLimits
 from .memberships import (
     MemberEntry,
@@ -45,6 +47,7 @@ __all__ = [
     "MEMBER_CATEGORY",
     "BuyerEmail",
     "Channel",
+    "DocumentKind",
     "MemberEntry",
     "Membership",
     "MembershipCard",
@@ -52,6 +55,7 @@ __all__ = [
     "MembershipSaleKind",
     "MembershipStatus",
     "MembershipType",
+    "NumberSeries",
     "Order",
     "OrderKind",
     "OrderStatus",
@@ -62,6 +66,7 @@ __all__ = [
     "RefundSource",
     "RefundState",
     "ReplacedCard",
+    "SaleDocument",
     "SaleLimits",
     "Ticket",
     "TicketImage",

@@ -63,6 +63,13 @@ class Order(models.Model):
     phone = models.CharField(max_length=32, blank=True)
     # The buyer's name, if given: what the desk finds an order by besides its codes and email.
     name = models.CharField(max_length=100, blank=True)
+    # A business buying (a school, a company): an invoice, not a receipt, is issued to it when
+    # the order is confirmed (orders.services.receipts). Blank: a receipt.
+    invoice_company = models.CharField(max_length=200, blank=True, default="", db_default="")
+    invoice_address = models.CharField(max_length=500, blank=True, default="", db_default="")
+    invoice_vat_id = models.CharField(
+        "invoice VAT id", max_length=40, blank=True, default="", db_default=""
+    )
     # The language its buyer reads: its email, PDF and ticket images speak it (MUSEUM_LANGUAGES).
     language = models.CharField(max_length=8, default=i18n.museum_language_code)
     status = models.CharField(max_length=10, choices=OrderStatus.choices)

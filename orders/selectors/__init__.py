@@ -1,7 +1,8 @@
 """Reads of orders and memberships, a room per job: who may see or change an order (`access`),
 holds run out and not released (`holds`), the desk's searches and day lists (`front_desk`), the
-accountant's reports (`reports`), memberships (`memberships`) and what operators watch
-(`operations`). Importers take them from here."""
+accountant's reports (`reports`), memberships (`memberships`), what operators watch
+(`operations`) and an order's receipts, invoices and credit notes (`documents`). Importers
+take them from here."""
 
 from .access import (
     CANCEL_ANY_ORDER,
@@ -22,6 +23,7 @@ from .access import (
     visit_starts_at,
     with_membership_sales,
 )
+from .documents import documents_of, viewable_document, viewable_documents
 from .front_desk import (
     Arrivals,
     Choice,
@@ -85,6 +87,7 @@ __all__ = [
     "VIEW_ANY_ORDER",
     "arrivals_on",
     "cancel_deadline",
+    "documents_of",
     "emails_waiting",
     "entry_choices",
     "find_memberships",
@@ -111,6 +114,8 @@ __all__ = [
     "takings_on",
     "tickets_of",
     "tickets_of_orders",
+    "viewable_document",
+    "viewable_documents",
     "viewable_membership",
     "viewable_memberships",
     "viewable_order",

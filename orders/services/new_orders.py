@@ -21,6 +21,7 @@ from orders.services.payments import (
     needs_payment,
     record_on_account_payment,
 )
+from orders.services.receipts import issue_receipt
 
 
 def new_order(
@@ -72,7 +73,11 @@ def settle_new(order: Order, *, held: bool, saved: bool = False) -> None:
 
 
 def record_new(order: Order, *, by, held: bool, changes: dict) -> None:
-    """The new order's audit record (`changes`: what it keeps of it) and its count."""
+    """The new order's audit record (`changes`: what it keeps of it) and its count; confirmed at
+    once, its receipt or invoice (orders.services.receipts)."""
     record(action=Action.CREATED, obj=order, by=by, changes=changes)
     if held:
         metrics.count_orders(metrics.ORDERS_HELD)
+    else:
+        # Confirmed at once, its lines written: last, as its number's lock is held to the commit.
+        issue_receipt(order)

@@ -67,6 +67,7 @@ from orders.refunds import pay_back_later, record_refunds, settle
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
 from orders.services.membership_periods import refuse_unless_valid, start_periods
+from orders.services.receipts import issue_receipt
 from orders.signals import order_confirmed, refunds_to_gift_card
 from orders.tasks import EMAIL_FIELDS, mail_confirmation, mail_not_placed
 
@@ -125,6 +126,7 @@ def confirm_held(order: Order, *, now) -> None:
     # counted from there (a sale unheld counts the tickets it made, without a query).
     order.sold_tickets = list(tickets_of(order))
     metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
+    issue_receipt(order)  # last: its number's lock is held to the commit
 
 
 def membership_refusal(order: Order) -> MuseumProblem | None:

@@ -2,7 +2,7 @@
 `POST /v1.1/tickets` (an order of one ticket of the default category) or the demo data."""
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -60,6 +60,8 @@ class Purchase:
     language: str
     membership: Membership | None = None
     mail_buyer: bool = True
+    # A business's invoice details (company, address, vat_id): its invoice instead of a receipt.
+    invoice: Mapping[str, str] | None = None
 
 
 def sale_cache_reads() -> list[str]:
@@ -86,6 +88,7 @@ def place_order(
     seller=None,
     membership: Membership | None = None,
     mail_buyer: bool = True,
+    invoice: Mapping[str, str] | None = None,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
@@ -107,6 +110,9 @@ def place_order(
     `mail_buyer` False: the museum never mails its buyer (a reseller's customer, whom the
     reseller tells): the order keeps it, so its confirmation, changes and cancellation send
     nothing.
+
+    `invoice` (company, and optionally address and vat_id): a business buys, and is issued an
+    invoice rather than a receipt once the order is confirmed (orders.services.receipts).
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -136,6 +142,7 @@ def place_order(
         language,
         membership=membership,
         mail_buyer=mail_buyer,
+        invoice=invoice,
     )
 
     def sell() -> Order:
@@ -309,6 +316,7 @@ def _record_order(
         slot=taken.slot,
         membership=purchase.membership,
         mail_buyer=purchase.mail_buyer,
+        **_invoice_fields(purchase.invoice),
     )
     held = stays_held(order, hold=hold)
     check_places(
@@ -351,6 +359,17 @@ def _record_order(
     if not held:
         metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
     return order
+
+
+def _invoice_fields(invoice: Mapping[str, str] | None) -> dict:
+    """The order's fields for a business's invoice details."""
+    if not invoice:
+        return {}
+    return {
+        "invoice_company": invoice["company"],
+        "invoice_address": invoice.get("address", ""),
+        "invoice_vat_id": invoice.get("vat_id", ""),
+    }
 
 
 def _audited(order: Order) -> dict:

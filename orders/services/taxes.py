@@ -72,16 +72,28 @@ def totals_by_rate(lines: Iterable[tuple[Decimal, Decimal, Decimal]]) -> list[Ra
 
 
 def order_taxes(order) -> list[RateTotal]:
-    """The tax in what `order` costs (its `total`), per rate: the sums of its lines, the
-    tickets it still holds while held (a held order's total is theirs), else every line sold.
-    Its tickets as loaded (`sold_tickets`); a membership order's sales are read."""
+    """The tax in what `order` costs (its `total`), per rate: the sums of its lines, those its
+    total counts (a ticket cancelled while the order was held left the total then; one
+    cancelled after it was confirmed, or with the order as it ended, is still in it). Its
+    tickets as loaded (`sold_tickets`); a membership order's sales are read."""
     if order.sells_gift_cards:
         # A gift card is sold untaxed (a multi-purpose voucher): what it pays for is taxed.
         return totals_by_rate([(ZERO, order.total, ZERO)] if order.total else [])
     if order.sells_memberships:
         lines = list(order.membership_sales.all())
-    elif order.status == "held":
-        lines = [ticket for ticket in order.sold_tickets if ticket.cancelled_at is None]
     else:
-        lines = order.sold_tickets
+        cutoff = order.confirmed_at or order.cancelled_at
+        lines = [
+            ticket
+            for ticket in order.sold_tickets
+            if ticket.cancelled_at is None or (cutoff is not None and ticket.cancelled_at >= cutoff)
+        ]
     return totals_by_rate((line.tax_rate, line.price, line.tax) for line in lines)
+
+
+def of_gross(*, gross: Decimal, rate: Decimal) -> Taxed:
+    """A gross amount at `rate` split as the module splits a gross price (net rounded half up
+    to the cent, the tax the rest), whatever MUSEUM_PRICES_INCLUDE_TAX says: what a partial
+    refund of a line gives back is money paid, gross (orders.services.receipts)."""
+    net = to_cent(gross * 100 / (100 + rate))
+    return Taxed(rate, net, gross - net, gross)

@@ -10,7 +10,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from giftcards.models import GiftCard, Transaction
-from orders.models import Order, OrderStatus, Payment, Refund
+from orders.models import Order, OrderStatus, Payment, Refund, SaleDocument
 from orders.services.holds import release_expired_holds
 from tests.conftest import assert_problem, client_for, run_task_worker
 from tests.factories import SpecialEventFactory, UserFactory
@@ -186,6 +186,13 @@ def test_card_and_stripe_pay_one_order_and_a_cancellation_pays_each_back(
         ("stripe", "confirmed", 20),
     ]
     assert GiftCard.objects.get(code=code).balance() == 0
+    # Both on its receipt.
+    [receipt] = online_client.get(f"/v1.1/orders/{order['orderId']}/documents").json()
+    document = SaleDocument.objects.get(number=receipt["number"])
+    assert [(p["provider"], p["amount"]) for p in document.payments] == [
+        ("giftcard", "50.00"),
+        ("stripe", "20.00"),
+    ]
 
     cancelled = online_client.post(f"/v1.1/orders/{order['orderId']}/cancel")
     assert cancelled.status_code == 200 and cancelled.json()["refundDue"] == 70

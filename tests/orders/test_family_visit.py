@@ -69,8 +69,9 @@ def test_a_family_visit_from_hold_to_door():
         assert family.get(order_url).json()["status"] == "confirmed"
         run_task_worker()
         [email] = mail.outbox
-        [(_, pdf, kind), (_, _, calendar)] = email.attachments
+        [(_, pdf, kind), (_, _, calendar), (receipt, _, _)] = email.attachments
         assert kind == "application/pdf" and calendar == "text/calendar"
+        assert receipt.startswith("R") and receipt.endswith(".pdf")  # the receipt, beside
         assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == 4
         assert family.get(f"{order_url}/tickets.pdf").content.startswith(b"%PDF-")
 

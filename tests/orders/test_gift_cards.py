@@ -213,7 +213,8 @@ def test_the_givers_email_carries_the_gift_card_and_a_cancellation_none(
     run_task_worker()
 
     [to_giver] = mail.outbox
-    [(filename, pdf, mimetype)] = to_giver.attachments
+    [(filename, pdf, mimetype), (invoice, _, _)] = to_giver.attachments
+    assert invoice.startswith("I")  # the partner's invoice for the gift
     assert to_giver.to == ["giver@example.com"] and gift["giftCode"] in to_giver.body
     assert (filename, mimetype) == (f"{gift['giftCode']}.pdf", "application/pdf")
     assert qr_texts_of(pdf) == {gift["giftCode"]}
@@ -222,7 +223,9 @@ def test_the_givers_email_carries_the_gift_card_and_a_cancellation_none(
     assert visitor_client.post(f"/v1.1/orders/{gift['orderId']}/cancel").status_code == 200
     run_task_worker()
     [cancelled] = mail.outbox
-    assert "cancelled" in cancelled.subject and cancelled.attachments == []
+    assert "cancelled" in cancelled.subject
+    # No gift card: the invoice, and the credit note for what goes back.
+    assert [name[0] for name, _, _ in cancelled.attachments] == ["I", "C"]
 
 
 def qr_texts_of(pdf: bytes) -> set[str]:

@@ -50,8 +50,10 @@ def test_an_order_is_mailed_once_with_every_ticket_in_one_pdf(visitor_client):
     message = mail.outbox[0]
     assert message.to == ["family@example.com"]
     assert answer.json()["confirmationCode"] in message.body
-    [(name, content, kind), (_, _, calendar)] = message.attachments
+    # The tickets, the visit, and the partner's invoice (orders.receipts).
+    [(name, content, kind), (_, _, calendar), (invoice, _, _)] = message.attachments
     assert kind == "application/pdf" and name == f"{answer.json()['confirmationCode']}.pdf"
+    assert invoice.startswith("I") and invoice.endswith(".pdf")
     assert pdf_pages(content) == 3
     assert calendar == "text/calendar"
     assert Order.objects.get().confirmation_sent_at is not None
@@ -208,7 +210,8 @@ def test_an_order_cancelled_before_its_email_went_gets_one_email_saying_so(visit
     [message] = mail.outbox
     assert message.subject == f"Your order {placed['confirmationCode']} is cancelled"
     assert "No ticket of this order is valid any more." in message.body
-    assert message.attachments == []  # no tickets, no visit
+    # No tickets, no visit: the invoice issued when it was confirmed, and its credit note.
+    assert [name[0] for name, _, _ in message.attachments] == ["I", "C"]
     assert tasks.requeue_lost_order_confirmations() == 0
 
 
@@ -239,7 +242,7 @@ def test_a_held_order_with_a_ticket_cancelled_mails_what_it_still_holds(visitor_
     assert message.subject.startswith("Your 1 ticket for general entry")
     assert child["confirmationCode"] not in message.body and "Total: €15.00" in message.body
     assert "1 Adult at €15.00" in message.body and "Child" not in message.body
-    [(_, pdf, _), _] = message.attachments
+    [(_, pdf, _), _, _] = message.attachments  # the tickets, the visit, the invoice
     assert (
         pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page ") == 1
     )

@@ -150,3 +150,24 @@ def test_a_page_of_membership_orders_reads_their_lines_in_one_query(
     buy(), buy()
     with django_assert_max_num_queries(queries):
         assert len(visitor_client.get(ORDERS).json()) == 3
+
+
+def test_a_ticket_cancelled_while_held_leaves_the_taxes_as_it_left_the_total(
+    online_client, staff_client, open_day
+):
+    rates(adult="9", child="21")
+    order = online_client.post(
+        ORDERS, order_body(open_day.date, ("adult", 2), ("child", 1)), format="json"
+    ).json()
+    child = next(t for t in order["tickets"] if t["category"] == "child")
+    url = f"{ORDERS}/{order['orderId']}"
+    assert online_client.post(f"{url}/tickets/{child['ticketId']}/cancel").status_code == 200
+    paid = staff_client.post(
+        f"{url}/payments", {"provider": "desk", "method": "card"}, format="json"
+    )
+    assert paid.status_code == 201, paid.content
+
+    confirmed = online_client.get(url).json()
+
+    assert confirmed["status"] == "confirmed" and confirmed["total"] == 30
+    assert confirmed["taxes"] == [{"rate": 9, "net": 27.52, "tax": 2.48, "gross": 30}]

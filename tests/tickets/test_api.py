@@ -183,10 +183,11 @@ def test_a_purchase_costs_a_few_queries(visitor_client, event, open_day, django_
     # tickets only) or the day's entry slots (general ones); the place taken; the account's
     # permissions (its own and its groups': does it sell on account?) and its own limits; the
     # order; its payment on account; the ticket; its audit record; its order's confirmation
-    # email task. The test's transaction adds a savepoint and its release.
-    with django_assert_num_queries(15):
+    # email task; its invoice's payment, number (one statement) and row. The test's transaction
+    # adds a savepoint and its release.
+    with django_assert_num_queries(18):
         assert buy(visitor_client, for_event(event, later())).status_code == 201
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(17):
         assert buy(visitor_client, general(open_day.date)).status_code == 201
 
 
@@ -688,7 +689,7 @@ def test_the_buyer_gets_an_email_with_the_code_and_the_ticket(visitor_client, op
     assert body["confirmationCode"] in message.body
     # The order's email, as every sale's: the ticket in its print-at-home PDF.
     order = Ticket.objects.select_related("order").get(pk=body["ticketId"]).order
-    [(name, content, mimetype), (_, _, calendar)] = message.attachments
+    [(name, content, mimetype), (_, _, calendar), _invoice] = message.attachments
     assert mimetype == "application/pdf" and name == f"{order.confirmation_code}.pdf"
     assert content.startswith(b"%PDF") and calendar == "text/calendar"
 

@@ -6,6 +6,7 @@ urlpatterns = [
     path("", views.today, name="desk"),
     path("sell/", views.sell, name="desk-sell"),
     path("slots/", views.slots, name="desk-slots"),
+    path("gift-cards/sell/", views.sell_gift_card, name="desk-gift-card-sell"),
     path("orders/<uuid:order_id>/", views.order_page, name="desk-order"),
     path("orders/<uuid:order_id>/tickets.pdf", views.order_pdf, name="desk-order-pdf"),
     path(

@@ -29,6 +29,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from events.models import SpecialEvent
+from giftcards import services as giftcard_services
 from giftcards.provider import GIFT_CARD
 from museum.exceptions import MuseumProblem, NotFound
 from museum.forms import DATE_INPUT
@@ -282,6 +283,54 @@ def sell(request):
     return _page(request, "desk/sell.html", context, status=status)
 
 
+class GiftCardSaleForm(forms.Form):
+    amount = forms.DecimalField(
+        label=gettext_lazy("Amount"), max_digits=10, decimal_places=2, min_value=0
+    )
+    email = forms.EmailField(
+        required=False, help_text=gettext_lazy("To email the gift card as well.")
+    )
+    language = forms.ChoiceField(label=gettext_lazy("Visitor's language"), required=False)
+    payment = forms.ChoiceField(choices=DESK_PAYMENTS, widget=forms.RadioSelect, initial="cash")
+    tendered = SaleForm.base_fields["tendered"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        language = self.fields["language"]
+        language.choices = visitor_languages()  # type: ignore[attr-defined]
+        language.initial = settings.MUSEUM_LANGUAGE
+
+
+@desk_only
+@require_http_methods(["GET", "POST"])
+def sell_gift_card(request):
+    """A gift card sold to the visitor in front of the desk: its order, paid at once in cash or
+    by card, issues it; the order's page shows its code to hand over."""
+    form = GiftCardSaleForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST" and not form.is_valid():
+        status = 400
+    elif request.method == "POST":
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                card = giftcard_services.sell_gift_card(
+                    buyer=request.user,
+                    amount=data["amount"],
+                    email=data.get("email") or "",
+                    language=data.get("language") or settings.MUSEUM_LANGUAGE,
+                    seller=request.user,
+                )
+                if card.order is not None and needs_payment(card.order):
+                    _take_payment(request, order_id=card.order.pk, data=data)
+            return redirect("desk-order", order_id=card.order_id)
+        except MuseumProblem as problem:
+            form.add_error(None, words(problem))
+            status = 400
+    context = {"form": form, "currency": settings.MUSEUM_CURRENCY}
+    return _page(request, "desk/gift_card_sell.html", context, status=status)
+
+
 def _date(text) -> date | None:
     """The day a form or the picker was sent, or None: parse_date raises for a day that does not
     exist (2030-02-30, year 0)."""
@@ -388,10 +437,12 @@ def order_page(request, order_id: uuid.UUID):
 
 
 def _order_page(request, order: Order, *, status: int = 200):
-    # An order selling a membership has no tickets: its page leads to the member instead.
+    # An order selling a membership has no tickets: its page leads to the member instead; one
+    # selling gift cards shows their codes, to hand over.
     membership_sale = order.membership_sales.select_related("membership").first()
+    gift_cards = list(order.gift_cards.all()) if order.sells_gift_cards else []
     not_paid = None
-    if membership_sale is None:
+    if membership_sale is None and not order.sells_gift_cards:
         try:
             selectors.refuse_unless_printable(order)
         except NotPaid as problem:
@@ -403,6 +454,7 @@ def _order_page(request, order: Order, *, status: int = 200):
     context = {
         "order": order,
         "membership_sale": membership_sale,
+        "gift_cards": gift_cards,
         "not_paid": not_paid,
         "payment_form": PaymentForm() if _payable(order) else None,
         "due": order.due if order.status == OrderStatus.HELD else None,

@@ -35,6 +35,7 @@ from orders.models import (
     VisitorCategory,
 )
 from orders.selectors import OrderAccount, order_account
+from orders.services.taxes import totals_by_rate
 
 CALENDAR_NAME = "visit.ics"
 
@@ -145,6 +146,7 @@ def confirmation_context(*, order: Order, account: OrderAccount) -> dict:
         "news": news_of(order=order, account=account),
         "lines": priced_lines(account.valid + account.cancelled),
         "total": money(account.paid),
+        "taxes": tax_lines(account.valid + account.cancelled),
         "cancelled": cancelled_lines(account.cancelled),
         "back": money(account.back) if account.back else "",
         "still_valid": money(account.still_valid),
@@ -154,6 +156,17 @@ def confirmation_context(*, order: Order, account: OrderAccount) -> dict:
         "calendar": CALENDAR_NAME,
         "language": translation.get_language() or settings.LANGUAGE_CODE,
     }
+
+
+def tax_lines(tickets: list[Ticket]) -> list[dict]:
+    """The tax in the total, per rate that has any (orders.services.taxes): "incl. 9 % tax:
+    €2.48"."""
+    totals = totals_by_rate((ticket.tax_rate, ticket.price, ticket.tax) for ticket in tickets)
+    return [
+        {"rate": f"{rate.rate.normalize():f} %", "tax": money(rate.tax)}
+        for rate in totals
+        if rate.tax
+    ]
 
 
 def priced_lines(tickets: list[Ticket]) -> list[dict]:

@@ -54,3 +54,23 @@ def test_an_unknown_card_sells_nothing_and_says_why(desk):
 
     assert answer.status_code == 200 and b"No gift card has this code." in answer.content
     assert not Order.objects.exists()
+
+
+def test_the_desk_sells_a_gift_card_paid_in_cash_and_shows_its_code(desk):
+    answer = desk.post(
+        "/desk/gift-cards/sell/",
+        {"amount": "40", "payment": "cash", "tendered": "50", "email": "gift@example.com"},
+        follow=True,
+    )
+
+    card = GiftCard.objects.get()
+    page = answer.content.decode()
+    assert card.balance() == 40 and card.order.status == OrderStatus.CONFIRMED
+    assert card.code in page and "Change to give: €10.00" in page
+    assert [(p.provider, p.info) for p in card.order.payments.all()] == [("desk", "cash")]
+
+
+def test_a_gift_card_out_of_range_sells_nothing(desk):
+    answer = desk.post("/desk/gift-cards/sell/", {"amount": "1000", "payment": "card"})
+
+    assert answer.status_code == 400 and not GiftCard.objects.exists()

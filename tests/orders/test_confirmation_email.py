@@ -14,7 +14,7 @@ from django.utils import timezone
 from icalendar import Calendar
 
 from orders import tokens
-from orders.models import Order
+from orders.models import Order, VisitorCategory
 from orders.services.changes import move_order
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, staff_member
@@ -240,3 +240,17 @@ def test_a_german_order_is_told_its_change_in_german_counting_right(visitor_clie
     assert "  2 Erwachsene zu 15,00\xa0€: 30,00\xa0€\n" in changed.body
     assert "Storniert:\n  1 Erwachsener: 15,00\xa0€ zurück\n" in changed.body
     assert "Erstattet: 15,00\xa0€\nWeiterhin gültig: 22,50\xa0€\n" in changed.body
+
+
+def test_the_email_says_the_tax_in_the_total_per_rate(visitor_client, amsterdam):
+    for code, rate in (("adult", "9"), ("child", "21")):
+        category = VisitorCategory.objects.get(category=code)
+        category.tax_rate = rate
+        category.save()  # as the admin does: the sale's kept categories are read again
+    MuseumDayFactory(date=VISIT)
+
+    _order, message = mailed(visitor_client, order_body(VISIT, ("adult", 2), ("child", 1)))
+
+    [(html, _kind)] = message.alternatives
+    assert "incl. 9 % tax: €2.48\n" in message.body and "incl. 21 % tax: €1.30\n" in message.body
+    assert "incl. 9 % tax" in html and "€1.30" in html

@@ -109,19 +109,28 @@ def refresh() -> None:
     """Forget the tickets and member visits the last run bought; today's door tickets and member
     visits are today's again, and the members' memberships valid from a month ago."""
     from django.db import connection
+    from django.db.models import Q
     from django.utils import timezone
 
     from bench import data
+    from giftcards.models import GiftCard, Transaction
     from hours.models import EntrySlot
     from hours.services import add_entry_slots
     from octo.models import Booking
-    from orders.models import Membership, Order, Payment, Refund, Ticket
+    from orders.models import Membership, Order, Payment, Refund, SaleDocument, Ticket
 
-    Booking.objects.filter(order__email=data.BOUGHT_EMAIL).delete()  # the OCTO bookings made
-    Refund.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
-    Payment.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
-    Ticket.objects.filter(order__email=data.BOUGHT_EMAIL).delete()
-    Order.objects.filter(email=data.BOUGHT_EMAIL).delete()
+    # What the runs bought: the partners' (BOUGHT_EMAIL), and the online accounts' orders paid
+    # by gift card, the cards and their ledgers, and every document issued for them.
+    bought = Order.objects.filter(Q(email=data.BOUGHT_EMAIL) | Q(buyer__username__in=data.ONLINE))
+    Booking.objects.filter(order__in=bought).delete()  # the OCTO bookings made
+    Transaction.objects.filter(Q(order__in=bought) | Q(card__order__in=bought)).delete()
+    GiftCard.objects.filter(order__in=bought).delete()
+    SaleDocument.objects.filter(order__in=bought, corrects__isnull=False).delete()
+    SaleDocument.objects.filter(order__in=bought).delete()
+    Refund.objects.filter(order__in=bought).delete()
+    Payment.objects.filter(order__in=bought).delete()
+    Ticket.objects.filter(order__in=bought).delete()
+    bought.delete()
     # A month of timed days, unlimited, for the order endpoints (each day once: seeding keeps
     # the slots a day has).
     today = timezone.localdate()

@@ -29,3 +29,11 @@ class GiftCardForGiftCard(MuseumProblem):
     default_code = "gift_card_for_gift_card"
     title = _("A gift card does not buy a gift card")
     default_detail = _("Pay for a gift card another way.")
+
+
+class GiftCardNotIssued(MuseumProblem):
+    """A card whose order is not paid yet: it holds nothing, and has no code to print."""
+
+    default_code = "gift_card_not_issued"
+    title = _("Gift card not paid yet")
+    default_detail = _("The gift card's order is not paid yet: its card comes once it is.")

@@ -70,6 +70,25 @@ class GiftCard(models.Model):
         return self.transactions.aggregate(total=Sum("amount", default=ZERO))["total"]
 
 
+class GiftCardPdf(models.Model):
+    """A card's PDF, kept so it is drawn once (for its email, then each download); `etag` names
+    what it prints (the museum's name, the language's words, the layout), so a change draws it
+    again."""
+
+    card = models.OneToOneField(
+        GiftCard, on_delete=models.CASCADE, primary_key=True, related_name="printed"
+    )
+    pdf = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    made_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "gift card's PDF"
+
+    def __str__(self):
+        return f"PDF of {self.card_id}"
+
+
 class TransactionKind(models.TextChoices):
     ISSUED = "issued", "Issued (sold, or a refund onto a new card)"
     REDEEMED = "redeemed", "Paid for an order"

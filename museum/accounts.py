@@ -61,6 +61,9 @@ STAFF_PERMISSIONS = [
     *(f"octo.{action}_partnerterms" for action in ("view", "add", "change")),
     *(f"octo.{action}_categoryunit" for action in ("view", "add", "change")),
     "octo.view_booking",
+    # Gift cards (docs/money.md): each card and its ledger, written only by the services.
+    "giftcards.view_giftcard",
+    "giftcards.view_transaction",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]

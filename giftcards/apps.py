@@ -10,9 +10,13 @@ class GiftCardsConfig(AppConfig):
 
     def ready(self):
         from giftcards import services
+        from giftcards.notifications import send_gift_card_email
         from giftcards.provider import GiftCardProvider
+        from orders.models import OrderKind
+        from orders.notifications import register_email
         from orders.providers import register
         from orders.signals import order_confirmed
 
         register(GiftCardProvider())
         order_confirmed.connect(services.issue_on_confirmation, dispatch_uid="giftcards-issue")
+        register_email(OrderKind.GIFT_CARD, send_gift_card_email)

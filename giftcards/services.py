@@ -49,7 +49,8 @@ def sell_gift_card(
         )
     language = i18n.offered(language) or i18n.current()
     with transaction.atomic():
-        # The museum sends the card itself (giftcards.tasks), not the sale's ticket email.
+        # Its email is the card's (giftcards.notifications), sent by the sale's one pipeline
+        # once the order is confirmed, within the mailbox's daily limit.
         order = new_order(
             buyer=buyer,
             email=email,
@@ -57,7 +58,6 @@ def sell_gift_card(
             kind=OrderKind.GIFT_CARD,
             day=timezone.localdate(),
             total=amount,
-            mail_buyer=False,
         )
         order.save(force_insert=True)
         order.sold_tickets = []

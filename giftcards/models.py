@@ -44,6 +44,7 @@ class GiftCard(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "gift card"
+        permissions = [("change_balance", "Can change a gift card's balance, with a reason")]
         constraints = [
             models.CheckConstraint(name="gift_card_value_positive", condition=Q(value__gt=0)),
             models.CheckConstraint(

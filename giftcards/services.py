@@ -24,6 +24,7 @@ from giftcards.codes import new_code, read_code
 from giftcards.exceptions import (
     GiftCardExpired,
     GiftCardForGiftCard,
+    GiftCardNotIssued,
     InsufficientBalance,
     UnknownGiftCard,
 )
@@ -155,11 +156,16 @@ def credit_back(*, refund: Refund) -> Transaction:
 
 def adjust(*, card_id, amount: Decimal, reason: str, by) -> Transaction:
     """Staff change a card's balance by `amount`, with a reason (the ledger and the audit log
-    keep both); never below 0."""
+    keep both), under the card's lock as a payment takes it: never below 0, and only once it is
+    issued (expired or not: staff honour an expired card's balance)."""
     if not reason.strip():
         raise InvalidInput("reason", _("Say why the balance changes."))
+    if not amount:
+        raise InvalidInput("amount", _("Change the balance by an amount other than 0."))
     with transaction.atomic():
         card = GiftCard.objects.select_for_update().get(pk=card_id)
+        if card.status_on(timezone.localdate()) == GiftCardStatus.PENDING:
+            raise GiftCardNotIssued()
         if card.balance() + amount < 0:
             raise InsufficientBalance()
         return _move(card, TransactionKind.ADJUSTED, amount, by=by, reason=reason.strip())

@@ -10,10 +10,14 @@ class GiftCardsConfig(AppConfig):
 
     def ready(self):
         from giftcards import services
+        from giftcards.notifications import send_gift_card_email
         from giftcards.provider import GiftCardProvider
+        from orders.models import OrderKind
+        from orders.notifications import register_email
         from orders.providers import register
         from orders.signals import order_confirmed, refunds_to_gift_card
 
         register(GiftCardProvider())
         order_confirmed.connect(services.issue_on_confirmation, dispatch_uid="giftcards-issue")
         refunds_to_gift_card.connect(services.issue_for_refunds, dispatch_uid="giftcards-refund")
+        register_email(OrderKind.GIFT_CARD, send_gift_card_email)

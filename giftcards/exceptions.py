@@ -37,3 +37,11 @@ class GiftCardSpent(MuseumProblem):
     default_detail = _(
         "Some of the gift card was spent: its refunds can no longer go back another way."
     )
+
+
+class GiftCardNotIssued(MuseumProblem):
+    """A card whose order is not paid yet: it holds nothing, and has no code to print."""
+
+    default_code = "gift_card_not_issued"
+    title = _("Gift card not paid yet")
+    default_detail = _("The gift card's order is not paid yet: its card comes once it is.")

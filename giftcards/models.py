@@ -44,6 +44,7 @@ class GiftCard(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "gift card"
+        permissions = [("change_balance", "Can change a gift card's balance, with a reason")]
         constraints = [
             models.CheckConstraint(name="gift_card_value_positive", condition=Q(value__gt=0)),
             models.CheckConstraint(
@@ -68,6 +69,25 @@ class GiftCard(models.Model):
     def balance(self) -> Decimal:
         """What it holds: the sum of its ledger."""
         return self.transactions.aggregate(total=Sum("amount", default=ZERO))["total"]
+
+
+class GiftCardPdf(models.Model):
+    """A card's PDF, kept so it is drawn once (for its email, then each download); `etag` names
+    what it prints (the museum's name, the language's words, the layout), so a change draws it
+    again."""
+
+    card = models.OneToOneField(
+        GiftCard, on_delete=models.CASCADE, primary_key=True, related_name="printed"
+    )
+    pdf = models.BinaryField()
+    etag = models.CharField(max_length=64)
+    made_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "gift card's PDF"
+
+    def __str__(self):
+        return f"PDF of {self.card_id}"
 
 
 class TransactionKind(models.TextChoices):

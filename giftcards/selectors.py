@@ -1,7 +1,8 @@
-"""Reads of gift cards: who may see one."""
+"""Reads of gift cards: who may see one, and print it."""
 
 import uuid
 
+from giftcards.cards import refuse_unless_issued
 from giftcards.models import GiftCard
 from museum.exceptions import NotFound
 
@@ -13,4 +14,12 @@ def viewable_card(*, card_id: uuid.UUID, viewer) -> GiftCard:
     card = GiftCard.objects.filter(pk=card_id).first()
     if card is None or not (card.buyer_id == viewer.pk or viewer.has_perm(VIEW_ANY_GIFT_CARD)):
         raise NotFound()
+    return card
+
+
+def printable_card(*, card_id: uuid.UUID, viewer) -> GiftCard:
+    """The card, for its buyer and staff, once it is issued: NotFound for anyone else,
+    GiftCardNotIssued while its order is not paid."""
+    card = viewable_card(card_id=card_id, viewer=viewer)
+    refuse_unless_issued(card)
     return card

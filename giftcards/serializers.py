@@ -78,3 +78,30 @@ class BalanceSerializer(serializers.Serializer):
     currency = serializers.CharField(default=settings.MUSEUM_CURRENCY)
     expiresOn = serializers.DateField(source="expires_on")
     status = serializers.ChoiceField(choices=GiftCardStatus.choices)
+
+
+class TransactionEventSerializer(serializers.Serializer):
+    """A move of a card's ledger as a webhook tells it: never the card's code, only its last
+    four characters."""
+
+    giftCardId = serializers.UUIDField(source="card_id")
+    codeEnd = serializers.SerializerMethodField(
+        help_text="The last four characters of the card's code: the code itself spends the card."
+    )
+    transactionId = serializers.IntegerField(source="pk")
+    kind = serializers.ChoiceField(choices=TransactionKind.choices)
+    amount = MoneyField(max_digits=10, min_value=None, help_text="Onto the card (+) or off it (-).")
+    balanceAfter = MoneyField(
+        source="balance_after", max_digits=10, help_text="What the card holds after it."
+    )
+    currency = serializers.CharField(source="card.currency")
+    orderId = serializers.UUIDField(
+        source="order_id", allow_null=True, help_text="The order it sold, paid or paid back."
+    )
+    paymentId = serializers.UUIDField(source="payment_id", allow_null=True)
+    reason = serializers.CharField(help_text="Staff's reason for a change; empty otherwise.")
+    at = serializers.DateTimeField()
+    expiresOn = serializers.DateField(source="card.expires_on", allow_null=True)
+
+    def get_codeEnd(self, move) -> str:
+        return move.card.code[-4:]

@@ -24,6 +24,7 @@ from giftcards.codes import new_code, read_code
 from giftcards.exceptions import (
     GiftCardExpired,
     GiftCardForGiftCard,
+    GiftCardNotIssued,
     GiftCardSpent,
     InsufficientBalance,
     UnknownGiftCard,
@@ -51,7 +52,8 @@ def sell_gift_card(
         )
     language = i18n.offered(language) or i18n.current()
     with transaction.atomic():
-        # The museum sends the card itself (giftcards.tasks), not the sale's ticket email.
+        # Its email is the card's (giftcards.notifications), sent by the sale's one pipeline
+        # once the order is confirmed, within the mailbox's daily limit.
         order = new_order(
             buyer=buyer,
             email=email,
@@ -59,7 +61,6 @@ def sell_gift_card(
             kind=OrderKind.GIFT_CARD,
             day=timezone.localdate(),
             total=amount,
-            mail_buyer=False,
         )
         order.save(force_insert=True)
         order.sold_tickets = []
@@ -157,11 +158,16 @@ def credit_back(*, refund: Refund) -> Transaction:
 
 def adjust(*, card_id, amount: Decimal, reason: str, by) -> Transaction:
     """Staff change a card's balance by `amount`, with a reason (the ledger and the audit log
-    keep both); never below 0."""
+    keep both), under the card's lock as a payment takes it: never below 0, and only once it is
+    issued (expired or not: staff honour an expired card's balance)."""
     if not reason.strip():
         raise InvalidInput("reason", _("Say why the balance changes."))
+    if not amount:
+        raise InvalidInput("amount", _("Change the balance by an amount other than 0."))
     with transaction.atomic():
         card = GiftCard.objects.select_for_update().get(pk=card_id)
+        if card.status_on(timezone.localdate()) == GiftCardStatus.PENDING:
+            raise GiftCardNotIssued()
         if card.balance() + amount < 0:
             raise InsufficientBalance()
         return _move(card, TransactionKind.ADJUSTED, amount, by=by, reason=reason.strip())

@@ -1,11 +1,15 @@
+from django.http import HttpResponse
 from django.urls import reverse
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from django.utils.cache import patch_cache_control
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from giftcards import selectors, services
+from giftcards import cards, selectors, services
 from giftcards.models import GiftCard
 from giftcards.serializers import (
     BalanceSerializer,
@@ -15,9 +19,14 @@ from giftcards.serializers import (
     SoldGiftCardSerializer,
 )
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
+from museum.query import StrictQueryParameters
+from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
 from museum.throttling import GiftCardRateThrottle
+from orders.views import PDFRenderer
 from tickets.views import PurchasesThrottled
+
+GIFT_CARD_ID = OpenApiParameter("giftCardId", OpenApiTypes.UUID, OpenApiParameter.PATH)
 
 
 @extend_schema(tags=["Gift cards"])
@@ -95,3 +104,33 @@ class GiftCardViewSet(PurchasesThrottled, viewsets.GenericViewSet):
             "status": card.status_on(timezone.localdate()),
         }
         return Response(BalanceSerializer(answer).data)
+
+
+@extend_schema(tags=["Gift cards"])
+class GiftCardPdfView(StrictQueryParameters, APIView):
+    """The card to print or give, kept once drawn (giftcards.cards)."""
+
+    renderer_classes = [MuseumJSONRenderer, PDFRenderer]
+
+    @extend_schema(
+        operation_id="getGiftCardPdf",
+        summary="A gift card as an A6 PDF",
+        description=(
+            "The card its buyer prints or gives, in the card's language: the museum's name, its "
+            "value, its code in words and as a QR code, and the last day it may be spent. For "
+            "its buyer and staff; anyone else gets 404. A card whose order is not paid yet has "
+            "none: 409 `gift_card_not_issued`. The page is A6 (105 × 148 mm)."
+        ),
+        parameters=[GIFT_CARD_ID],
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, "The gift card."),
+            **problems(401, 404, 409),
+        },
+    )
+    def get(self, request, giftCardId):
+        card = selectors.printable_card(card_id=giftCardId, viewer=request.user)
+        response = HttpResponse(cards.card_pdf(card), content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="{cards.filename(card)}"'
+        # Its code spends the card: kept by no cache on the way.
+        patch_cache_control(response, private=True, no_store=True)
+        return response

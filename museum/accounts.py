@@ -63,6 +63,11 @@ STAFF_PERMISSIONS = [
     *(f"octo.{action}_partnerterms" for action in ("view", "add", "change")),
     *(f"octo.{action}_categoryunit" for action in ("view", "add", "change")),
     "octo.view_booking",
+    # Gift cards (docs/money.md): each card and its ledger, written only by the services;
+    # a balance changed by hand, with a reason the ledger and the audit log keep.
+    "giftcards.view_giftcard",
+    "giftcards.view_transaction",
+    "giftcards.change_balance",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]

@@ -476,6 +476,7 @@ SPECTACULAR_SETTINGS = {
         "webhooks.schema.PUBLISH_NEW_EVENT",
         "webhooks.schema.ORDER_EVENTS",
         "webhooks.schema.MEMBERSHIP_EVENTS",
+        "webhooks.schema.GIFT_CARD_EVENTS",
         "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

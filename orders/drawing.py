@@ -1,7 +1,8 @@
-"""Drawing what a visitor shows at the door: a signed token's QR code, on a PDF page as vector
-rectangles or as an image, and text fitted to its room. Shared by the tickets' PDF
-(orders/documents.py), a ticket's image (tickets/images.py) and a member's card
-(orders/membership_cards.py), so every code the door reads is drawn alike."""
+"""Drawing what a visitor shows at the door or the desk: a signed token's (or a code's) QR code,
+on a PDF page as vector rectangles or as an image, text fitted to its room, and a card's page of
+one PDF with its fonts and its wrapped text. Shared by the tickets' PDF (orders/documents.py), a
+ticket's image (tickets/images.py), a member's card (orders/membership_cards.py) and a gift
+card (giftcards/cards.py), so every code the door and the desk read is drawn alike."""
 
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from PIL import Image, ImageDraw
 # DejaVu Sans, kept beside these modules with its licence: real text in any language the museum
 # writes in, and any name a visitor writes.
 FONTS = Path(__file__).resolve().parent / "fonts"
+INK, GREY = (20, 20, 20), (90, 90, 90)
 
 
 def _qr(text: str, **options) -> qrcode.QRCode:
@@ -56,3 +58,44 @@ def fitted(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> str:
     while text and draw.textlength(text + "…", font=font) > width:
         text = text[:-1]
     return text + "…"
+
+
+def pdf_page(
+    *,
+    landscape: bool,
+    size_mm: tuple[float, float],
+    margin: float,
+    title: str,
+    author: str,
+    language: str,
+) -> FPDF:
+    """A PDF of one page in `language`, its fonts added, nothing on it yet; the page's size is
+    given short side first."""
+    pdf = FPDF(orientation="landscape" if landscape else "portrait", unit="mm", format=size_mm)
+    pdf.add_font("DejaVu", "", FONTS / "DejaVuSans.ttf")
+    pdf.add_font("DejaVu", "B", FONTS / "DejaVuSans-Bold.ttf")
+    pdf.set_title(title)
+    pdf.set_author(author)
+    pdf.set_lang(language)
+    pdf.set_margins(margin, margin, margin)
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    return pdf
+
+
+def pdf_text(
+    pdf: FPDF,
+    text: str,
+    *,
+    size: float,
+    width: float,
+    bold: bool = False,
+    colour=INK,
+    align: str = "L",
+) -> None:
+    if not text:
+        return
+    pdf.set_font("DejaVu", "B" if bold else "", size)
+    pdf.set_text_color(*colour)
+    # Wrapped, never cut: a long name takes two lines.
+    pdf.multi_cell(width, size * 0.45, text, align=align, new_x="LMARGIN", new_y="NEXT")

@@ -22,13 +22,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from fpdf import FPDF
 from PIL import Image, ImageDraw, ImageFont
 
 from museum import i18n
 from museum.text import one_line
 from orders import tokens
-from orders.drawing import FONTS, draw_qr, fitted, qr_image
+from orders.drawing import FONTS, GREY, draw_qr, fitted, pdf_page, pdf_text, qr_image
 from orders.models import Membership, MembershipCard
 from orders.selectors import refuse_unless_card_printable, refuse_unless_gift_card_printable
 
@@ -43,7 +42,6 @@ QR_MM = 36  # modules of about 0.7 mm: read from the printed card and from a pho
 CARD_PIXELS = (1011, 638)
 MARGIN_PIXELS = 40
 QR_BOX_PIXELS = 9
-INK, GREY = (20, 20, 20), (90, 90, 90)
 # A gift's card: A6, portrait, to print at home or at the desk and put in an envelope.
 GIFT_MM = (105.0, 148.0)
 GIFT_MARGIN_MM = 10
@@ -185,37 +183,16 @@ def _wrapped(draw: ImageDraw.ImageDraw, text: str, font, width: int, *, most: in
 # The PDF.
 
 
-def _page(
-    *,
-    landscape: bool,
-    size_mm: tuple[float, float],
-    margin: float,
-    title: str,
-    face: "Face | GiftFace",
-) -> FPDF:
-    """A PDF of one page in the face's language, its fonts added, nothing on it yet; the page's
-    size is given short side first."""
-    pdf = FPDF(orientation="landscape" if landscape else "portrait", unit="mm", format=size_mm)
-    pdf.add_font("DejaVu", "", FONTS / "DejaVuSans.ttf")
-    pdf.add_font("DejaVu", "B", FONTS / "DejaVuSans-Bold.ttf")
-    pdf.set_title(title)
-    pdf.set_author(face.museum)
-    pdf.set_lang(face.language)
-    pdf.set_margins(margin, margin, margin)
-    pdf.set_auto_page_break(False)
-    pdf.add_page()
-    return pdf
-
-
 def draw_pdf(face: Face, token: str) -> bytes:
-    pdf = _page(
+    pdf = pdf_page(
         landscape=True,
         size_mm=(CARD_MM[1], CARD_MM[0]),
         margin=MARGIN_MM,
         title=_("Membership card %(code)s") % {"code": face.card_code},
-        face=face,
+        author=face.museum,
+        language=face.language,
     )
-    _text(pdf, face.museum, size=10, bold=True, width=pdf.epw)
+    pdf_text(pdf, face.museum, size=10, bold=True, width=pdf.epw)
     # Its quiet zone (4 modules, about 2.7 mm) is the card's margin there.
     top, left = pdf.h - 1 - QR_MM, 1
     draw_qr(pdf, token, x=left, y=top, size=QR_MM)
@@ -223,32 +200,14 @@ def draw_pdf(face: Face, token: str) -> bytes:
     pdf.set_left_margin(column)
     pdf.set_xy(column, top + 4)
     width = pdf.w - MARGIN_MM - column
-    _text(pdf, face.holder, size=10, bold=True, width=width)
+    pdf_text(pdf, face.holder, size=10, bold=True, width=width)
     pdf.ln(1)
-    _text(pdf, face.type_name, size=8, width=width)
-    _text(pdf, _("Valid until"), size=7, colour=GREY, width=width)
-    _text(pdf, face.valid_until, size=8, bold=True, width=width)
+    pdf_text(pdf, face.type_name, size=8, width=width)
+    pdf_text(pdf, _("Valid until"), size=7, colour=GREY, width=width)
+    pdf_text(pdf, face.valid_until, size=8, bold=True, width=width)
     pdf.ln(1)
-    _text(pdf, face.card_code, size=7, colour=GREY, width=width)
+    pdf_text(pdf, face.card_code, size=7, colour=GREY, width=width)
     return bytes(pdf.output())
-
-
-def _text(
-    pdf: FPDF,
-    text: str,
-    *,
-    size: float,
-    width: float,
-    bold: bool = False,
-    colour=INK,
-    align: str = "L",
-) -> None:
-    if not text:
-        return
-    pdf.set_font("DejaVu", "B" if bold else "", size)
-    pdf.set_text_color(*colour)
-    # Wrapped, never cut: a long name takes two lines.
-    pdf.multi_cell(width, size * 0.45, text, align=align, new_x="LMARGIN", new_y="NEXT")
 
 
 # A gift's card.
@@ -302,25 +261,26 @@ def gift_filename(membership: Membership) -> str:
 
 
 def draw_gift_pdf(face: GiftFace) -> bytes:
-    pdf = _page(
+    pdf = pdf_page(
         landscape=False,
         size_mm=GIFT_MM,
         margin=GIFT_MARGIN_MM,
         title=_("Gift card %(code)s") % {"code": face.gift_code},
-        face=face,
+        author=face.museum,
+        language=face.language,
     )
     width = pdf.epw
-    _text(pdf, face.museum, size=12, bold=True, width=width, align="C")
+    pdf_text(pdf, face.museum, size=12, bold=True, width=width, align="C")
     pdf.ln(4)
-    _text(pdf, _("Gift membership"), size=20, bold=True, width=width, align="C")
+    pdf_text(pdf, _("Gift membership"), size=20, bold=True, width=width, align="C")
     pdf.ln(2)
-    _text(pdf, face.type_name, size=14, width=width, align="C")
+    pdf_text(pdf, face.type_name, size=14, width=width, align="C")
     pdf.ln(2)
-    _text(pdf, face.validity, size=9, colour=GREY, width=width, align="C")
-    _text(pdf, face.admits, size=9, colour=GREY, width=width, align="C")
+    pdf_text(pdf, face.validity, size=9, colour=GREY, width=width, align="C")
+    pdf_text(pdf, face.admits, size=9, colour=GREY, width=width, align="C")
     pdf.ln(4)
-    _text(pdf, _("Gift code"), size=9, colour=GREY, width=width, align="C")
-    _text(pdf, face.gift_code, size=18, bold=True, width=width, align="C")
+    pdf_text(pdf, _("Gift code"), size=9, colour=GREY, width=width, align="C")
+    pdf_text(pdf, face.gift_code, size=18, bold=True, width=width, align="C")
     # The code again as a QR code above the last words: the desk scans it instead of typing it.
     # Smaller when a long type's name or translation leaves less room, never over the words.
     redeem_top = pdf.h - GIFT_MARGIN_MM - 14
@@ -331,5 +291,5 @@ def draw_gift_pdf(face: GiftFace) -> bytes:
         "Redeem it at the museum's front desk or on the museum's website: the membership is "
         "valid from that day."
     )
-    _text(pdf, how, size=8, colour=GREY, width=width, align="C")
+    pdf_text(pdf, how, size=8, colour=GREY, width=width, align="C")
     return bytes(pdf.output())

@@ -6,6 +6,7 @@ without secrets."""
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -40,9 +41,23 @@ from orders.services.taxes import totals_by_rate
 CALENDAR_NAME = "visit.ics"
 
 
+# The email of an order of a kind an app above the sale sells (the giftcards app's cards),
+# registered from that app's AppConfig.ready: sent, retried and counted by this one pipeline.
+SENDERS: dict[str, Callable[..., None]] = {}
+
+
+def register_email(kind: str, send: Callable[..., None]) -> None:
+    """`send(order=...)` mails the orders of `kind` (OrderKind) instead of the tickets' email."""
+    SENDERS[kind] = send
+
+
 def send_order_confirmation(*, order: Order) -> None:
     """Mail the order's email, as the order is now (orders.tasks retries a failure): its
     confirmation, or after a change what it holds now, or that it is cancelled."""
+    registered = SENDERS.get(order.ticket_type)
+    if registered is not None:
+        registered(order=order)
+        return
     if order.sells_memberships:
         send_membership_order_email(order=order)
         return

@@ -106,6 +106,7 @@ ADDED_OPERATIONS = {
     ("/gift-cards", "post"),
     ("/gift-cards/{giftCardId}", "get"),
     ("/gift-cards/balance", "post"),
+    ("/gift-cards/{giftCardId}/card.pdf", "get"),
     ("/webhooks", "get"),
     ("/webhooks", "post"),
     ("/webhooks/{webhookId}", "get"),

@@ -5,7 +5,7 @@ contract's SpecialEvent, as the Museum API 1.2 declares it, and our additions (c
 The other types are ours and carry the Standard Webhooks envelope, `{"type", "timestamp",
 "data"}`: an order as `GET /v1.1/orders/{orderId}` answers it, a membership as
 `GET /v1.1/memberships/{membershipId}` answers it (without a gift's code), a ticket checked in,
-an event called off, a slot's places.
+an event called off, a slot's places, a gift card's transaction (without the card's code).
 """
 
 import json
@@ -15,13 +15,16 @@ from datetime import date, time
 from decimal import Decimal
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Prefetch
+from django.db.models import OuterRef, Prefetch, Subquery, Sum
 from django.utils import timezone
 
 from audit.models import Action, AuditRecord
 from events.models import EventDate, SpecialEvent
 from events.serializers import PREFETCHED_DATES, SpecialEventResponseSerializer
 from events.services import AUDITED
+from giftcards.models import GiftCard, Transaction, TransactionKind
+from giftcards.selectors import VIEW_ANY_GIFT_CARD
+from giftcards.serializers import TransactionEventSerializer
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
@@ -36,6 +39,7 @@ EVENT = SpecialEvent._meta.label_lower
 TICKET = Ticket._meta.label_lower
 SLOT = EntrySlot._meta.label_lower
 MEMBERSHIP = Membership._meta.label_lower
+GIFT_CARD = GiftCard._meta.label_lower
 
 # The types each kind of record may make: records that make none are never read.
 POSSIBLE: dict[tuple[str, str], set[str]] = {
@@ -54,6 +58,9 @@ POSSIBLE: dict[tuple[str, str], set[str]] = {
     (MEMBERSHIP, Action.CHANGED): {EventType.MEMBERSHIP_RENEWED},
     (MEMBERSHIP, Action.EXPIRED): {EventType.MEMBERSHIP_EXPIRED},
     (MEMBERSHIP, Action.CANCELLED): {EventType.MEMBERSHIP_CANCELLED},
+    # giftcards.services._move: the card's first credit (created), then every other move.
+    (GIFT_CARD, Action.CREATED): {EventType.GIFT_CARD_ISSUED, EventType.GIFT_CARD_TRANSACTION},
+    (GIFT_CARD, Action.CHANGED): {EventType.GIFT_CARD_TRANSACTION},
 }
 
 
@@ -69,8 +76,12 @@ class Message:
     subject: str = ""
     # Only the subscriptions whose owner may see this membership hear of it.
     membership: Membership | None = None
+    # Only the subscriptions whose owner bought this gift card, or may view any, hear of it.
+    gift_card: GiftCard | None = None
 
     def visible_to(self, owner) -> bool:
+        if self.gift_card is not None:
+            return owner.pk == self.gift_card.buyer_id or owner.has_perm(VIEW_ANY_GIFT_CARD)
         if self.membership is not None:
             return owner.pk == self.membership.buyer_id or owner.has_perm(VIEW_ANY_MEMBERSHIP)
         return self.order is None or may_view_order(viewer=owner, order=self.order)
@@ -147,6 +158,8 @@ def messages_of(entry: AuditRecord) -> Iterator[Message]:
         yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
     elif entry.object_type == MEMBERSHIP:
         yield from _membership_messages(entry)
+    elif entry.object_type == GIFT_CARD:
+        yield from _gift_card_messages(entry)
     key = (entry.object_type, entry.action)
     for maker in MAKERS.values():
         if key in maker.records:
@@ -235,6 +248,32 @@ def _membership_messages(entry: AuditRecord) -> Iterator[Message]:
     if membership is not None:
         body = envelope(event_type, MembershipSerializer(membership).data)
         yield Message(event_type, body, membership=membership)
+
+
+def _gift_card_messages(entry: AuditRecord) -> Iterator[Message]:
+    """The record's transaction (`giftcard.transaction`), and for the first, `giftcard.issued`:
+    the move with what the card held after it, in the ledger's order (each move is written
+    under the card's lock)."""
+    ledger_to_it = (
+        Transaction.objects.filter(card=OuterRef("card"), pk__lte=OuterRef("pk"))
+        .values("card")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    move = (
+        Transaction.objects.select_related("card")
+        .annotate(balance_after=Subquery(ledger_to_it))
+        .filter(pk=entry.changes.get("transaction"), card__pk=entry.object_id)
+        .first()
+    )
+    if move is None:
+        return
+    data = TransactionEventSerializer(move).data
+    types = [EventType.GIFT_CARD_TRANSACTION]
+    if move.kind == TransactionKind.ISSUED:
+        types.insert(0, EventType.GIFT_CARD_ISSUED)
+    for event_type in types:
+        yield Message(event_type, envelope(event_type, data), gift_card=move.card)
 
 
 def slot_payload(slot_id: int) -> str:

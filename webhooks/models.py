@@ -18,6 +18,8 @@ class EventType(models.TextChoices):
     MEMBERSHIP_RENEWED = "membership.renewed", "a membership's next period paid"
     MEMBERSHIP_EXPIRED = "membership.expired", "a membership lapsed"
     MEMBERSHIP_CANCELLED = "membership.cancelled", "a membership's purchase or renewal cancelled"
+    GIFT_CARD_ISSUED = "giftcard.issued", "a gift card issued (its order paid)"
+    GIFT_CARD_TRANSACTION = "giftcard.transaction", "a gift card's balance moved (any transaction)"
 
 
 class Subscription(models.Model):

@@ -4,6 +4,7 @@ from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema
 from rest_framework import serializers
 
 from events.serializers import SpecialEventResponseSerializer
+from giftcards.serializers import TransactionEventSerializer
 from orders.serializers import MembershipSerializer, OrderSerializer
 from webhooks.models import EventType
 
@@ -29,6 +30,16 @@ class MembershipWebhookSerializer(serializers.Serializer):
     data = MembershipSerializer(  # type: ignore[assignment]
         help_text="The membership as GET /memberships/{membershipId} answers it, without a "
         "gift's code."
+    )
+
+
+class GiftCardWebhookSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(
+        choices=[t for t in EventType.values if t.startswith("giftcard.")]
+    )
+    timestamp = serializers.DateTimeField()
+    data = TransactionEventSerializer(  # type: ignore[assignment]
+        help_text="The move of the card's ledger, and what the card holds after it."
     )
 
 
@@ -76,4 +87,9 @@ MEMBERSHIP_EVENTS = _webhook(
     "membershipEvent",
     "A membership activated, renewed, expired or cancelled (membership.*)",
     MembershipWebhookSerializer,
+)
+GIFT_CARD_EVENTS = _webhook(
+    "giftCardEvent",
+    "A gift card issued, or its balance moved (giftcard.*)",
+    GiftCardWebhookSerializer,
 )

@@ -105,3 +105,52 @@ def test_the_card_is_debited_under_its_lock(db):
 
     assert sorted(outcomes, key=str) == [Decimal("-40"), "insufficient"]
     assert card.balance() == 10
+
+
+def test_staffs_change_and_a_payment_racing_never_take_more_than_the_card_holds(db):
+    """A payment of 40 and staff taking 20 off, at once, on a card of 50: the one that takes the
+    card's lock second finds less than it takes and is refused, whichever it is."""
+    card = card_of_50()
+    buyer = UserFactory(username="buyer")
+    staff = UserFactory(username="staff", is_staff=True)
+    event = SpecialEventFactory(price=Decimal("40"), dates=[later()])
+    from orders.services.sale import place_order
+
+    order = place_order(
+        buyer=buyer,
+        email="b@example.com",
+        ticket_type="event",
+        ticket_date=later(),
+        event_id=event.pk,
+        lines=[{"category": "adult", "quantity": 1}],
+    )
+    payment = Payment.objects.create(
+        order=order,
+        provider="giftcard",
+        amount=Decimal("40"),
+        currency="EUR",
+        reference=str(card.pk),
+        taken_by=buyer,
+    )
+    start = threading.Barrier(2)
+
+    def move(which):
+        start.wait()
+        try:
+            if which == "payment":
+                return which, services.redeem(card_id=card.pk, payment=payment).amount
+            taken = services.adjust(card_id=card.pk, amount=Decimal("-20"), reason="Why", by=staff)
+            return which, taken.amount
+        except InsufficientBalance:
+            return which, "insufficient"
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = dict(pool.map(move, ["payment", "staff"]))
+
+    assert outcomes in (
+        {"payment": Decimal("-40"), "staff": "insufficient"},
+        {"payment": "insufficient", "staff": Decimal("-20")},
+    )
+    assert card.balance() in (Decimal("10"), Decimal("30"))

@@ -29,6 +29,7 @@ def test_the_served_schema_is_valid_and_lists_its_webhooks(served):
         "publishNewEvent",
         "orderEvent",
         "membershipEvent",
+        "giftCardEvent",
         "museumEvent",
     }
 
@@ -58,3 +59,18 @@ def test_a_membership_event_carries_the_membership_as_the_api_answers_it(served)
     data = body["properties"]["data"]
     data = component(served, data["allOf"][0] if "allOf" in data else data)
     assert {"membershipId", "status", "validUntil", "cardUrl"} <= set(data["properties"])
+
+
+def test_a_gift_card_event_carries_the_move_without_the_cards_code(served):
+    ours = served["x-webhooks"]["giftCardEvent"]["post"]
+    body = component(served, ours["requestBody"]["content"]["application/json"]["schema"])
+    assert set(component(served, body["properties"]["type"])["enum"]) == {
+        "giftcard.issued",
+        "giftcard.transaction",
+    }
+    data = body["properties"]["data"]
+    data = component(served, data["allOf"][0] if "allOf" in data else data)
+    assert {"giftCardId", "codeEnd", "kind", "amount", "balanceAfter", "orderId"} <= set(
+        data["properties"]
+    )
+    assert "code" not in data["properties"]

@@ -74,10 +74,12 @@ def sell_gift_card(
             language=language,
         )
         held = stays_held(order)
+        # Confirmed at once (a partner's), the card is issued; then the sale is recorded, as
+        # every new order's is once its lines stand (its receipt issued with it).
+        settle_new(order, held=held, saved=True)
         record_new(
             order, by=seller or buyer, held=held, changes={"total": amount, "giftcard": card.pk}
         )
-        settle_new(order, held=held, saved=True)
     card.refresh_from_db()
     card.order = order
     return card

@@ -40,7 +40,7 @@ from orders.models import (
     Ticket,
 )
 from orders.providers import DESK
-from orders.services.taxes import Taxed, of_gross, totals_by_rate
+from orders.services.taxes import Taxed, of_gross, order_taxes, totals_by_rate
 
 # The payments a confirmation's receipt lists: those that took the money, and the one whose
 # success confirms the order now (orders.services.payments.payment_succeeded writes its state
@@ -113,7 +113,10 @@ def issue_receipt(order: Order) -> SaleDocument | None:
         return None
     with transaction.atomic(savepoint=False):
         with i18n.speaking(order.language):
-            lines = _grouped(_line_of(order, line, amount=None) for line in _sold_lines(order))
+            if order.sells_gift_cards:
+                lines = [_gift_card_line(order)]
+            else:
+                lines = _grouped(_line_of(order, line, amount=None) for line in _sold_lines(order))
         kind, company, address, vat_id = _addressee(order)
         now = timezone.now()
         payments = _payments_of(order, total=sum((line.gross for line in lines), ZERO), now=now)
@@ -229,6 +232,21 @@ def _sold_lines(order: Order) -> list[Ticket | MembershipSale]:
         tickets = list(order.tickets.select_related("category"))
     valid = [ticket for ticket in tickets if ticket.cancelled_at is None]
     return sorted(valid, key=_ticket_order)
+
+
+def _gift_card_line(order: Order) -> Line:
+    """A gift card order's one line: its cards' value, untaxed (a multi-purpose voucher, whose
+    tax is that of what it later pays for: orders.services.taxes.order_taxes)."""
+    [total] = order_taxes(order)
+    return Line(
+        description=_("Gift card"),
+        quantity=1,
+        unit=total.gross,
+        rate=total.rate,
+        net=total.net,
+        tax=total.tax,
+        gross=total.gross,
+    )
 
 
 def _ticket_order(ticket: Ticket) -> tuple:

@@ -210,3 +210,13 @@ def test_card_and_stripe_pay_one_order_and_a_cancellation_pays_each_back(
         Refund.objects.filter(order_id=order["orderId"]).values_list("state", flat=True)
     ) == {"done"}
     assert_ledgers_add_up()
+
+
+def test_a_gift_cards_receipt_is_its_value_untaxed(visitor_client):
+    card = buy_card(visitor_client, amount=40)
+
+    [document] = visitor_client.get(f"/v1.1/orders/{card['orderId']}/documents").json()
+
+    kept = SaleDocument.objects.get(number=document["number"])
+    assert kept.total == 40 and kept.tax == 0
+    assert [(line["description"], line["gross"]) for line in kept.lines] == [("Gift card", "40.00")]

@@ -220,7 +220,7 @@ def pay_back_instead(*, card_id, by) -> list[Refund]:
     with transaction.atomic():
         card = GiftCard.objects.select_for_update().get(pk=card_id)
         refunds = list(
-            Refund.objects.select_for_update()
+            Refund.objects.select_for_update(of=("self",))
             .select_related("payment")
             .filter(state=RefundState.GIFT_CARD, reference=_refund_reference(card))
         )

@@ -39,7 +39,7 @@ from orders.models import (
     SaleDocument,
     Ticket,
 )
-from orders.providers import DESK
+from orders.providers import DESK, ON_ACCOUNT
 from orders.services.taxes import Taxed, of_gross, order_taxes, totals_by_rate
 
 # The payments a confirmation's receipt lists: those that took the money, and the one whose
@@ -327,7 +327,11 @@ def _refunded_line(order: Order, refund: Refund) -> Line:
 def _payments_of(order: Order, *, total: Decimal, now) -> list[dict]:
     """The payments that paid the document's `total`, oldest first, each for what it paid of it
     (a payment over the total, for tickets cancelled while the order was held, gets the rest
-    back at once)."""
+    back at once). A partner's order is paid on account as it is confirmed, by one payment of
+    its total (orders.services.payments.record_on_account_payment): known without a read."""
+    if order.channel == Channel.ON_ACCOUNT:
+        date = timezone.localdate(order.confirmed_at or now).isoformat()
+        return [{"provider": ON_ACCOUNT, "method": "", "amount": str(total), "date": date}]
     left, paid = total, []
     for payment in order.payments.filter(state__in=PAYING).order_by("created_at", "pk"):
         amount = min(payment.amount, left)

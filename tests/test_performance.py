@@ -102,10 +102,10 @@ def test_confirming_a_held_order_costs_a_few_queries(visitor_client, django_asse
     # The account (its permissions are kept with its credential since it placed the order); the
     # order, locked, with what its refunds come to (the answer's refundDue); its email's task;
     # the order; its tickets unheld; its payment on account; its audit record; its tickets read
-    # once, for the answer, the metrics and its invoice; the invoice's partner and payment; its
-    # number (one statement) and the invoice. The test's transaction adds a savepoint and its
-    # release.
-    with django_assert_num_queries(14):
+    # once, for the answer, the metrics and its invoice; the invoice's partner (its payment on
+    # account is known: one of its total); its number (one statement) and the invoice. The
+    # test's transaction adds a savepoint and its release.
+    with django_assert_num_queries(13):
         answer = visitor_client.post(f"{ORDERS}/{held.json()['orderId']}/confirm")
 
     assert answer.status_code == 200 and answer.json()["status"] == "confirmed"

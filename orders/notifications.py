@@ -36,7 +36,7 @@ from orders.models import (
     VisitorCategory,
 )
 from orders.selectors import OrderAccount, order_account
-from orders.services.taxes import totals_by_rate
+from orders.services.taxes import taxes_of
 
 CALENDAR_NAME = "visit.ics"
 
@@ -176,10 +176,9 @@ def confirmation_context(*, order: Order, account: OrderAccount) -> dict:
 def tax_lines(tickets: list[Ticket]) -> list[dict]:
     """The tax in the total, per rate that has any (orders.services.taxes): "incl. 9 % tax:
     €2.48"."""
-    totals = totals_by_rate((ticket.tax_rate, ticket.price, ticket.tax) for ticket in tickets)
     return [
         {"rate": f"{rate.rate.normalize():f} %", "tax": money(rate.tax)}
-        for rate in totals
+        for rate in taxes_of(tickets)
         if rate.tax
     ]
 

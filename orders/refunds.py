@@ -45,15 +45,12 @@ def record_refunds(refunds: Sequence[Refund], *, through: Provider | None) -> li
     """Write the refunds of one payment (its provider, `through`, looked up once), in the
     caller's transaction: settled now by a provider that calls nobody; else their task enqueued,
     to run after the commit."""
-    if through is not None and through.settles_locally:
-        for refund in refunds:
-            if refund.state == RefundState.CREATED:
-                settle(refund, through=through)
+    for refund in refunds:
+        settle_if_local(refund, through=through)
     written = Refund.objects.bulk_create(refunds)
     _add_paid_back(written)
     for refund in written:
-        if refund.state == RefundState.CREATED:
-            pay_back_later(refund=refund)
+        pay_back_later(refund=refund)
         # An order read with what its refunds come to (orders.selectors.order_to_change) keeps
         # it true for its answer.
         if hasattr(refund.order, "refunded"):
@@ -77,9 +74,18 @@ def _add_paid_back(refunds: Sequence[Refund]) -> None:
         refund.order.paid_back += refund.amount
 
 
+def settle_if_local(refund: Refund, *, through: Provider | None) -> None:
+    """A refund still being paid back through a provider that calls nobody is settled now, in
+    the caller's transaction."""
+    if through is not None and through.settles_locally and refund.state == RefundState.CREATED:
+        settle(refund, through=through)
+
+
 def pay_back_later(*, refund: Refund) -> None:
-    """Enqueue paying the refund back (its first attempt), in the caller's transaction."""
-    pay_back_refund.enqueue(refund_id=refund.pk)
+    """Enqueue paying the refund back (its first attempt), in the caller's transaction, if it is
+    still being paid back (not settled already, nor owed by hand)."""
+    if refund.state == RefundState.CREATED:
+        pay_back_refund.enqueue(refund_id=refund.pk)
 
 
 @task()

@@ -63,7 +63,7 @@ from orders.providers import (
     provider,
 )
 from orders.providers.base import Notification, ProviderError, Received
-from orders.refunds import pay_back_later, record_refunds, settle
+from orders.refunds import pay_back_later, record_refunds, settle_if_local
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places
 from orders.services.membership_periods import refuse_unless_valid, start_periods
@@ -736,11 +736,9 @@ def pay_back_instead(*, refunds: Sequence[Refund]) -> None:
         assert refund.payment is not None and refund.state == RefundState.GIFT_CARD
         through = provider(refund.payment.provider)
         refund.state, refund.reference, refund.done_at = RefundState.CREATED, "", None
-        if through.settles_locally:
-            settle(refund, through=through)
+        settle_if_local(refund, through=through)
         refund.save(update_fields=["state", "reference", "error", "done_at"])
-        if refund.state == RefundState.CREATED:
-            pay_back_later(refund=refund)
+        pay_back_later(refund=refund)
 
 
 def _line_refund(

@@ -88,6 +88,11 @@ def order_taxes(order) -> list[RateTotal]:
             for ticket in order.sold_tickets
             if ticket.cancelled_at is None or (cutoff is not None and ticket.cancelled_at >= cutoff)
         ]
+    return taxes_of(lines)
+
+
+def taxes_of(lines: Iterable) -> list[RateTotal]:
+    """totals_by_rate of lines sold (tickets, membership sales), each at its kept rate and tax."""
     return totals_by_rate((line.tax_rate, line.price, line.tax) for line in lines)
 
 

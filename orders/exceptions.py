@@ -366,3 +366,34 @@ class NoGiftCard(MuseumProblem):
     default_code = "no_gift_card"
     title = _("No gift card")
     default_detail = _("The gift membership is not paid yet: its gift card comes once it is.")
+
+
+class VoucherNotApplicable(MuseumProblem):
+    """A voucher code that does not reduce this order: unknown, out of its scope or validity.
+    Anyone but staff is told only this (`reason` says why, for staff and the logs)."""
+
+    default_code = "voucher_not_applicable"
+    title = _("Voucher not applicable")
+    default_detail = _("This code does not apply to this order.")
+
+    def __init__(self, detail=None, *, reason: str = "unknown", **extra):
+        super().__init__(detail, **extra)
+        self.reason = reason
+
+
+class VoucherUsedUp(MuseumProblem):
+    default_code = "voucher_used_up"
+    title = _("Voucher used up")
+    default_detail = _("This voucher has no uses left for these tickets.")
+
+
+class VoucherBudgetSpent(MuseumProblem):
+    default_code = "voucher_budget_spent"
+    title = _("Voucher budget spent")
+    default_detail = _("This voucher has no discount left to give for these tickets.")
+
+
+class IsGiftCard(MuseumProblem):
+    default_code = "voucher_is_gift_card"
+    title = _("A gift card, not a voucher")
+    default_detail = _("This code is a gift card: pay with it when you pay for the order.")

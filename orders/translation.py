@@ -3,7 +3,7 @@
 
 from modeltranslation.translator import TranslationOptions, register
 
-from orders.models import MembershipType, VisitorCategory
+from orders.models import Fund, MembershipType, VisitorCategory
 
 
 @register(VisitorCategory)
@@ -13,4 +13,9 @@ class VisitorCategoryTranslation(TranslationOptions):
 
 @register(MembershipType)
 class MembershipTypeTranslation(TranslationOptions):
+    fields = ("name", "description")
+
+
+@register(Fund)
+class FundTranslation(TranslationOptions):
     fields = ("name", "description")

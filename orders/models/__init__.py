@@ -11,6 +11,7 @@ its price, with its payments, refunds and the documents kept for it. It sells ge
 
 from .catalogue import MEMBER_CATEGORY, MembershipType, VisitorCategory
 from .documents import TicketImage, TicketsPdf
+from .donations import Donation, Fund
 from .invoicing import DocumentKind, NumberSeries, SaleDocument
 from .limits import BuyerEmail, SaleLimits
 from .memberships import (
@@ -41,8 +42,14 @@ from .sale import (
     TicketState,
     TicketType,
 )
+from .vouchers import Voucher, VoucherChannel, VoucherEffect
 
 __all__ = [
+    "VoucherEffect",
+    "VoucherChannel",
+    "Voucher",
+    "Fund",
+    "Donation",
     "ANONYMISED_EMAIL",
     "MEMBER_CATEGORY",
     "BuyerEmail",

@@ -35,6 +35,12 @@ class VisitorCategory(models.Model):
         decimal_places=2,
         validators=[MinValueValidator(Decimal("0"))],
     )
+    pay_what_you_want = models.BooleanField(
+        "pay what you want",
+        default=False,
+        help_text="Its general-entry buyers name what they pay, at least its general price "
+        "(a free-entry day asking for a contribution).",
+    )
     tax_rate = tax_rate_field("Of its general-entry tickets (an event's are at the event's rate).")
     event_price_percent = models.PositiveSmallIntegerField(
         "share of an event's price (%)",

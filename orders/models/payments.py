@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from .donations import Donation
 from .sale import MembershipSale, Order, Ticket
 
 
@@ -108,6 +109,10 @@ class Refund(models.Model):
     )
     membership_sale = models.ForeignKey(
         MembershipSale, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True
+    )
+    # A donation staff gave back.
+    donation = models.ForeignKey(
+        Donation, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True
     )
     payment = models.ForeignKey(
         Payment, on_delete=models.PROTECT, related_name="refunds", null=True, blank=True

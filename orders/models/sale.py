@@ -18,6 +18,7 @@ from museum.money import ZERO
 
 from .catalogue import VisitorCategory
 from .memberships import Membership
+from .vouchers import Voucher
 
 # What an anonymised order keeps instead of its buyer's address: a valid address at a domain
 # reserved never to exist (RFC 2606), so the row still passes the field's validation.
@@ -47,6 +48,7 @@ class OrderKind(models.TextChoices):
     EVENT = "event", "Special event"
     MEMBERSHIP = "membership", "Memberships"
     GIFT_CARD = "giftcard", "Gift cards"
+    DONATION = "donation", "Donations"
 
 
 class Order(models.Model):
@@ -333,6 +335,12 @@ class Ticket(models.Model):
     )
     # A member's free place (its order's membership): counted on its slot's member_sold too.
     member = models.BooleanField(default=False)
+    # The voucher that lowered its price, one of its uses, and by how much (its catalogue
+    # price, less a member's discount where the voucher stacks, less `price`).
+    voucher = models.ForeignKey(
+        Voucher, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets"
+    )
+    discount = models.DecimalField(max_digits=8, decimal_places=2, default=ZERO, db_default=ZERO)
 
     class Meta:
         # The table it has had since tickets were an app of their own.

@@ -1,0 +1,298 @@
+"""Vouchers in a sale: the one answer to "does this voucher reduce this ticket?", what it makes a
+price, and its uses and budget taken and given back under the sale's locks.
+
+A voucher is found by its code, read case-insensitively. Whether it applies is asked before any
+lock (`refusal`: a reason, or None), and again by the counting itself: a sale takes a use per
+ticket it reduces, and the discount it gives from the budget, with one conditional UPDATE of the
+voucher's row after the sale's places are counted (hours.locking: the places' rows, then the
+vouchers', by key, then the buyer's account). Two buyers racing for the last use queue on that
+row, and the second's condition fails: the code is never used more than its `max_uses`, nor its
+budget exceeded, whatever the race (eventyay#1398 checked before the lock). The uses and the
+discount of tickets voided go back the same way.
+
+A voucher that keeps places holds back one place per use left on its one slot, day or event
+date while it is valid (`held_back`): the public's sale counts them as taken, in the same UPDATE
+that counts the members' kept places; its holders' do not count the ones they take.
+"""
+
+import secrets
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from decimal import Decimal
+
+from django.db.models import (
+    Case,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Greatest, Now
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from museum.exceptions import MuseumProblem
+from museum.money import ZERO, to_cent
+from orders.exceptions import VoucherBudgetSpent, VoucherNotApplicable, VoucherUsedUp
+from orders.models import (
+    Channel,
+    Voucher,
+    VoucherChannel,
+    VoucherEffect,
+)
+
+# What generated codes are made of: no 0/O, 1/I/L, nor 5/S and 2/Z, which a reader mistakes.
+ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
+CODE_LENGTH = 10
+
+
+def normalized(code: str) -> str:
+    """A code as kept: trimmed, upper-case."""
+    return code.strip().upper()
+
+
+def new_code(prefix: str = "", length: int = CODE_LENGTH) -> str:
+    """A fresh random code, `prefix` first."""
+    return normalized(prefix) + "".join(secrets.choice(ALPHABET) for _ in range(length))
+
+
+# What other codes a buyer may type as a voucher says what it is (the giftcards app registers a
+# gift card's): a problem to answer instead of "not applicable", or None.
+OTHER_CODES: list[Callable[[str], MuseumProblem | None]] = []
+
+
+def register_other_codes(recognise: Callable[[str], MuseumProblem | None]) -> None:
+    if recognise not in OTHER_CODES:
+        OTHER_CODES.append(recognise)
+
+
+def find(code: str) -> Voucher:
+    """The voucher of `code`; VoucherNotApplicable if there is none (or what another kind of
+    code it is says: a gift card's)."""
+    code = normalized(code)
+    voucher = Voucher.objects.filter(code=code).first() if code else None
+    if voucher is not None:
+        return voucher
+    for recognise in OTHER_CODES:
+        problem = recognise(code)
+        if problem is not None:
+            raise problem
+    raise VoucherNotApplicable(reason="unknown")
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What a sale's tickets share that a voucher's scope reads."""
+
+    ticket_type: str
+    ticket_date: date
+    event_id: object | None = None
+    # The slot's time on timed entry, its key (None: untimed, or the earliest slot).
+    entry_time: time | None = None
+    slot_id: int | None = None
+    event_date_id: int | None = None
+
+
+# Each reason a voucher does not reduce a ticket, in the words staff read.
+REASONS = {
+    "unknown": "No voucher has this code.",
+    "not_yet_valid": "The voucher is not valid yet.",
+    "expired": "The voucher has expired.",
+    "channel": "The voucher is not for this channel.",
+    "ticket_type": "The voucher is not for this kind of visit.",
+    "event": "The voucher is not for this event.",
+    "category": "The voucher is not for this visitor category.",
+    "date": "The voucher is not for visits on this date.",
+    "slot": "The voucher is not for this entry time.",
+    "used_up": "The voucher has no uses left.",
+}
+
+
+def reason_text(reason: str) -> str:
+    return _(REASONS.get(reason, REASONS["unknown"]))
+
+
+def refusal(
+    voucher: Voucher,
+    *,
+    visit: Visit,
+    channel: str,
+    category_id: int | None = None,
+    now: datetime | None = None,
+) -> str | None:
+    """Why `voucher` does not reduce a ticket of `category_id` on `visit` sold through `channel`
+    (a VoucherChannel): a key of REASONS, or None where it does. The one question every face
+    asks (the sale, a quote, the check, the desk, OCTO)."""
+    return (
+        _refusal_of_use(voucher, channel=channel, now=now or timezone.now())
+        or _refusal_of_scope(voucher, visit=visit, category_id=category_id)
+        or _refusal_of_kept_row(voucher, visit=visit)
+    )
+
+
+def _refusal_of_use(voucher: Voucher, *, channel: str, now: datetime) -> str | None:
+    """Whether it may be used now, here, at all."""
+    if voucher.valid_from is not None and now < voucher.valid_from:
+        return "not_yet_valid"
+    if voucher.valid_until is not None and now >= voucher.valid_until:
+        return "expired"
+    if channel not in voucher.channels:
+        return "channel"
+    if voucher.uses_left == 0:
+        return "used_up"
+    return None
+
+
+def _refusal_of_scope(voucher: Voucher, *, visit: Visit, category_id: int | None) -> str | None:
+    """Whether the visit and the category are among those it is for."""
+    if voucher.ticket_type and voucher.ticket_type != visit.ticket_type:
+        return "ticket_type"
+    if visit.event_id is not None and visit.event_id not in _ids(voucher, "events", visit.event_id):
+        return "event"
+    if category_id is not None and category_id not in _ids(voucher, "categories", category_id):
+        return "category"
+    if (voucher.visit_from and visit.ticket_date < voucher.visit_from) or (
+        voucher.visit_until and visit.ticket_date > voucher.visit_until
+    ):
+        return "date"
+    if voucher.entry_from or voucher.entry_until:
+        at = visit.entry_time
+        if at is None or (voucher.entry_from and at < voucher.entry_from):
+            return "slot"
+        if voucher.entry_until and at > voucher.entry_until:
+            return "slot"
+    return None
+
+
+def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
+    """A voucher that keeps places reduces only the visits on its row."""
+    if voucher.keep_slot_id is not None:
+        if visit.slot_id is not None and visit.slot_id != voucher.keep_slot_id:
+            return "slot"
+        if visit.entry_time is None and visit.slot_id is None:
+            return "slot"
+    if voucher.keep_day_id is not None:
+        if visit.event_id is not None:
+            return "ticket_type"
+        if visit.ticket_date != voucher.keep_day_id:
+            return "date"
+    if voucher.keep_event_date_id is not None:
+        if visit.event_id is None:
+            return "ticket_type"
+        if visit.event_date_id is not None and visit.event_date_id != voucher.keep_event_date_id:
+            return "date"
+    return None
+
+
+def _ids(voucher: Voucher, relation: str, key) -> set:
+    """The keys of the voucher's `relation` (read once per voucher object); empty, it is for
+    all: `key` alone."""
+    cached = voucher.__dict__.setdefault("_scope_ids", {})
+    if relation not in cached:
+        cached[relation] = set(getattr(voucher, relation).values_list("pk", flat=True))
+    return cached[relation] or {key}
+
+
+def sale_channel(*, paid_by: str, seller=None, octo: bool = False) -> str:
+    """The VoucherChannel a sale goes through: OCTO, the desk (a `seller`), a sales partner's
+    account (`paid_by`, the order's Channel, on account), or a buyer's own online purchase."""
+    if octo:
+        return VoucherChannel.OCTO
+    if seller is not None:
+        return VoucherChannel.DESK
+    if paid_by == Channel.ON_ACCOUNT:
+        return VoucherChannel.PARTNER
+    return VoucherChannel.ONLINE
+
+
+def voucher_price(voucher: Voucher, price: Decimal) -> Decimal:
+    """What a catalogue price `price` becomes with the voucher: never more, never below 0."""
+    if voucher.effect == VoucherEffect.FREE:
+        return ZERO
+    if voucher.effect == VoucherEffect.SET_PRICE:
+        return min(voucher.value, price)
+    if voucher.effect == VoucherEffect.AMOUNT_OFF:
+        return max(price - voucher.value, ZERO)
+    return max(to_cent(price * (100 - voucher.value) / 100), ZERO)
+
+
+def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
+    """The places the valid vouchers keeping places on the counted `row` ("slot", "day" or
+    "event_date") hold back: one per use left, less what this sale's own vouchers (`taking`:
+    voucher key: uses) take of theirs. An expression over the counted row, for its UPDATE."""
+    left = F("max_uses") - F("uses")
+    if taking:
+        left = left - Case(
+            *(When(pk=pk, then=Value(n)) for pk, n in taking.items()),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
+    keeping = (
+        Voucher.objects.filter(**{f"keep_{row}": OuterRef("pk")}, max_uses__isnull=False)
+        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=Now()))
+        .order_by()
+        .values(f"keep_{row}")
+        .annotate(kept=Sum(Greatest(left, Value(0), output_field=IntegerField())))
+        .values("kept")
+    )
+    return Coalesce(Subquery(keeping, output_field=IntegerField()), Value(0))
+
+
+@dataclass
+class Redemption:
+    """What a sale takes of one voucher: uses (its tickets) and the discount they get."""
+
+    voucher: Voucher
+    uses: int = 0
+    discount: Decimal = ZERO
+
+
+def redeem(redemptions: Iterable[Redemption]) -> None:
+    """Take each voucher's uses and discount, by key, while it has them and is valid, or raise
+    VoucherUsedUp, VoucherBudgetSpent or VoucherNotApplicable (the caller's transaction undoes
+    the sale). Run after the sale's places are counted."""
+    for taken in sorted(redemptions, key=lambda taken: taken.voucher.pk):
+        if not taken.uses:
+            continue
+        counted = (
+            Voucher.objects.filter(pk=taken.voucher.pk)
+            .filter(Q(max_uses__isnull=True) | Q(uses__lte=F("max_uses") - taken.uses))
+            .filter(Q(budget__isnull=True) | Q(discount_given__lte=F("budget") - taken.discount))
+            .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=Now()))
+            .update(
+                uses=F("uses") + taken.uses,
+                discount_given=F("discount_given") + taken.discount,
+            )
+        )
+        if not counted:
+            raise _why_not_taken(taken)
+
+
+def _why_not_taken(taken: Redemption) -> MuseumProblem:
+    voucher = Voucher.objects.get(pk=taken.voucher.pk)
+    if voucher.max_uses is not None and voucher.uses + taken.uses > voucher.max_uses:
+        return VoucherUsedUp(usesLeft=voucher.uses_left)
+    if voucher.budget is not None and voucher.discount_given + taken.discount > voucher.budget:
+        return VoucherBudgetSpent()
+    return VoucherNotApplicable(reason="expired")
+
+
+def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
+    """Give back the uses and discount of voided tickets, each (its voucher's key, its
+    discount), by key."""
+    per_voucher: dict[int, list] = defaultdict(lambda: [0, ZERO])
+    for voucher_id, discount in tickets:
+        if voucher_id is not None:
+            per_voucher[voucher_id][0] += 1
+            per_voucher[voucher_id][1] += discount
+    for voucher_id in sorted(per_voucher):
+        uses, discount = per_voucher[voucher_id]
+        Voucher.objects.filter(pk=voucher_id).update(
+            uses=F("uses") - uses, discount_given=F("discount_given") - discount
+        )

@@ -379,6 +379,14 @@ if len({prefix.upper() for prefix in _DOCUMENT_PREFIXES}) < len(_DOCUMENT_PREFIX
     )
 # The museum's tax number (VAT id), printed on its receipts, invoices and credit notes when set.
 MUSEUM_TAX_NUMBER = os.environ.get("MUSEUM_TAX_NUMBER", "").strip()
+# The museum's charity statement (its registration as a charity, what a donor may deduct),
+# printed under the donations of a receipt or invoice; blank: none. In the buyer's language where
+# MUSEUM_CHARITY_STATEMENT_<LANGUAGE> gives one (MUSEUM_CHARITY_STATEMENT_DE), else this one.
+MUSEUM_CHARITY_STATEMENT = os.environ.get("MUSEUM_CHARITY_STATEMENT", "").strip()
+MUSEUM_CHARITY_STATEMENTS = {
+    code: os.environ.get(f"MUSEUM_CHARITY_STATEMENT_{code.upper()}", "").strip()
+    for code in SHIPPED_LANGUAGES
+}
 # Where visitors and resellers reach this service, for the links no request names: the order's
 # cancel page in its email and PDF (a task worker has no request to read the host from), the
 # PDF_URL of OCTO's webhooks.

@@ -11,6 +11,7 @@ from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders.pages import tickets as tickets_link
 from orders.pages.cancel import cancel_page
+from orders.pages.donate import donate_page
 from orders.providers import STRIPE
 from orders.providers.views import demo_payment, notification
 from tickets.door import door
@@ -41,6 +42,8 @@ urlpatterns = [
     path("desk/", include("desk.urls")),
     # The visitor's own page of an order, opened by the signed link in its email and PDF.
     path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
+    # A paid order's visitor gives to the museum's funds, by the signed link in its email.
+    path("orders/donate/<str:token>", donate_page, name="donate-page"),
     # An order's tickets PDF by its signed link, for a reseller's customer (OCTO's PDF_URL).
     path("orders/tickets/<str:token>.pdf", tickets_link.tickets_pdf, name="tickets-link"),
     # What payment providers call (docs/payments.md): outside the API and its schema.

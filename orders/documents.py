@@ -23,7 +23,7 @@ from museum.i18n import day_in_words, moment_in_words, money, time_in_words
 from museum.text import one_line
 from orders import tokens
 from orders.drawing import FONTS, draw_qr
-from orders.models import Order, OrderStatus, Ticket, TicketsPdf
+from orders.models import Channel, Fund, Order, OrderStatus, Ticket, TicketsPdf
 from orders.selectors import cancel_deadline, line_order
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
@@ -91,6 +91,18 @@ def cancel_link(order: Order) -> str:
     """The order's cancel page (orders/pages/cancel.py), signed for that order alone."""
     token = tokens.sign_cancel_link(order_id=order.pk)
     return settings.MUSEUM_PUBLIC_URL + reverse("cancel-page", kwargs={"token": token})
+
+
+def donate_link(order: Order) -> str:
+    """The page where the visitor of a paid online order gives to the museum's funds
+    (orders/pages/donate.py), signed for that order alone; "" while no fund takes gifts, or for
+    an order not confirmed or not the visitor's own (a partner's, on account)."""
+    if order.status != OrderStatus.CONFIRMED or order.channel != Channel.ONLINE:
+        return ""
+    if not Fund.objects.filter(active=True).exists():
+        return ""
+    token = tokens.sign_donate_link(order_id=order.pk)
+    return settings.MUSEUM_PUBLIC_URL + reverse("donate-page", kwargs={"token": token})
 
 
 # The PDF: what each page prints, then the pages drawn from it.

@@ -397,3 +397,18 @@ class IsGiftCard(MuseumProblem):
     default_code = "voucher_is_gift_card"
     title = _("A gift card, not a voucher")
     default_detail = _("This code is a gift card: pay with it when you pay for the order.")
+
+
+class DonationGiven(MuseumProblem):
+    """A donation is given once its order is paid: only staff give it back, one by one
+    (orders.services.donations.refund_donation)."""
+
+    default_code = "donation_given"
+    title = _("Donation given")
+    default_detail = _("A donation paid for is not cancelled; the museum's staff can refund it.")
+
+
+class DonationRefunded(MuseumProblem):
+    default_code = "donation_refunded"
+    title = _("Donation refunded")
+    default_detail = _("This donation was refunded already.")

@@ -30,13 +30,15 @@ from orders import documents, receipts
 from orders.membership_notifications import send_membership_order_email
 from orders.models import (
     Order,
+    OrderKind,
     OrderStatus,
     RefundSource,
     Ticket,
     VisitorCategory,
 )
 from orders.selectors import OrderAccount, order_account
-from orders.services.taxes import taxes_of
+from orders.services.receipts import charity_statement
+from orders.services.taxes import donations_of, taxes_of
 
 CALENDAR_NAME = "visit.ics"
 
@@ -62,7 +64,42 @@ def send_order_confirmation(*, order: Order) -> None:
         send_membership_order_email(order=order)
         return
     with i18n.speaking(order.language):
-        _send_confirmation(order)
+        if order.ticket_type == OrderKind.DONATION:
+            _send_donation_email(order)
+        else:
+            _send_confirmation(order)
+
+
+def _send_donation_email(order: Order) -> None:
+    """A donation-only order's email: thanks, its gifts, its receipt attached."""
+    context = {
+        "museum": one_line(settings.MUSEUM_NAME),
+        "address": [part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part.strip()],
+        "code": order.confirmation_code,
+        "cancelled": order.status == OrderStatus.CANCELLED,
+        "donations": donation_lines(order),
+        "total": money(order.total),
+        "statement": charity_statement(order.language),
+    }
+    message = EmailMultiAlternatives(
+        subject=_("Your donation to %(museum)s") % {"museum": context["museum"]},
+        body=render_to_string("orders/email/donation.txt", context),
+        to=[order.email],
+    )
+    receipts.attach_documents(message, order)
+    message.send()
+
+
+def donation_lines(order: Order) -> list[dict]:
+    """The order's donations as its email lists them: "Acquisitions: €25.00"."""
+    return [
+        {
+            "fund": one_line(gift.fund.name),
+            "amount": money(gift.amount),
+            "refunded": bool(gift.cancelled_at),
+        }
+        for gift in donations_of(order)
+    ]
 
 
 def _send_confirmation(order: Order) -> None:
@@ -170,6 +207,8 @@ def confirmation_context(*, order: Order, account: OrderAccount) -> dict:
         "cancelling_html": _linked(cancelling, documents.cancel_link(order)),
         "calendar": CALENDAR_NAME,
         "language": translation.get_language() or settings.LANGUAGE_CODE,
+        "donations": donation_lines(order),
+        "donate_link": documents.donate_link(order),
     }
 
 

@@ -32,7 +32,7 @@ from orders.models import (
 from orders.selectors import cancel_deadline, is_printable, may_see_gift_code, may_see_holder
 from orders.services.memberships import membership_taxed, status_on
 from orders.services.pricing import category_price
-from orders.services.taxes import order_taxes, totals_by_rate
+from orders.services.taxes import donations_of, order_taxes, totals_by_rate
 from tickets.serializers import BuyMuseumTicketsRequestSerializer
 
 
@@ -132,6 +132,47 @@ class OrderLineSerializer(serializers.Serializer):
     )
 
 
+class DonationLineSerializer(serializers.Serializer):
+    fund = StrictIntegerField(min_value=1, help_text="A fund's id (`GET /funds`).")
+    amount = MoneyField(
+        max_value=Decimal("100000"),
+        help_text="What is given, within the fund's `minimum` and `maximum`, in cents.",
+    )
+
+
+def donation_lines(**kwargs) -> serializers.ListField:
+    return serializers.ListField(
+        child=DonationLineSerializer(),
+        max_length=5,
+        help_text="Gifts to the museum's funds, untaxed, counted in the order's `total`; a "
+        "buyer's cancellation never pays them back (staff refund one).",
+        **kwargs,
+    )
+
+
+class FundSerializer(serializers.Serializer):
+    fund = serializers.IntegerField(source="pk", help_text="Its id, as a donation names it.")
+    name = serializers.CharField(help_text="In the request's language.")
+    description = serializers.CharField()
+    minimum = MoneyField(help_text="The least one donation gives.")
+    maximum = MoneyField(help_text="The most one donation gives.")
+    suggestedAmounts = serializers.SerializerMethodField(help_text="Offered as buttons.")
+    currency = CurrencyField()
+
+    @extend_schema_field(serializers.ListField(child=MoneyField()))
+    def get_suggestedAmounts(self, fund) -> list:
+        return [MoneyField().to_representation(Decimal(str(a))) for a in fund.suggested_amounts]
+
+
+class DonateRequestSerializer(serializers.Serializer):
+    donations = donation_lines(min_length=1)
+    email = serializers.EmailField(max_length=254, help_text="Where its receipt is sent.")
+    name = StrictCharField(required=False, max_length=100, help_text="The donor's name.")
+    language = LanguageField(required=False, help_text="What its email and receipt speak.")
+
+    validate_email = BuyMuseumTicketsRequestSerializer.validate_email
+
+
 class InvoiceDetailsSerializer(serializers.Serializer):
     company = StrictCharField(max_length=200, help_text="Who the invoice is addressed to.")
     address = StrictCharField(
@@ -190,6 +231,7 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         help_text="A voucher code for every line it applies to (read case-insensitively); a "
         "line's own `voucher` wins for that line.",
     )
+    donations = donation_lines(required=False)
     dryRun = StrictBooleanField(
         source="dry_run",
         required=False,
@@ -276,6 +318,17 @@ class OrderTicketSerializer(serializers.Serializer):
         return data
 
 
+class OrderDonationSerializer(serializers.Serializer):
+    donationId = serializers.IntegerField(source="pk")
+    fund = serializers.IntegerField(source="fund_id", help_text="Its fund's id.")
+    name = serializers.CharField(source="fund.name", help_text="Its fund's name.")
+    amount = MoneyField(help_text="Untaxed.")
+    refunded = serializers.SerializerMethodField(help_text="Given back by staff.")
+
+    def get_refunded(self, donation) -> bool:
+        return donation.cancelled_at is not None
+
+
 class OrderSerializer(serializers.Serializer):
     orderId = serializers.UUIDField(source="id")
     status = serializers.ChoiceField(choices=OrderStatus.choices)
@@ -320,6 +373,13 @@ class OrderSerializer(serializers.Serializer):
         "and for an order never paid or a membership's."
     )
     tickets = serializers.SerializerMethodField()
+    donations = serializers.SerializerMethodField(
+        help_text="Its gifts to the museum's funds, in `total` at 0 % tax."
+    )
+
+    @extend_schema_field(OrderDonationSerializer(many=True))
+    def get_donations(self, order):
+        return OrderDonationSerializer(donations_of(order), many=True).data
 
     @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_cancellableUntil(self, order) -> str | None:
@@ -442,8 +502,15 @@ class QuoteLineSerializer(serializers.Serializer):
         return data
 
 
+class QuoteDonationSerializer(serializers.Serializer):
+    fund = serializers.IntegerField(source="fund.pk")
+    name = serializers.CharField(source="fund.name")
+    amount = MoneyField()
+
+
 class QuoteSerializer(serializers.Serializer):
     lines = QuoteLineSerializer(many=True)
+    donations = QuoteDonationSerializer(many=True, help_text="Untaxed, in `total`.")
     total = MoneyField(max_digits=10, help_text="What the order would cost.")
     taxes = serializers.SerializerMethodField(help_text="The tax in `total`, per rate.")
     currency = CurrencyField()
@@ -454,6 +521,7 @@ class QuoteSerializer(serializers.Serializer):
             (line.taxed.rate, line.price * line.quantity, line.taxed.tax * line.quantity)
             for line in quote.lines
         ]
+        lines += [(Decimal("0"), gift.amount, Decimal("0")) for gift in quote.donations]
         return TaxSerializer(totals_by_rate(lines), many=True).data
 
 

@@ -199,6 +199,20 @@ CANCEL_LINK_SALT = "museum.orders.cancel-link"
 TICKETS_LINK_SALT = "museum.orders.tickets-link"
 
 
+# The link in a paid order's email to give to the museum's funds (orders/pages/donate.py): a
+# salt of its own, so it opens neither the cancel page nor the tickets.
+DONATE_LINK_SALT = "museum.orders.donate-link"
+
+
+def sign_donate_link(*, order_id: uuid.UUID) -> str:
+    return signing.Signer(salt=DONATE_LINK_SALT).sign(order_id.hex)
+
+
+def order_of_donate_link(token: str) -> uuid.UUID | None:
+    """The order a donate link's token names, or None if this museum did not sign it."""
+    return _order_of(token, salt=DONATE_LINK_SALT)
+
+
 def sign_cancel_link(*, order_id: uuid.UUID) -> str:
     return signing.Signer(salt=CANCEL_LINK_SALT).sign(order_id.hex)
 

@@ -1,6 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from orders.donation_views import DonationCreate, DonationRefund, FundList
 from orders.views import (
     MembershipCardPdf,
     MembershipCardPng,
@@ -34,6 +35,13 @@ urlpatterns = [
         "memberships/<uuid:membershipId>/gift.pdf",
         MembershipGiftCardPdf.as_view(),
         name="membership-gift-card-pdf",
+    ),
+    path("funds", FundList.as_view(), name="funds"),
+    path("donations", DonationCreate.as_view(), name="donations"),
+    path(
+        "orders/<uuid:orderId>/donations/<int:donationId>/refund",
+        DonationRefund.as_view(),
+        name="donation-refund",
     ),
     *router.urls,
 ]

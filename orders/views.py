@@ -120,6 +120,7 @@ QUOTED = (
     "entry_time",
     "membership",
     "voucher",
+    "donations",
 )
 
 
@@ -163,7 +164,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
             "`membership_not_valid`, `member_visit_exists`). With a `voucher` (the order's, or "
             "a line's), each ticket it reduces is one of its uses, taken with the places (409 "
             "`voucher_not_applicable`, `voucher_used_up`, `voucher_budget_spent`, "
-            "`voucher_is_gift_card`)."
+            "`voucher_is_gift_card`). `donations` give to the museum's funds beside the tickets "
+            "(`GET /funds`), in the order's total, untaxed."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=PlaceOrderRequestSerializer,

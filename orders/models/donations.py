@@ -59,3 +59,17 @@ class Donation(models.Model):
 
     def __str__(self):
         return f"{self.amount} to {self.fund}"
+
+    # A line of its order as tickets and membership sales are (price gross, its rate and tax),
+    # so the refunds, credit notes and tax sums that read those read a donation alike: untaxed.
+    @property
+    def price(self) -> Decimal:
+        return self.amount
+
+    @property
+    def tax_rate(self) -> Decimal:
+        return ZERO
+
+    @property
+    def tax(self) -> Decimal:
+        return ZERO

@@ -56,7 +56,7 @@ class SaleDocument(models.Model):
     company = models.CharField(max_length=200, blank=True)
     address = models.CharField(max_length=500, blank=True)
     vat_id = models.CharField("VAT id", max_length=40, blank=True)
-    # [{"description", "quantity", "unit", "rate", "net", "tax", "gross"}, ...]
+    # [{"description", "quantity", "unit", "rate", "net", "tax", "gross"[, "donation": true]}, ...]
     lines = models.JSONField()
     # [{"provider", "method", "amount", "date"}, ...]
     payments = models.JSONField(default=list)
@@ -64,6 +64,9 @@ class SaleDocument(models.Model):
     taxes = models.JSONField()
     total = models.DecimalField(max_digits=10, decimal_places=2)
     tax = models.DecimalField(max_digits=10, decimal_places=2)
+    # The museum's charity statement as printed under its donation lines (a line's "donation"
+    # is true), in its language (MUSEUM_CHARITY_STATEMENT); blank without donations or one.
+    charity_statement = models.TextField(blank=True, default="", db_default="")
     corrects = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="credit_notes"
     )

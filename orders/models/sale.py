@@ -4,6 +4,7 @@ image kept for each ticket."""
 import uuid
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -19,6 +20,9 @@ from museum.money import ZERO
 from .catalogue import VisitorCategory
 from .memberships import Membership
 from .vouchers import Voucher
+
+if TYPE_CHECKING:
+    from .donations import Donation
 
 # What an anonymised order keeps instead of its buyer's address: a valid address at a domain
 # reserved never to exist (RFC 2606), so the row still passes the field's validation.
@@ -120,6 +124,9 @@ class Order(models.Model):
     # The order's tickets as its answer shows them, kept on it by the service or selector that
     # loaded or sold them (orders.selectors.tickets_of), so serializing it reads nothing more.
     sold_tickets: list["Ticket"]
+    # Its donations, where the service or selector that sold or loaded them kept them (else
+    # unset, and readers read `donations`).
+    sold_donations: list["Donation"]
     # What its refunds come to, where the service knows it without a read (a new order: 0, a
     # changed one: orders.selectors.order_to_change); else unset, and its answer reads `refunds`.
     refunded: Decimal

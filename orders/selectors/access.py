@@ -14,7 +14,9 @@ from django.utils.translation import gettext as _
 from museum.exceptions import NotAllowed, NotFound
 from orders.exceptions import NotPaid
 from orders.models import (
+    Donation,
     Order,
+    OrderKind,
     OrderStatus,
     Refund,
     Ticket,
@@ -34,8 +36,9 @@ def cancel_deadline(*, order: Order) -> datetime:
     """Until when its buyer may cancel the order (cancel_order; its PDF and email say it). A
     membership's: until its period starts (the order's date), or MUSEUM_MEMBERSHIP_CANCEL_DAYS
     after it was bought, whichever is later."""
-    if order.sells_gift_cards:
-        # Staff refund a gift card sold; its buyer may drop it only while it is not paid.
+    if order.sells_gift_cards or order.ticket_type == OrderKind.DONATION:
+        # Staff refund a gift card sold, or a donation; its buyer may drop it only while it
+        # is not paid.
         return order.hold_expires_at or order.created_at
     if order.sells_memberships:
         starts = timezone.make_aware(datetime.combine(order.date, time.min))
@@ -135,9 +138,12 @@ def viewable_orders(
         queryset=tickets_of_orders(),
         to_attr="sold_tickets",
     )
+    donations = Prefetch(
+        "donations", queryset=Donation.objects.select_related("fund"), to_attr="sold_donations"
+    )
     return (
         orders.select_related("slot", "event")
-        .prefetch_related(tickets, "refunds")  # type: ignore[no-redef]
+        .prefetch_related(tickets, "refunds", donations)  # type: ignore[no-redef]
         .order_by("-created_at", "-pk")
     )
 
@@ -174,6 +180,8 @@ def refuse_unless_printable(order: Order) -> None:
         raise NotFound(_("A membership's order has no tickets: the membership's card admits."))
     if order.sells_gift_cards:
         raise NotFound(_("A gift card's order has no tickets."))
+    if order.ticket_type == OrderKind.DONATION:
+        raise NotFound(_("A donation's order has no tickets."))
     if order.status == OrderStatus.HELD:
         raise NotPaid()
     if order.status == OrderStatus.EXPIRED:

@@ -21,6 +21,7 @@ from orders.exceptions import CheckedIn, GiftCardSold, OrderCancelled, TooLate
 from orders.models import (
     MembershipSale,
     Order,
+    OrderKind,
     OrderStatus,
     RefundSource,
     Ticket,
@@ -28,10 +29,12 @@ from orders.models import (
     Validity,
 )
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
+from orders.services import donations as giving
 from orders.services import vouchers
 from orders.services.memberships import cancel_membership_order
 from orders.services.payments import mail_change, pay_back_parts, refund_tickets, void_hold
 from orders.services.places import give_back
+from orders.services.taxes import donations_of
 
 
 @transaction.atomic
@@ -71,6 +74,11 @@ def cancel_order(
     if order.sells_gift_cards:
         if order.status != OrderStatus.HELD:
             raise GiftCardSold()
+        void_hold(order, now=now)
+        return order
+    if order.ticket_type == OrderKind.DONATION:
+        # Given once paid: only staff refund a donation (orders.services.donations).
+        giving.refuse_unless_held(order)
         void_hold(order, now=now)
         return order
     # All of them, locked: the answer shows them, and they tell whether any stays valid.
@@ -180,8 +188,10 @@ def _close_if_void(order: Order, tickets: list[Ticket], *, now: datetime) -> lis
         metrics.count_orders(metrics.ORDERS_CANCELLED)
         return ["status", "cancelled_at"]
     if order.status == OrderStatus.HELD:
-        # Nothing is paid yet: what the order will cost is what it still holds.
+        # Nothing is paid yet: what the order will cost is what it still holds (its
+        # donations stay: a buyer's cancellation takes tickets only).
         order.total = sum((t.price for t in tickets if t.cancelled_at is None), Decimal("0"))
+        order.total += sum((gift.amount for gift in donations_of(order)), Decimal("0"))
         return ["total"]
     return []
 

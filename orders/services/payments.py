@@ -40,6 +40,7 @@ from orders.exceptions import (
 from orders.models import (
     BuyerEmail,
     Channel,
+    Donation,
     Membership,
     MembershipSale,
     MembershipStatus,
@@ -655,10 +656,20 @@ def refund_membership_sales(
     return refunds, (Action.REFUNDED, order, changes)
 
 
+def refund_donations(
+    *, order: Order, donations: Sequence[Donation], source: str, by=None
+) -> tuple[list[Refund], AuditEntry]:
+    """As refund_tickets, for donations staff give back (orders.services.donations): a refund
+    per donation, through the payments that took it."""
+    refunds, changes = _refund_lines(order=order, lines=donations, source=source, by=by)
+    changes = {"donations": [donation.pk for donation in donations], **changes}
+    return refunds, (Action.REFUNDED, order, changes)
+
+
 def _refund_lines(
     *,
     order: Order,
-    lines: Sequence[Ticket | MembershipSale],
+    lines: Sequence[Ticket | MembershipSale | Donation],
     source: str,
     by,
     to_gift_card: bool = False,
@@ -700,7 +711,12 @@ def _refund_lines(
 
 
 def _refunds_of_line(
-    order: Order, line: Ticket | MembershipSale, payments: list[Payment], *, source: str, by
+    order: Order,
+    line: Ticket | MembershipSale | Donation,
+    payments: list[Payment],
+    *,
+    source: str,
+    by,
 ) -> list[Refund]:
     """The refunds of one line, through the payments newest first (what each gives back is
     added to its `given_back`), or by hand without any payment."""
@@ -720,6 +736,8 @@ def _refunds_of_line(
         # Set on the line too (the reverse side is the line's refunds).
         if isinstance(line, Ticket):
             refund.ticket = line
+        elif isinstance(line, Donation):
+            refund.donation = line
         else:
             refund.membership_sale = line
     return parts

@@ -29,6 +29,7 @@ from museum.text import one_line
 from orders.models import (
     Channel,
     DocumentKind,
+    Donation,
     MembershipSale,
     MembershipSaleKind,
     NumberSeries,
@@ -93,9 +94,11 @@ class Line:
     net: Decimal
     tax: Decimal
     gross: Decimal
+    # A donation, shown apart from what was sold (and under it the charity statement).
+    donation: bool = False
 
     def kept(self) -> dict:
-        return {
+        kept = {
             "description": self.description,
             "quantity": self.quantity,
             "unit": str(self.unit),
@@ -104,6 +107,7 @@ class Line:
             "tax": str(self.tax),
             "gross": str(self.gross),
         }
+        return {**kept, "donation": True} if self.donation else kept
 
 
 def issue_receipt(order: Order) -> SaleDocument | None:
@@ -117,6 +121,7 @@ def issue_receipt(order: Order) -> SaleDocument | None:
                 lines = [_gift_card_line(order)]
             else:
                 lines = _grouped(_line_of(order, line, amount=None) for line in _sold_lines(order))
+                lines += _grouped(_line_of(order, gift) for gift in _donations_of(order))
         kind, company, address, vat_id = _addressee(order)
         now = timezone.now()
         payments = _payments_of(order, total=sum((line.gross for line in lines), ZERO), now=now)
@@ -140,7 +145,8 @@ def issue_credit_note(order: Order, refunds: Sequence[Refund]) -> SaleDocument |
     credited = [
         refund
         for refund in refunds
-        if (refund.ticket_id or refund.membership_sale_id) and refund.amount > 0
+        if (refund.ticket_id or refund.membership_sale_id or refund.donation_id)
+        and refund.amount > 0
     ]
     if not credited:
         return None
@@ -184,6 +190,9 @@ def _issue(
 ) -> SaleDocument:
     """Write the document; its number is the last thing taken, just before the row."""
     taxes = totals_by_rate((line.rate, line.gross, line.tax) for line in lines)
+    statement = ""
+    if any(line.donation for line in lines):
+        statement = charity_statement(language or order.language)
     number = take_number(kind=kind, year=timezone.localdate(now).year)
     return SaleDocument.objects.create(
         order=order,
@@ -202,8 +211,15 @@ def _issue(
         total=sum((t.gross for t in taxes), ZERO),
         tax=sum((t.tax for t in taxes), ZERO),
         corrects=corrects,
+        charity_statement=statement,
         **buyer,
     )
+
+
+def charity_statement(language: str) -> str:
+    """The museum's charity statement in `language` (MUSEUM_CHARITY_STATEMENT_<LANGUAGE>), else in
+    its own (MUSEUM_CHARITY_STATEMENT); "" if it states none."""
+    return settings.MUSEUM_CHARITY_STATEMENTS.get(language) or settings.MUSEUM_CHARITY_STATEMENT
 
 
 def _addressee(order: Order) -> tuple[str, str, str, str]:
@@ -234,6 +250,15 @@ def _sold_lines(order: Order) -> list[Ticket | MembershipSale]:
     return sorted(valid, key=_ticket_order)
 
 
+def _donations_of(order: Order) -> list[Donation]:
+    """The confirmed order's donations (none refunded yet: a refund comes after the receipt),
+    as the sale kept them, or read."""
+    donations = getattr(order, "sold_donations", None)
+    if donations is None:
+        donations = list(order.donations.select_related("fund"))
+    return [donation for donation in donations if donation.cancelled_at is None]
+
+
 def _gift_card_line(order: Order) -> Line:
     """A gift card order's one line: its cards' value, untaxed (a multi-purpose voucher, whose
     tax is that of what it later pays for: orders.services.taxes.order_taxes)."""
@@ -254,7 +279,9 @@ def _ticket_order(ticket: Ticket) -> tuple:
     return (category.ordering, category.category) if category else (float("inf"), "")
 
 
-def _line_of(order: Order, line: Ticket | MembershipSale, *, amount: Taxed | None = None) -> Line:
+def _line_of(
+    order: Order, line: Ticket | MembershipSale | Donation, *, amount: Taxed | None = None
+) -> Line:
     """One thing sold, described in the active language, at its kept amounts (or `amount`)."""
     taxed = amount or Taxed(line.tax_rate, line.price - line.tax, line.tax, line.price)
     return Line(
@@ -265,10 +292,13 @@ def _line_of(order: Order, line: Ticket | MembershipSale, *, amount: Taxed | Non
         net=taxed.net,
         tax=taxed.tax,
         gross=taxed.gross,
+        donation=isinstance(line, Donation),
     )
 
 
-def _describe(order: Order, line: Ticket | MembershipSale) -> str:
+def _describe(order: Order, line: Ticket | MembershipSale | Donation) -> str:
+    if isinstance(line, Donation):
+        return _("Donation: %(fund)s") % {"fund": one_line(line.fund.name)}
     if isinstance(line, MembershipSale):
         membership_type = one_line(line.membership.membership_type.name)
         words = {
@@ -307,6 +337,7 @@ def _grouped(lines: Iterable[Line]) -> list[Line]:
             net=line.net * counts[key],
             tax=line.tax * counts[key],
             gross=line.gross * counts[key],
+            donation=line.donation,
         )
         for key, line in firsts.items()
     ]
@@ -315,7 +346,9 @@ def _grouped(lines: Iterable[Line]) -> list[Line]:
 def _refunded_line(order: Order, refund: Refund) -> Line:
     """A refunded line as a credit note has it: negative, its kept tax if refunded whole, else
     the amount refunded split by the line's rate."""
-    line: Ticket | MembershipSale = refund.ticket or refund.membership_sale  # type: ignore[assignment]
+    line: Ticket | MembershipSale | Donation = (
+        refund.ticket or refund.membership_sale or refund.donation  # type: ignore[assignment]
+    )
     if refund.amount == line.price:
         whole = Taxed(line.tax_rate, line.price - line.tax, line.tax, line.price)
     else:

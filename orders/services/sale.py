@@ -3,7 +3,7 @@
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
@@ -25,6 +25,7 @@ from orders.models import (
     VisitorCategory,
     Voucher,
 )
+from orders.services import donations as giving
 from orders.services import places, vouchers
 from orders.services.holds import release_expired_holds
 from orders.services.limits import OWN_LIMITS, check_places, max_tickets_per_order
@@ -93,6 +94,7 @@ def place_order(
     invoice: Mapping[str, str] | None = None,
     voucher: str | None = None,
     octo: bool = False,
+    donations: Sequence[dict] = (),
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
@@ -117,6 +119,9 @@ def place_order(
 
     `invoice` (company, and optionally address and vat_id): a business buys, and is issued an
     invoice rather than a receipt once the order is confirmed (orders.services.receipts).
+
+    `donations` ({"fund", "amount"}): gifts to the museum's funds beside the tickets, in its
+    total, untaxed (orders.services.donations).
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -131,6 +136,7 @@ def place_order(
         seller=seller,
     )
     member = check_member_lines(lines=lines, membership=membership, ticket_type=ticket_type)
+    gifts = giving.checked_gifts(donations)
     if membership is not None:
         refuse_member_visit(
             membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
@@ -179,7 +185,9 @@ def place_order(
             vouchers=named,
         )
         vouchers.redeem(vouchers.redemptions_of(lines_priced))
-        return _record_order(purchase, taken, lines_priced, hold=hold, hold_until=hold_until)
+        return _record_order(
+            purchase, taken, lines_priced, hold=hold, hold_until=hold_until, gifts=gifts
+        )
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     with one_visit_a_day(membership, ticket_date=ticket_date):
@@ -252,6 +260,7 @@ class Quote:
 
     lines: list[Line]
     total: Decimal
+    donations: list[giving.Gift] = field(default_factory=list)
 
 
 def quote_order(
@@ -266,6 +275,7 @@ def quote_order(
     buyer=None,
     voucher: str | None = None,
     octo: bool = False,
+    donations: Sequence[dict] = (),
 ) -> Quote:
     """What place_order would charge for the order, by the same rules and prices, taking no
     place (so a quote says nothing of the places left, nor of a member visit booked that day).
@@ -281,6 +291,7 @@ def quote_order(
         seller=seller,
     )
     check_member_lines(lines=lines, membership=membership, ticket_type=ticket_type)
+    gifts = giving.checked_gifts(donations)
     if membership is not None:
         refuse_unless_usable(
             membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
@@ -298,7 +309,8 @@ def quote_order(
     )
     for redemption in vouchers.redemptions_of(lines_priced):
         vouchers.refuse_past_budget(redemption)
-    return Quote(lines=lines_priced, total=total_of(lines_priced))
+    total = total_of(lines_priced) + giving.total_of_gifts(gifts)
+    return Quote(lines=lines_priced, total=total, donations=gifts)
 
 
 def buy_ticket(
@@ -347,6 +359,7 @@ def _record_order(
     *,
     hold: bool,
     hold_until: datetime | None = None,
+    gifts: Sequence[giving.Gift] = (),
 ):
     order = new_order(
         buyer=purchase.buyer,
@@ -354,7 +367,7 @@ def _record_order(
         language=purchase.language,
         kind=purchase.ticket_type,
         day=purchase.ticket_date,
-        total=total_of(lines),
+        total=total_of(lines) + giving.total_of_gifts(gifts),
         hold_until=hold_until,
         phone=purchase.phone,
         name=purchase.name,
@@ -401,6 +414,7 @@ def _record_order(
         for _ in range(line.quantity)
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
+    giving.record_gifts(order, gifts)
     # A new order has no refunds: its answer (refundDue) reads none from the database.
     order.refunded = Decimal("0")
     record_new(order, by=purchase.buyer, held=held, changes=_audited(order))
@@ -429,6 +443,7 @@ def _audited(order: Order) -> dict:
         "event": order.event_id,
         "slot": order.slot_id,
         "tickets": len(order.sold_tickets),
+        **({"donations": [d.pk for d in order.sold_donations]} if order.sold_donations else {}),
         "email": order.email,
         "phone": order.phone,
         **({"membership": order.membership_id} if order.membership_id else {}),

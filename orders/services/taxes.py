@@ -88,7 +88,17 @@ def order_taxes(order) -> list[RateTotal]:
             for ticket in order.sold_tickets
             if ticket.cancelled_at is None or (cutoff is not None and ticket.cancelled_at >= cutoff)
         ]
-    return taxes_of(lines)
+    # Its donations, at 0 %: all of them (one is refunded only once paid, and stays in it).
+    return taxes_of([*lines, *donations_of(order)])
+
+
+def donations_of(order) -> list:
+    """The order's donations as its sale or selector kept them (`sold_donations`), else read."""
+    kept = getattr(order, "sold_donations", None)
+    if kept is None:
+        # Read once, with their funds (the order's answer names them), and kept on it.
+        kept = order.sold_donations = list(order.donations.select_related("fund"))
+    return kept
 
 
 def taxes_of(lines: Iterable) -> list[RateTotal]:

@@ -64,6 +64,13 @@ def cancel_order(
         _refuse_gift_card_refund(order, by=by, as_buyer=as_buyer)
     if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
         raise OrderCancelled()
+    if order.ticket_type == OrderKind.DONATION:
+        # Given once paid, whatever the deadline: only staff refund a donation, one by one
+        # (orders.services.donations.refund_donation); a hold may be let go.
+        giving.refuse_unless_held(order)
+        void_hold(order, now=timezone.now())
+        order.sold_tickets = []
+        return order
     any_order = by.has_perm(CANCEL_ANY_ORDER) and not as_buyer
     now, deadline = timezone.now(), cancel_deadline(order=order)
     if now > deadline and not any_order:
@@ -74,11 +81,6 @@ def cancel_order(
     if order.sells_gift_cards:
         if order.status != OrderStatus.HELD:
             raise GiftCardSold()
-        void_hold(order, now=now)
-        return order
-    if order.ticket_type == OrderKind.DONATION:
-        # Given once paid: only staff refund a donation (orders.services.donations).
-        giving.refuse_unless_held(order)
         void_hold(order, now=now)
         return order
     # All of them, locked: the answer shows them, and they tell whether any stays valid.

@@ -68,6 +68,10 @@ STAFF_PERMISSIONS = [
     "giftcards.view_giftcard",
     "giftcards.view_transaction",
     "giftcards.change_balance",
+    # Donations (docs/money.md): the funds described here, changed, never deleted; donations
+    # written by the sale, only read, refunded by staff (an action, orders.cancel_any_order).
+    *(f"orders.{action}_fund" for action in ("view", "add", "change")),
+    "orders.view_donation",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]
@@ -89,6 +93,8 @@ DESK_PERMISSIONS = [
     "orders.view_refund",
     "orders.view_saledocument",
     "orders.view_visitorcategory",
+    "orders.view_fund",
+    "orders.view_donation",
     "orders.check_in_ticket",
     "orders.view_membership",
     "orders.sell_memberships",

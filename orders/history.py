@@ -114,6 +114,11 @@ def _order_record(entry: AuditRecord, *, tickets: dict, slots: dict) -> str:
         return _("The hold ran out: its places were given back")
     if entry.action == Action.CANCELLED:
         return _cancelled(entry, tickets=tickets)
+    if entry.action == Action.REFUNDED and changes.get("donations"):
+        return _("Donation refunded by %(by)s: %(how)s") % {
+            "by": by,
+            "how": _refunded(entry) or _money(changes.get("amount")),
+        }
     if entry.action == Action.REFUNDED:
         named = _tickets(changes.get("tickets", []), tickets)
         return f"{_refunded(entry) or _money(changes.get('amount'))} ({named})"

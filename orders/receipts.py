@@ -93,6 +93,9 @@ def make_pdf(document: SaleDocument) -> bytes:
     _lines(pdf, document)
     _taxes(pdf, document)
     _payments(pdf, document)
+    if document.charity_statement:
+        pdf.ln(4)
+        _text(pdf, document.charity_statement, size=9, colour=GREY)
     return bytes(pdf.output())
 
 
@@ -161,20 +164,32 @@ def _lines(pdf: FPDF, document: SaleDocument) -> None:
         [_("Description"), _("Qty"), _("Each"), _("Tax rate"), _("Net"), _("Tax"), _("Total")],
         bold=True,
     )
-    for line in document.lines:
-        _row(
-            pdf,
-            [
-                line["description"],
-                str(line["quantity"]),
-                money(Decimal(line["unit"])),
-                _rate(line["rate"]),
-                money(Decimal(line["net"])),
-                money(Decimal(line["tax"])),
-                money(Decimal(line["gross"])),
-            ],
-        )
+    sold = [line for line in document.lines if not line.get("donation")]
+    given = [line for line in document.lines if line.get("donation")]
+    for line in sold:
+        _line_row(pdf, line)
+    if given:
+        # Apart from what was sold: a gift, untaxed, under the museum's charity statement.
+        pdf.ln(2)
+        _text(pdf, _("Donations"), bold=True, size=9)
+        for line in given:
+            _line_row(pdf, line)
     pdf.ln(4)
+
+
+def _line_row(pdf: FPDF, line: dict) -> None:
+    _row(
+        pdf,
+        [
+            line["description"],
+            str(line["quantity"]),
+            money(Decimal(line["unit"])),
+            _rate(line["rate"]),
+            money(Decimal(line["net"])),
+            money(Decimal(line["tax"])),
+            money(Decimal(line["gross"])),
+        ],
+    )
 
 
 # The totals table's columns: the rate, its net, tax and gross under the lines' own.

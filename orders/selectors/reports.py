@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from museum.money import ZERO
 from orders.models import (
+    Donation,
     MembershipSale,
     Payment,
     Refund,
@@ -134,8 +135,12 @@ def sales_report(*, first: date, last: date) -> SalesReport:
     for row in rows:
         row["what"] = row["event__name"] or "General entry"
         row["refunds"] = refunds.get(tuple(row[name] for name in key), Decimal("0"))
-    # After each day's visits, the memberships sold for periods starting that day.
-    rows = sorted([*rows, *_membership_sales(first=first, last=last)], key=lambda row: row["date"])
+    # After each day's visits, the memberships sold for periods starting that day, then the
+    # donations given that day.
+    rows = sorted(
+        [*rows, *_membership_sales(first=first, last=last), *_donations(first=first, last=last)],
+        key=lambda row: row["date"],
+    )
     for row in rows:
         row["net"] = row["gross"] - row["refunds"]
     return SalesReport(
@@ -172,6 +177,32 @@ def _membership_sales(*, first: date, last: date) -> list[dict]:
         row["date"] = row.pop("order__date")
         row["category__name"] = row.pop("membership__membership_type__name")
         row["what"] = "Membership"
+    return rows
+
+
+def _donations(*, first: date, last: date) -> list[dict]:
+    """The donations of confirmed orders dated (the day of a donation-only order, a visit's
+    date beside tickets) from `first` to `last`, as the tickets' rows: per day and fund; a
+    donation staff refunded counts as cancelled, its refunds as the tickets' do."""
+    given = Donation.objects.filter(
+        order__date__gte=first, order__date__lte=last, order__confirmed_at__isnull=False
+    )
+    key = ("order__date", "fund__name")
+    rows = list(
+        given.values(*key)
+        .annotate(
+            sold=Count("pk"),
+            cancelled=Count("pk", filter=Q(cancelled_at__isnull=False)),
+            gross=Sum("amount", default=Decimal("0")),
+        )
+        .order_by("order__date", "fund__ordering", "fund__name")
+    )
+    refunds = _refunds_by(Refund.objects.filter(donation__in=given), "donation__", key)
+    for row in rows:
+        row["refunds"] = refunds.get(tuple(row[name] for name in key), Decimal("0"))
+        row["date"] = row.pop("order__date")
+        row["category__name"] = row.pop("fund__name")
+        row["what"] = "Donation"
     return rows
 
 
@@ -345,21 +376,29 @@ def _sold_by_rate(*, since: datetime, until: datetime, period: Period) -> list[T
             order__confirmed_at__lt=until,
         )
         parts.append(
-            sold.annotate(period=_period("order__confirmed_at", period=period))
-            .values("period", "tax_rate")
+            sold.annotate(period=_period("order__confirmed_at", period=period), rate=F("tax_rate"))
+            .values("period", "rate")
             .annotate(gross=Sum("price"), tax=Sum("tax"))
             .order_by()
         )
-    rows = parts[0].union(parts[1], all=True)
+    # Donations, untaxed: every one of a confirmed order (one is refunded only once paid).
+    given = Donation.objects.filter(
+        order__confirmed_at__gte=since, order__confirmed_at__lt=until
+    ).annotate(period=_period("order__confirmed_at", period=period), rate=Value(ZERO, RATE))
+    parts.append(
+        given.values("period", "rate")
+        .annotate(gross=Sum("amount"), tax=Value(ZERO, MONEY))
+        .order_by()
+    )
+    rows = parts[0].union(*parts[1:], all=True)
     return [
-        TaxLine(
-            row["period"], row["tax_rate"], sold=TaxAmounts.of(gross=row["gross"], tax=row["tax"])
-        )
+        TaxLine(row["period"], row["rate"], sold=TaxAmounts.of(gross=row["gross"], tax=row["tax"]))
         for row in rows
     ]
 
 
 MONEY: DecimalField = DecimalField(max_digits=10, decimal_places=2)
+RATE: DecimalField = DecimalField(max_digits=4, decimal_places=2)
 
 
 def _refunded_by_rate(*, since: datetime, until: datetime, period: Period) -> list[TaxLine]:
@@ -368,12 +407,15 @@ def _refunded_by_rate(*, since: datetime, until: datetime, period: Period) -> li
     part of a line grouped by amount, each amount split once and counted."""
     refunds = (
         Refund.objects.filter(created_at__gte=since, created_at__lt=until)
-        .filter(Q(ticket__isnull=False) | Q(membership_sale__isnull=False))
+        .filter(
+            Q(ticket__isnull=False) | Q(membership_sale__isnull=False) | Q(donation__isnull=False)
+        )
         .annotate(
+            # A donation's: untaxed.
             period=_period("created_at", period=period),
-            rate=Coalesce("ticket__tax_rate", "membership_sale__tax_rate"),
-            line_price=Coalesce("ticket__price", "membership_sale__price"),
-            line_tax=Coalesce("ticket__tax", "membership_sale__tax"),
+            rate=Coalesce("ticket__tax_rate", "membership_sale__tax_rate", Value(ZERO, RATE)),
+            line_price=Coalesce("ticket__price", "membership_sale__price", "donation__amount"),
+            line_tax=Coalesce("ticket__tax", "membership_sale__tax", Value(ZERO, MONEY)),
         )
         .annotate(
             # None for a whole line's refund; the amount of a part.
@@ -400,3 +442,77 @@ def _refunded_by_rate(*, since: datetime, until: datetime, period: Period) -> li
         refunded = TaxAmounts.of(gross=row["gross"], tax=tax)
         lines.append(TaxLine(row["period"], row["rate"], refunded=refunded))
     return lines
+
+
+@dataclass(frozen=True)
+class FundLine:
+    """What one fund was given in one month (`month` its first day), and what staff gave back."""
+
+    month: date
+    fund: str
+    donations: int
+    given: Decimal
+    refunded: Decimal
+
+    @property
+    def net(self) -> Decimal:
+        return self.given - self.refunded
+
+
+@dataclass(frozen=True)
+class FundReport:
+    first: date
+    last: date
+    lines: list[FundLine]
+
+    @property
+    def totals(self) -> dict:
+        return {
+            "donations": sum(line.donations for line in self.lines),
+            "given": sum((line.given for line in self.lines), ZERO),
+            "refunded": sum((line.refunded for line in self.lines), ZERO),
+            "net": sum((line.net for line in self.lines), ZERO),
+        }
+
+
+def fund_report(*, first: date, last: date) -> FundReport:
+    """Per month (whole months: `first`'s to `last`'s, in the museum's zone) and fund: the
+    donations given, dated as the tax report dates a sale (when their order was confirmed:
+    paid, on account or free), and the refunds of donations, dated when staff recorded them;
+    and what is left, net of refunds. Summed in the database, two statements."""
+    first = first.replace(day=1)
+    last = (last.replace(day=1) + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+    zone = timezone.get_default_timezone()
+    since = datetime.combine(first, time.min, tzinfo=zone)
+    until = datetime.combine(last + timedelta(days=1), time.min, tzinfo=zone)
+    given = (
+        Donation.objects.filter(order__confirmed_at__gte=since, order__confirmed_at__lt=until)
+        .annotate(month=_period("order__confirmed_at", period="month"))
+        .values("month", "fund_id", "fund__name", "fund__ordering")
+        .annotate(donations=Count("pk"), amount=Sum("amount"))
+        .order_by()
+    )
+    back = (
+        Refund.objects.filter(donation__isnull=False, created_at__gte=since, created_at__lt=until)
+        .annotate(month=_period("created_at", period="month"))
+        .values("month", "donation__fund_id", "donation__fund__name", "donation__fund__ordering")
+        .annotate(amount=Sum("amount"))
+        .order_by()
+    )
+    sums: dict[tuple, list] = {}
+    for row in given:
+        key = (row["month"], row["fund__ordering"], row["fund__name"], row["fund_id"])
+        sums[key] = [row["donations"], row["amount"], ZERO]
+    for row in back:
+        key = (
+            row["month"],
+            row["donation__fund__ordering"],
+            row["donation__fund__name"],
+            row["donation__fund_id"],
+        )
+        sums.setdefault(key, [0, ZERO, ZERO])[2] = row["amount"]
+    lines = [
+        FundLine(month, name, count, amount, refunded)
+        for (month, _order, name, _pk), (count, amount, refunded) in sorted(sums.items())
+    ]
+    return FundReport(first=first, last=last, lines=lines)

@@ -186,9 +186,7 @@ def test_funds_are_listed_in_the_requests_language(online_client, fund):
     ]
 
 
-def test_a_donation_alone_is_held_until_paid_and_its_buyer_cannot_cancel_it(
-    online_client, fund
-):
+def test_a_donation_alone_is_held_until_paid_and_its_buyer_cannot_cancel_it(online_client, fund):
     order = given(online_client, fund, amount=25, language="de")
     assert order["ticketType"] == "donation" and order["status"] == "held"
     assert order["total"] == 25 and order["tickets"] == []

@@ -7,6 +7,7 @@ urlpatterns = [
     path("sell/", views.sell, name="desk-sell"),
     path("slots/", views.slots, name="desk-slots"),
     path("gift-cards/sell/", views.sell_gift_card, name="desk-gift-card-sell"),
+    path("donations/sell/", views.sell_donation, name="desk-donation-sell"),
     path("orders/<uuid:order_id>/", views.order_page, name="desk-order"),
     path("orders/<uuid:order_id>/tickets.pdf", views.order_pdf, name="desk-order-pdf"),
     path(

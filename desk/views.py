@@ -39,6 +39,7 @@ from orders.exceptions import NotPaid, VoucherNotApplicable
 from orders.models import (
     Channel,
     DocumentKind,
+    Fund,
     Order,
     OrderStatus,
     PaymentState,
@@ -47,11 +48,13 @@ from orders.models import (
     TicketType,
 )
 from orders.providers import DESK, SELL_AT_DESK, SELL_ON_ACCOUNT
+from orders.services import donations as giving
 from orders.services.cancellation import cancel_order
 from orders.services.changes import move_order, pay_out_at_desk, resend_confirmation
 from orders.services.payments import needs_payment, refund_due, start_payment
 from orders.services.pricing import active_categories, category_price
 from orders.services.sale import place_order, quote_order
+from orders.services.taxes import donations_of
 from orders.services.vouchers import reason_text
 
 TIME_INPUT = forms.TimeInput(format="%H:%M", attrs={"type": "time"})
@@ -113,6 +116,16 @@ class SaleForm(forms.Form):
         max_length=40,
         help_text=gettext_lazy("For the tickets it applies to; Price shows what it makes."),
     )
+    # A donation beside the tickets (orders.services.donations checks the fund and amount).
+    fund = forms.ModelChoiceField(
+        label=gettext_lazy("Donation to"),
+        queryset=Fund.objects.none(),
+        required=False,
+        empty_label=gettext_lazy("No donation"),
+    )
+    donation = forms.DecimalField(
+        label=gettext_lazy("Donation"), required=False, min_value=0, max_digits=8, decimal_places=2
+    )
     payment = forms.ChoiceField(choices=PAYMENTS, widget=forms.RadioSelect, initial="cash")
     gift_card = forms.CharField(
         label=gettext_lazy("Gift card code"),
@@ -136,6 +149,7 @@ class SaleForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["partner"].queryset = partners()  # type: ignore[attr-defined]
+        self.fields["fund"].queryset = giving.active_funds()  # type: ignore[attr-defined]
         language = self.fields["language"]
         language.choices = visitor_languages()  # type: ignore[attr-defined]
         language.initial = settings.MUSEUM_LANGUAGE
@@ -180,6 +194,8 @@ class SaleForm(forms.Form):
             self.add_error("partner", _("Choose the partner whose account pays."))
         if (data.get("address") or data.get("vat_id")) and not data.get("company"):
             self.add_error("company", _("Name the company the invoice is for."))
+        if data.get("donation") and not data.get("fund"):
+            self.add_error("fund", _("Choose the fund the donation goes to."))
         return data
 
     def invoice(self) -> dict | None:
@@ -203,7 +219,15 @@ class SaleForm(forms.Form):
             "event_id": event.pk if event else None,
             "entry_time": None if event else data.get("entry_time"),
             "voucher": data.get("voucher") or None,
+            "donations": donations_of_form(data),
         }
+
+
+def donations_of_form(data: dict) -> list[dict]:
+    """A desk form's fund and amount as an order's donation lines (none without an amount)."""
+    if not (data.get("fund") and data.get("donation")):
+        return []
+    return [{"fund": data["fund"].pk, "amount": data["donation"]}]
 
 
 def _page(request, template: str, context: dict, *, status: int = 200):
@@ -341,6 +365,56 @@ def sell_gift_card(request):
     return _page(request, "desk/gift_card_sell.html", context, status=status)
 
 
+class DonationSaleForm(forms.Form):
+    fund = forms.ModelChoiceField(label=gettext_lazy("Fund"), queryset=Fund.objects.none())
+    donation = forms.DecimalField(
+        label=gettext_lazy("Amount"), max_digits=8, decimal_places=2, min_value=0
+    )
+    email = forms.EmailField(required=False, help_text=gettext_lazy("To email the receipt."))
+    name = forms.CharField(max_length=100, required=False)
+    language = forms.ChoiceField(label=gettext_lazy("Visitor's language"), required=False)
+    payment = forms.ChoiceField(choices=DESK_PAYMENTS, widget=forms.RadioSelect, initial="cash")
+    tendered = SaleForm.base_fields["tendered"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["fund"].queryset = giving.active_funds()  # type: ignore[attr-defined]
+        language = self.fields["language"]
+        language.choices = visitor_languages()  # type: ignore[attr-defined]
+        language.initial = settings.MUSEUM_LANGUAGE
+
+
+@desk_only
+@require_http_methods(["GET", "POST"])
+def sell_donation(request):
+    """A donation alone, given at the desk: its order, paid at once in cash or by card
+    (orders.services.donations.give, as the API's)."""
+    form = DonationSaleForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST" and not form.is_valid():
+        status = 400
+    elif request.method == "POST":
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                order = giving.give(
+                    buyer=request.user,
+                    email=data.get("email") or "",
+                    name=data.get("name") or "",
+                    language=data.get("language") or settings.MUSEUM_LANGUAGE,
+                    donations=donations_of_form(data),
+                    seller=request.user,
+                )
+                if needs_payment(order):
+                    _take_payment(request, order_id=order.pk, data=data)
+            return redirect("desk-order", order_id=order.pk)
+        except MuseumProblem as problem:
+            form.add_error(None, words(problem))
+            status = 400
+    context = {"form": form, "currency": settings.MUSEUM_CURRENCY}
+    return _page(request, "desk/donation_sell.html", context, status=status)
+
+
 def _date(text) -> date | None:
     """The day a form or the picker was sent, or None: parse_date raises for a day that does not
     exist (2030-02-30, year 0)."""
@@ -452,7 +526,8 @@ def _order_page(request, order: Order, *, status: int = 200):
     membership_sale = order.membership_sales.select_related("membership").first()
     gift_cards = list(order.gift_cards.all()) if order.sells_gift_cards else []
     not_paid = None
-    if membership_sale is None and not order.sells_gift_cards:
+    donations = donations_of(order)
+    if membership_sale is None and not order.sells_gift_cards and order.sells_visit:
         try:
             selectors.refuse_unless_printable(order)
         except NotPaid as problem:
@@ -465,6 +540,7 @@ def _order_page(request, order: Order, *, status: int = 200):
         "order": order,
         "membership_sale": membership_sale,
         "gift_cards": gift_cards,
+        "donations": donations,
         "not_paid": not_paid,
         "payment_form": PaymentForm() if _payable(order) else None,
         "due": order.due if order.status == OrderStatus.HELD else None,

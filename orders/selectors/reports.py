@@ -366,7 +366,7 @@ def _sold_by_rate(*, since: datetime, until: datetime, period: Period) -> list[T
     """What was sold, per period and rate, of tickets and membership sales of orders confirmed from
     `since` until `until`, in one statement (a period and rate may come twice: once a kind of
     line)."""
-    parts = []
+    parts: list[QuerySet] = []
     for model in (Ticket, MembershipSale):
         line = "ticket" if model is Ticket else "membership_sale"
         refunded = Refund.objects.filter(**{line: OuterRef("pk")})
@@ -378,7 +378,7 @@ def _sold_by_rate(*, since: datetime, until: datetime, period: Period) -> list[T
         parts.append(
             sold.annotate(period=_period("order__confirmed_at", period=period), rate=F("tax_rate"))
             .values("period", "rate")
-            .annotate(gross=Sum("price"), tax=Sum("tax"))
+            .annotate(gross=Sum("price"), taxed=Sum("tax"))
             .order_by()
         )
     # Donations, untaxed: every one of a confirmed order (one is refunded only once paid).
@@ -387,12 +387,14 @@ def _sold_by_rate(*, since: datetime, until: datetime, period: Period) -> list[T
     ).annotate(period=_period("order__confirmed_at", period=period), rate=Value(ZERO, RATE))
     parts.append(
         given.values("period", "rate")
-        .annotate(gross=Sum("amount"), tax=Value(ZERO, MONEY))
+        .annotate(gross=Sum("amount"), taxed=Value(ZERO, MONEY))
         .order_by()
     )
     rows = parts[0].union(*parts[1:], all=True)
     return [
-        TaxLine(row["period"], row["rate"], sold=TaxAmounts.of(gross=row["gross"], tax=row["tax"]))
+        TaxLine(
+            row["period"], row["rate"], sold=TaxAmounts.of(gross=row["gross"], tax=row["taxed"])
+        )
         for row in rows
     ]
 

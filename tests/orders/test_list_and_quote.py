@@ -100,8 +100,8 @@ def test_a_page_of_orders_costs_the_same_few_queries_however_many_tickets(
         place(visitor_client, order_body(day.date, ("adult", 2), ("child", 2)))
 
     # The account and its permissions (whether it sees every order), the count, the page with
-    # its slots and events, its tickets with theirs, its refunds.
-    with django_assert_max_num_queries(7):
+    # its slots and events, its tickets with theirs, its refunds, its donations with their funds.
+    with django_assert_max_num_queries(8):
         assert len(visitor_client.get(ORDERS).json()) == 5
 
 
@@ -145,6 +145,7 @@ def test_a_dry_run_quotes_what_the_order_would_cost_and_takes_nothing(visitor_cl
             {"category": "child", "quantity": 1, "price": 7.5, "discount": 0},
         ],
         "total": 37.5,
+        "donations": [],
         "taxes": [{"rate": 0, "net": 37.5, "tax": 0, "gross": 37.5}],
         "currency": "EUR",
     }

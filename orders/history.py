@@ -131,6 +131,11 @@ def _order_record(entry: AuditRecord, *, tickets: dict, slots: dict) -> str:
 
 def _placed(entry: AuditRecord, *, sold: bool) -> str:
     changes = entry.changes
+    if changes.get("donations") and not changes.get("tickets"):
+        given = {"by": actor(entry), "total": _money(changes.get("total"))}
+        if sold:
+            return _("Donation of %(total)s taken by %(by)s") % given
+        return _("Donation of %(total)s placed by %(by)s, held until paid") % given
     words = {
         "by": actor(entry),
         "count": changes.get("tickets", 0),

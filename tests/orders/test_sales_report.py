@@ -12,7 +12,7 @@ import pytest
 from django.db.models import Sum
 from django.test import Client
 
-from orders.models import Order, OrderStatus, Payment, Refund
+from orders.models import Fund, Order, OrderStatus, Payment, Refund
 from orders.services.holds import release_expired_holds
 from tests.conftest import client_for, run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
@@ -86,7 +86,7 @@ def db_cents(amount: Decimal | None) -> int:
 @pytest.fixture
 def a_day_of_sales(stripe_on, online_client, staff_client):  # noqa: F811
     """One visit day: paid through Stripe and partly cancelled; paid by card at the desk and
-    refunded whole; paid in cash; a partner's on account, partly cancelled, and an event's;
+    refunded whole; paid in cash, with a donation; a partner's on account, partly cancelled, and an event's;
     held; and expired."""
     day = MuseumDayFactory(date=later()).date
     event = SpecialEventFactory(name="Night tour", price=Decimal("20"), dates=[day])
@@ -108,7 +108,13 @@ def a_day_of_sales(stripe_on, online_client, staff_client):  # noqa: F811
     assert paid.status_code == 201
     online_client.post(f"{orders}/{card['orderId']}/cancel")
 
-    cash = held_order(online_client, day, ("senior", 2))
+    # Paid in cash with a donation beside its tickets.
+    fund = Fund.objects.create(name="Acquisitions")
+    cash = online_client.post(
+        orders,
+        order_body(day, ("senior", 2), donations=[{"fund": fund.pk, "amount": 6}]),
+        format="json",
+    ).json()
     cashed = staff_client.post(
         f"{orders}/{cash['orderId']}/payments",
         {"provider": "desk", "method": "cash"},
@@ -161,15 +167,16 @@ def test_the_page_the_csv_and_the_database_agree_to_the_cent(a_day_of_sales, des
         [day, "General entry", "Student", "1", "10.00", "1", "10.00", "0.00"],
         [day, "General entry", "Senior (65+)", "2", "24.00", "0", "0.00", "24.00"],
         [day, "Night tour", "Adult", "1", "20.00", "0", "0.00", "20.00"],
-        ["Total", "", "", "9", "121.50", "3", "32.50", "89.00"],
+        [day, "Donation", "Acquisitions", "1", "6.00", "0", "0.00", "6.00"],
+        ["Total", "", "", "10", "127.50", "3", "32.50", "95.00"],
     ]
     assert takings == [
         ["Paid by", "Payments", *money("Gross", "Refunds", "Net")],
         ["Card at the desk", "1", "15.00", "15.00", "0.00"],
-        ["Cash at the desk", "1", "24.00", "0.00", "24.00"],
+        ["Cash at the desk", "1", "30.00", "0.00", "30.00"],
         ["On account: hotel-adler", "2", "45.00", "10.00", "35.00"],
         ["Stripe", "1", "37.50", "7.50", "30.00"],
-        ["Total", "5", "121.50", "32.50", "89.00"],
+        ["Total", "5", "127.50", "32.50", "95.00"],
     ]
     # The totals are the database's: every payment that confirmed an order, every refund.
     payments = Payment.objects.filter(state="confirmed", order__date=a_day_of_sales)

@@ -15,6 +15,8 @@ from django.test import Client
 from django.utils import timezone
 
 from orders.models import (
+    Donation,
+    Fund,
     MembershipSale,
     MembershipType,
     Payment,
@@ -72,7 +74,7 @@ def include_tax(request, settings):
 @pytest.fixture
 def sales(settings, staff_client):
     """Three days of sales at four rates (adult 9 %, child 21 %, an event at 21 %, a membership
-    type at 0 %): paid online through the demo provider, in cash at the desk, on a partner's
+    type and donations at 0 %): paid online through the demo provider, in cash at the desk, on a partner's
     account and free of a payment; a child's ticket and an event ticket cancelled and refunded,
     a ticket cancelled while its order was held (its payment's surplus paid back), and a payment
     paid back whole (it came after its order was cancelled)."""
@@ -114,6 +116,18 @@ def sales(settings, staff_client):
             format="json",
         )
         assert member.status_code == 201, member.content
+        # Donations at 0 %, on the partner's account: one kept, one refunded by staff.
+        fund = Fund.objects.create(name="Acquisitions")
+        for amount in (10, 5):
+            gift = partner.post(
+                "/v1.1/donations",
+                {"donations": [{"fund": fund.pk, "amount": amount}], "email": "g@example.com"},
+                format="json",
+            )
+            assert gift.status_code == 201, gift.content
+        given = gift.json()
+        back = f"{ORDERS}/{given['orderId']}/donations/{given['donations'][0]['donationId']}/refund"
+        assert staff_client.post(back).status_code == 200
         # A ticket cancelled while its order is held: the payment started for both is paid,
         # and the surplus goes back; the ticket was never sold.
         held = placed(online, ("adult", 1), ("child", 1))
@@ -132,7 +146,9 @@ def sales(settings, staff_client):
         assert Client().post(started["payUrl"], {"outcome": "pay"}).status_code == 302
 
     assert Payment.objects.filter(state=PaymentState.REFUNDED).count() == 1
-    surplus = Refund.objects.filter(ticket=None, membership_sale=None, payment__state="confirmed")
+    surplus = Refund.objects.filter(
+        ticket=None, membership_sale=None, donation=None, payment__state="confirmed"
+    )
     assert [refund.amount for refund in surplus] == [taxed(price=Decimal("7.50"), rate=21).gross]
     return {"family": family, "tour": tour, "cash": cash, "held": held, "late": late}
 
@@ -146,7 +162,7 @@ def lines_sold(period: str) -> dict[tuple, TaxAmounts]:
     """What the confirmed orders' lines come to per period and rate, read line by line through
     the ORM: every line of a confirmed order but those cancelled before it was confirmed."""
     sums: dict[tuple, TaxAmounts] = defaultdict(TaxAmounts)
-    for model in (Ticket, MembershipSale):
+    for model in (Ticket, MembershipSale, Donation):
         lines = model.objects.filter(order__confirmed_at__isnull=False)
         for line in lines.exclude(cancelled_at__lt=F("order__confirmed_at")).select_related(
             "order"
@@ -160,9 +176,11 @@ def lines_refunded(period: str) -> dict[tuple, TaxAmounts]:
     """The refunds of lines per period (when recorded) and rate, read one by one: each of a
     whole line, so its tax is the line's."""
     sums: dict[tuple, TaxAmounts] = defaultdict(TaxAmounts)
-    refunds = Refund.objects.filter(Q(ticket__isnull=False) | Q(membership_sale__isnull=False))
-    for refund in refunds.select_related("ticket", "membership_sale"):
-        line = refund.ticket or refund.membership_sale
+    refunds = Refund.objects.filter(
+        Q(ticket__isnull=False) | Q(membership_sale__isnull=False) | Q(donation__isnull=False)
+    )
+    for refund in refunds.select_related("ticket", "membership_sale", "donation"):
+        line = refund.ticket or refund.membership_sale or refund.donation
         assert refund.amount == line.price
         key = (local_period(refund.created_at, period), line.tax_rate)
         sums[key] += TaxAmounts.of(gross=refund.amount, tax=line.tax)
@@ -195,8 +213,10 @@ def test_the_report_is_the_orders_lines_less_their_refunds_and_the_payments_less
     taken = total(Payment.objects.filter(state__in=["confirmed", "refunded"]))
     assert report.total.after_refunds.gross == taken - total(Refund.objects.all())
     confirmed = Payment.objects.filter(state="confirmed")
-    surplus = Refund.objects.filter(payment__in=confirmed, ticket=None, membership_sale=None)
-    lines_back = Refund.objects.exclude(ticket=None, membership_sale=None)
+    surplus = Refund.objects.filter(
+        payment__in=confirmed, ticket=None, membership_sale=None, donation=None
+    )
+    lines_back = Refund.objects.exclude(ticket=None, membership_sale=None, donation=None)
     assert report.total.after_refunds.gross == total(confirmed) - total(surplus) - total(lines_back)
     after = report.total.after_refunds
     assert after.net + after.tax == after.gross
@@ -221,7 +241,7 @@ def test_each_sale_is_dated_in_the_museums_zone_by_day_and_by_month(sales):
         (dt.date(2031, 2, 1), Decimal("21")),
     ]
     assert months.by_rate == [
-        TaxLine(None, Decimal("0"), money("60.00", "0.00"), TaxAmounts()),
+        TaxLine(None, Decimal("0"), money("75.00", "0.00"), money("5.00", "0.00")),
         TaxLine(None, Decimal("9"), money("60.00", "4.96"), TaxAmounts()),
         TaxLine(None, Decimal("21"), money("55.00", "9.54"), money("27.50", "4.77")),
     ]
@@ -293,20 +313,21 @@ def test_the_page_and_its_csv_show_the_months_to_the_cent(sales, desk_client):
         ["Month", "Tax rate (%)", *HEADER],
         ["2031-01", "9.00", "27.52", "2.48", "30.00", *nothing, "27.52", "2.48", "30.00"],
         ["2031-01", "21.00", "39.26", "8.24", "47.50", *nothing, "39.26", "8.24", "47.50"],
-        ["2031-02", "0.00", "60.00", "0.00", "60.00", *nothing, "60.00", "0.00", "60.00"],
+        ["2031-02", "0.00", "75.00", "0.00", "75.00", "5.00", "0.00", "5.00"]
+        + ["70.00", "0.00", "70.00"],
         ["2031-02", "9.00", "27.52", "2.48", "30.00", *nothing, "27.52", "2.48", "30.00"],
         ["2031-02", "21.00", "6.20", "1.30", "7.50", "22.73", "4.77", "27.50"]
         + ["-16.53", "-3.47", "-20.00"],
-        ["Total", "", "160.50", "14.50", "175.00", "22.73", "4.77", "27.50"]
-        + ["137.77", "9.73", "147.50"],
+        ["Total", "", "175.50", "14.50", "190.00", "27.73", "4.77", "32.50"]
+        + ["147.77", "9.73", "157.50"],
     ]
     assert per_rate == [
         ["Tax rate (%)", *HEADER],
-        ["0.00", "60.00", "0.00", "60.00", *nothing, "60.00", "0.00", "60.00"],
+        ["0.00", "75.00", "0.00", "75.00", "5.00", "0.00", "5.00", "70.00", "0.00", "70.00"],
         ["9.00", "55.04", "4.96", "60.00", *nothing, "55.04", "4.96", "60.00"],
         ["21.00", "45.46", "9.54", "55.00", "22.73", "4.77", "27.50", "22.73", "4.77", "27.50"],
-        ["Total", "160.50", "14.50", "175.00", "22.73", "4.77", "27.50"]
-        + ["137.77", "9.73", "147.50"],
+        ["Total", "175.50", "14.50", "190.00", "27.73", "4.77", "32.50"]
+        + ["147.77", "9.73", "157.50"],
     ]
 
 

@@ -86,8 +86,8 @@ def db_cents(amount: Decimal | None) -> int:
 @pytest.fixture
 def a_day_of_sales(stripe_on, online_client, staff_client):  # noqa: F811
     """One visit day: paid through Stripe and partly cancelled; paid by card at the desk and
-    refunded whole; paid in cash, with a donation; a partner's on account, partly cancelled, and an event's;
-    held; and expired."""
+    refunded whole; paid in cash, with a donation; a partner's on account, partly cancelled,
+    and an event's; held; and expired."""
     day = MuseumDayFactory(date=later()).date
     event = SpecialEventFactory(name="Night tour", price=Decimal("20"), dates=[day])
     orders = "/v1.1/orders"

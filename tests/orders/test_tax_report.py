@@ -74,10 +74,11 @@ def include_tax(request, settings):
 @pytest.fixture
 def sales(settings, staff_client):
     """Three days of sales at four rates (adult 9 %, child 21 %, an event at 21 %, a membership
-    type and donations at 0 %): paid online through the demo provider, in cash at the desk, on a partner's
-    account and free of a payment; a child's ticket and an event ticket cancelled and refunded,
-    a ticket cancelled while its order was held (its payment's surplus paid back), and a payment
-    paid back whole (it came after its order was cancelled)."""
+    type and donations at 0 %): paid online through the demo provider, in cash at the desk, on
+    a partner's account and free of a payment; a child's ticket and an event ticket cancelled
+    and refunded, a donation refunded by staff, a ticket cancelled while its order was held (its
+    payment's surplus paid back), and a payment paid back whole (it came after its order was
+    cancelled)."""
     settings.TIME_ZONE = ZONE
     for code, rate in (("adult", "9"), ("child", "21")):
         VisitorCategory.objects.filter(category=code).update(tax_rate=Decimal(rate))

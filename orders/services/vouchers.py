@@ -28,10 +28,13 @@ from decimal import Decimal
 
 from django.db.models import (
     Case,
+    Count,
+    DecimalField,
     F,
     IntegerField,
     OuterRef,
     Q,
+    QuerySet,
     Subquery,
     Sum,
     Value,
@@ -50,6 +53,7 @@ from museum.money import ZERO, to_cent
 from orders.exceptions import VoucherBudgetSpent, VoucherNotApplicable, VoucherUsedUp
 from orders.models import (
     Channel,
+    Ticket,
     VisitorCategory,
     Voucher,
     VoucherChannel,
@@ -286,8 +290,8 @@ def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
 
 
 def lock(vouchers: Iterable[Voucher]) -> None:
-    """Lock the rows of the vouchers a sale names, by key, before its places."""
-    keys = sorted({voucher.pk for voucher in vouchers})
+    """Lock the rows of the counted vouchers a sale names, by key, before its places."""
+    keys = sorted({voucher.pk for voucher in vouchers if voucher.counted})
     if keys:
         list(Voucher.objects.select_for_update().filter(pk__in=keys).values_list("pk", flat=True))
 
@@ -304,9 +308,10 @@ class Redemption:
 def redeem(redemptions: Iterable[Redemption]) -> None:
     """Take each voucher's uses and discount, by key, while it has them and is valid, or raise
     VoucherUsedUp, VoucherBudgetSpent or VoucherNotApplicable (the caller's transaction undoes
-    the sale). Run after the sale's places are counted."""
+    the sale). Run after the sale's places are counted. An uncounted voucher's row is left
+    alone: its tickets say what it gave."""
     for taken in sorted(redemptions, key=lambda taken: taken.voucher.pk):
-        if not taken.uses:
+        if not taken.uses or not taken.voucher.counted:
             continue
         counted = (
             Voucher.objects.filter(pk=taken.voucher.pk)
@@ -349,9 +354,40 @@ def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
             per_voucher[voucher_id][1] += discount
     for voucher_id in sorted(per_voucher):
         uses, discount = per_voucher[voucher_id]
-        Voucher.objects.filter(pk=voucher_id).update(
-            uses=F("uses") - uses, discount_given=F("discount_given") - discount
+        # Counted ones alone; never below nothing (one made counted since, then recounted).
+        Voucher.objects.filter(Voucher.are_counted(), pk=voucher_id).update(
+            uses=Greatest(F("uses") - uses, Value(0)),
+            discount_given=Greatest(F("discount_given") - discount, Value(ZERO)),
         )
+
+
+def given(vouchers: QuerySet[Voucher]) -> QuerySet[Voucher]:
+    """The vouchers with what their valid tickets (of orders held or confirmed) took: `used`
+    and `discounted`, the one answer to "how much did it give?" for counted and uncounted
+    vouchers alike."""
+    valid = Ticket.objects.filter(voucher=OuterRef("pk"), cancelled_at__isnull=True).order_by()
+    return vouchers.annotate(
+        used=Coalesce(
+            Subquery(valid.values("voucher").annotate(n=Count("pk")).values("n")), Value(0)
+        ),
+        discounted=Coalesce(
+            Subquery(valid.values("voucher").annotate(d=Sum("discount")).values("d")),
+            Value(ZERO),
+            output_field=DecimalField(max_digits=10, decimal_places=2),
+        ),
+    )
+
+
+def recount(voucher_id: int) -> None:
+    """Set a counted voucher's counters to what its valid tickets took, under its row's lock:
+    after staff change its limits (a promotion code given a budget counts from what it gave)."""
+    voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
+    if voucher is None or not voucher.counted:
+        return
+    counted = given(Voucher.objects.filter(pk=voucher_id)).values("used", "discounted").get()
+    Voucher.objects.filter(pk=voucher_id).update(
+        uses=counted["used"], discount_given=counted["discounted"]
+    )
 
 
 def for_lines(

@@ -163,10 +163,13 @@ class Voucher(models.Model):
     @staticmethod
     def are_counted() -> Q:
         """`counted` as a filter."""
+        return Q(max_uses__isnull=False) | Q(budget__isnull=False) | Voucher.keep_places()
+
+    @staticmethod
+    def keep_places() -> Q:
+        """`keeps_places` as a filter."""
         return (
-            Q(max_uses__isnull=False)
-            | Q(budget__isnull=False)
-            | Q(keep_slot__isnull=False)
+            Q(keep_slot__isnull=False)
             | Q(keep_day__isnull=False)
             | Q(keep_event_date__isnull=False)
         )

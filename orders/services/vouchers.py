@@ -2,13 +2,15 @@
 price, and its uses and budget taken and given back under the sale's locks.
 
 A voucher is found by its code, read case-insensitively. Whether it applies is asked before any
-lock (`refusal`: a reason, or None), and again by the counting itself: a sale locks its vouchers'
-rows (`lock`, by key) before it counts its places (hours.locking), and takes a use per ticket it
-reduces and the discount it gives from the budget with one conditional UPDATE once it has
-priced them. Two buyers racing for the last use queue on that row, and the second's condition
-fails: the code is never used more than its `max_uses`, nor its budget exceeded, whatever the
-race (eventyay#1398 checked before the lock). The uses and the discount of tickets voided go back
-the same way, before their places.
+lock (`refusal`: a reason, or None), and again by the counting itself: a sale takes a use per
+ticket it reduces and the discount it gives from the budget with one conditional UPDATE of the
+voucher's row (`redeem`), late in its transaction, after its lines are written and before its
+receipt's number: two buyers racing for the last use queue on that row, and the second's
+condition fails, so the code is never used more than its `max_uses`, nor its budget exceeded,
+whatever the race (eventyay#1398 checked before the lock); and the row is held only for the
+end of each sale. A voucher that keeps places is locked earlier, before the sale's places
+(`lock`; see below). The uses and the discount of tickets voided go back the same way, each in
+its turn (`give_back`). A voucher without a limit is not counted at all (Voucher.counted).
 
 A voucher that keeps places holds back one place per use left on its one slot, day or event
 date while it is valid (`held_back`): the public's sale counts them as taken, in the same UPDATE
@@ -290,8 +292,9 @@ def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
 
 
 def lock(vouchers: Iterable[Voucher]) -> None:
-    """Lock the rows of the counted vouchers a sale names, by key, before its places."""
-    keys = sorted({voucher.pk for voucher in vouchers if voucher.counted})
+    """Lock the rows of the vouchers that keep places a sale names, by key, before its
+    places."""
+    keys = sorted({voucher.pk for voucher in vouchers if voucher.keeps_places})
     if keys:
         list(Voucher.objects.select_for_update().filter(pk__in=keys).values_list("pk", flat=True))
 
@@ -344,9 +347,10 @@ def _why_not_taken(taken: Redemption) -> MuseumProblem:
     return VoucherNotApplicable(reason="expired")
 
 
-def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
+def give_back(tickets: Iterable[tuple[int | None, Decimal]], *, keeping: bool) -> None:
     """Give back the uses and discount of voided tickets, each (its voucher's key, its
-    discount), by key."""
+    discount), by key: of the vouchers that keep places (`keeping`, before the tickets'
+    places go back, in the sale's lock order), or of the others (after)."""
     per_voucher: dict[int, list] = defaultdict(lambda: [0, ZERO])
     for voucher_id, discount in tickets:
         if voucher_id is not None:
@@ -355,7 +359,10 @@ def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
     for voucher_id in sorted(per_voucher):
         uses, discount = per_voucher[voucher_id]
         # Counted ones alone; never below nothing (one made counted since, then recounted).
-        Voucher.objects.filter(Voucher.are_counted(), pk=voucher_id).update(
+        keeps = Voucher.keep_places()
+        Voucher.objects.filter(
+            keeps if keeping else (Voucher.are_counted() & ~keeps), pk=voucher_id
+        ).update(
             uses=Greatest(F("uses") - uses, Value(0)),
             discount_given=Greatest(F("discount_given") - discount, Value(ZERO)),
         )

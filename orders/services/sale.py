@@ -184,7 +184,6 @@ def place_order(
             discounted=_discounted(membership),
             vouchers=named,
         )
-        vouchers.redeem(vouchers.redemptions_of(lines_priced))
         return _record_order(
             purchase, taken, lines_priced, hold=hold, hold_until=hold_until, gifts=gifts
         )
@@ -415,6 +414,8 @@ def _record_order(
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
     giving.record_gifts(order, gifts)
+    # Late: a shared code's row is held only for the end of each sale (its receipt's number).
+    vouchers.redeem(vouchers.redemptions_of(lines))
     # A new order has no refunds: its answer (refundDue) reads none from the database.
     order.refunded = Decimal("0")
     record_new(order, by=purchase.buyer, held=held, changes=_audited(order))

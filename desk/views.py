@@ -117,7 +117,7 @@ class SaleForm(forms.Form):
         help_text=gettext_lazy("For the tickets it applies to; Price shows what it makes."),
     )
     # A donation beside the tickets (orders.services.donations checks the fund and amount).
-    fund = forms.ModelChoiceField(
+    fund: forms.ModelChoiceField[Fund] = forms.ModelChoiceField(
         label=gettext_lazy("Donation to"),
         queryset=Fund.objects.none(),
         required=False,
@@ -366,7 +366,9 @@ def sell_gift_card(request):
 
 
 class DonationSaleForm(forms.Form):
-    fund = forms.ModelChoiceField(label=gettext_lazy("Fund"), queryset=Fund.objects.none())
+    fund: forms.ModelChoiceField[Fund] = forms.ModelChoiceField(
+        label=gettext_lazy("Fund"), queryset=Fund.objects.none()
+    )
     donation = forms.DecimalField(
         label=gettext_lazy("Amount"), max_digits=8, decimal_places=2, min_value=0
     )

@@ -1,8 +1,9 @@
 """Donations: an amount a buyer gives to one of the museum's funds, a line of an order beside
 its tickets or alone. A donation carries no tax and goes back only when staff refund it."""
 
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
@@ -39,6 +40,24 @@ class Fund(models.Model):
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        """Its suggested amounts are amounts it takes (the admin asks before saving): the API
+        and the visitor's page offer them as they are."""
+        amounts = self.suggested_amounts
+        if not isinstance(amounts, list):
+            raise ValidationError({"suggested_amounts": 'A list of amounts: ["5.00", "10.00"].'})
+        for amount in amounts:
+            try:
+                value = Decimal(str(amount))
+            except InvalidOperation:
+                value = None
+            if value is None or not value.is_finite() or value != value.quantize(Decimal("0.01")):
+                raise ValidationError({"suggested_amounts": f"Not an amount in cents: {amount!r}."})
+            if not self.minimum <= value <= self.maximum:
+                raise ValidationError(
+                    {"suggested_amounts": f"{amount} is outside the minimum and maximum."}
+                )
 
 
 class Donation(models.Model):

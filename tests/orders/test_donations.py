@@ -282,3 +282,23 @@ def test_the_confirmation_email_links_a_page_to_give_and_it_makes_a_donation_to_
     gift.refresh_from_db()
     assert gift.status == OrderStatus.CONFIRMED
     assert Client().get(path.replace("donate/", "donate/x")).status_code == 404
+
+
+def test_the_admin_keeps_a_funds_suggested_amounts_amounts_it_takes(desk_client, settings):
+    # The staff group describes funds; its suggested amounts must be amounts the fund takes.
+    body = {
+        "name_en": "Garden",
+        "description_en": "",
+        "minimum": "5.00",
+        "maximum": "100.00",
+        "suggested_amounts": '["10.00", "lots"]',
+        "ordering": "0",
+        "active": "on",
+    }
+    refused = desk_client.post("/admin/orders/fund/add/", body)
+    assert refused.status_code == 200 and not Fund.objects.filter(name="Garden").exists()
+    saved = desk_client.post(
+        "/admin/orders/fund/add/", {**body, "suggested_amounts": '["10.00", "25.00"]'}
+    )
+    assert saved.status_code == 302, saved.content
+    assert Fund.objects.get(name="Garden").suggested_amounts == ["10.00", "25.00"]

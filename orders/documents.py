@@ -24,6 +24,7 @@ from museum.text import one_line
 from orders import tokens
 from orders.drawing import FONTS, draw_qr
 from orders.models import Channel, Fund, Order, OrderStatus, Ticket, TicketsPdf
+from orders.providers import SELL_AT_DESK
 from orders.selectors import cancel_deadline, line_order
 
 # What the kept PDFs were made by: change it with the layout below, and each order's PDF is made
@@ -96,8 +97,11 @@ def cancel_link(order: Order) -> str:
 def donate_link(order: Order) -> str:
     """The page where the visitor of a paid online order gives to the museum's funds
     (orders/pages/donate.py), signed for that order alone; "" while no fund takes gifts, or for
-    an order not confirmed or not the visitor's own (a partner's, on account)."""
+    an order not confirmed or not the visitor's own (a partner's, on account; the desk's)."""
     if order.status != OrderStatus.CONFIRMED or order.channel != Channel.ONLINE:
+        return ""
+    # A desk sale's buyer is the clerk who sold it: its visitor gives at the desk instead.
+    if order.buyer.has_perm(SELL_AT_DESK):
         return ""
     if not Fund.objects.filter(active=True).exists():
         return ""

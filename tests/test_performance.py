@@ -103,9 +103,10 @@ def test_confirming_a_held_order_costs_a_few_queries(visitor_client, django_asse
     # order, locked, with what its refunds come to (the answer's refundDue); its email's task;
     # the order; its tickets unheld; its payment on account; its audit record; its tickets read
     # once, for the answer, the metrics and its invoice; the invoice's partner (its payment on
-    # account is known: one of its total); its number (one statement) and the invoice. The
-    # test's transaction adds a savepoint and its release.
-    with django_assert_num_queries(13):
+    # account is known: one of its total); its donations, with their funds, once for its invoice
+    # and its answer; its number (one statement) and the invoice. The test's transaction adds a
+    # savepoint and its release.
+    with django_assert_num_queries(14):
         answer = visitor_client.post(f"{ORDERS}/{held.json()['orderId']}/confirm")
 
     assert answer.status_code == 200 and answer.json()["status"] == "confirmed"
@@ -122,10 +123,10 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
     # order's `paid_back` (one UPDATE, which the database checks against what it was paid); the
     # invoice they correct, the credit note's number (one statement) and the credit note; the
     # places given back; the refunds' and the cancellation's audit records, in one INSERT; the
-    # change's email (its task, and the order closed and noting it in one UPDATE). The answer's
-    # refundDue is what the refunds came to plus the new ones: nothing is read back. The test's
-    # transaction adds a savepoint and its release.
-    with django_assert_num_queries(19):
+    # change's email (its task, and the order closed and noting it in one UPDATE); the answer's
+    # donations, with their funds. The answer's refundDue is what the refunds came to plus the
+    # new ones: nothing is read back. The test's transaction adds a savepoint and its release.
+    with django_assert_num_queries(20):
         answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"

@@ -41,7 +41,7 @@ from orders.models import (
     Ticket,
 )
 from orders.providers import DESK, ON_ACCOUNT
-from orders.services.taxes import Taxed, of_gross, order_taxes, totals_by_rate
+from orders.services.taxes import Taxed, donations_of, of_gross, order_taxes, totals_by_rate
 
 # The payments a confirmation's receipt lists: those that took the money, and the one whose
 # success confirms the order now (orders.services.payments.payment_succeeded writes its state
@@ -252,11 +252,8 @@ def _sold_lines(order: Order) -> list[Ticket | MembershipSale]:
 
 def _donations_of(order: Order) -> list[Donation]:
     """The confirmed order's donations (none refunded yet: a refund comes after the receipt),
-    as the sale kept them, or read."""
-    donations = getattr(order, "sold_donations", None)
-    if donations is None:
-        donations = list(order.donations.select_related("fund"))
-    return [donation for donation in donations if donation.cancelled_at is None]
+    as the sale kept them, or read once (and kept for its answer)."""
+    return [donation for donation in donations_of(order) if donation.cancelled_at is None]
 
 
 def _gift_card_line(order: Order) -> Line:

@@ -112,6 +112,15 @@ ADDED_OPERATIONS = {
     ("/webhooks/{webhookId}", "get"),
     ("/webhooks/{webhookId}", "patch"),
     ("/webhooks/{webhookId}", "delete"),
+    ("/vouchers", "get"),
+    ("/vouchers", "post"),
+    ("/vouchers/{voucherId}", "get"),
+    ("/vouchers/{voucherId}", "patch"),
+    ("/vouchers/{voucherId}", "delete"),
+    ("/vouchers/batch", "post"),
+    ("/vouchers/export.csv", "get"),
+    ("/vouchers/import", "post"),
+    ("/vouchers/stats", "get"),
 }
 
 

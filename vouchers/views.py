@@ -14,7 +14,6 @@ from rest_framework.response import Response
 
 from museum.admin_pages import csv_response
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
-from museum.parsers import MuseumJSONParser
 from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
@@ -100,11 +99,6 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         if self.action in ("export", "stats"):
             return parameter_names(StatsQuerySerializer)
         return super().accepted_query_parameters()
-
-    def get_parsers(self):
-        if getattr(self, "action", None) == "import_file":
-            return [CSVParser(), MultiPartParser()]
-        return [MuseumJSONParser()]
 
     @extend_schema(
         operation_id="listVouchers",
@@ -232,7 +226,12 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         request={"text/csv": OpenApiTypes.STR, "multipart/form-data": ImportRequestSerializer},
         responses={201: ImportedSerializer, **problems(400, 401, 403, 409, 415, 422)},
     )
-    @action(detail=False, methods=["post"], url_path="import")
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="import",
+        parser_classes=[CSVParser, MultiPartParser],
+    )
     @idempotent
     def import_file(self, request):
         made = services.import_vouchers(by=request.user, rows=csv_files.read(_csv_text(request)))

@@ -20,6 +20,8 @@ class Action(models.TextChoices):
     CANCELLED = "cancelled"
     EXPIRED = "expired"
     REFUNDED = "refunded"
+    # A voucher's uses taken by a confirmed order.
+    REDEEMED = "redeemed"
     # What the desk hands back over the counter, in cash or on the card terminal.
     PAID_OUT = "paid_out", "paid out"
     CHECKED_IN = "checked_in", "checked in"

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.conf import settings
 from django.db.models import TextChoices
 from django.urls import reverse
@@ -82,6 +84,11 @@ class VisitorCategorySerializer(serializers.Serializer):
         source="needs_companion",
         help_text="Sold only beside a ticket of a category that does not need one.",
     )
+    payWhatYouWant = serializers.BooleanField(
+        source="pay_what_you_want",
+        help_text="Its general-entry buyer names the price (a line's `price`), at least "
+        "`generalPrice`.",
+    )
     currency = CurrencyField()
 
     @extend_schema_field(MoneyField())
@@ -112,6 +119,17 @@ class OrderLineSerializer(serializers.Serializer):
         "`membership`).",
     )
     quantity = StrictIntegerField(min_value=1, help_text="Tickets of this category.")
+    voucher = StrictCharField(
+        required=False,
+        max_length=40,
+        help_text="A voucher code for this line's tickets (read case-insensitively).",
+    )
+    price = MoneyField(
+        required=False,
+        max_value=Decimal("10000"),
+        help_text="What each ticket costs, for a pay-what-you-want category (its "
+        "`payWhatYouWant`): at least its `generalPrice`.",
+    )
 
 
 class InvoiceDetailsSerializer(serializers.Serializer):
@@ -166,6 +184,12 @@ class PlaceOrderRequestSerializer(BuyMuseumTicketsRequestSerializer):
         "and VAT id, instead of a receipt, once the order is confirmed. A sales partner's order "
         "paid on account is invoiced to the partner, these giving its address and VAT id.",
     )
+    voucher = StrictCharField(
+        required=False,
+        max_length=40,
+        help_text="A voucher code for every line it applies to (read case-insensitively); a "
+        "line's own `voucher` wins for that line.",
+    )
     dryRun = StrictBooleanField(
         source="dry_run",
         required=False,
@@ -205,6 +229,10 @@ class OrderTicketSerializer(serializers.Serializer):
     price = MoneyField(help_text="Tax included.")
     taxRate = TaxRateField(source="tax_rate")
     tax = MoneyField(help_text="The tax in its price.")
+    discount = MoneyField(help_text="What its voucher took off its price.")
+    voucher = serializers.CharField(
+        source="voucher.code", required=False, allow_null=True, help_text="Its voucher's code."
+    )
     confirmationCode = serializers.CharField(source="confirmation_code")
     entryTime = HourMinuteField(source="slot.entry_time", required=False, allow_null=True)
     cancelled = serializers.SerializerMethodField()
@@ -242,8 +270,9 @@ class OrderTicketSerializer(serializers.Serializer):
 
     def to_representation(self, ticket):
         data = super().to_representation(ticket)
-        if data["entryTime"] is None:
-            del data["entryTime"]
+        for optional in ("entryTime", "voucher"):
+            if data[optional] is None:
+                del data[optional]
         return data
 
 
@@ -401,6 +430,16 @@ class QuoteLineSerializer(serializers.Serializer):
     category = serializers.CharField(source="code", help_text="Its category, or `member`.")
     quantity = serializers.IntegerField()
     price = MoneyField(help_text="Each ticket's.")
+    voucher = serializers.CharField(
+        source="voucher.code", required=False, allow_null=True, help_text="Its voucher's code."
+    )
+    discount = MoneyField(help_text="What the voucher takes off each ticket's price.")
+
+    def to_representation(self, line):
+        data = super().to_representation(line)
+        if data["voucher"] is None:
+            del data["voucher"]
+        return data
 
 
 class QuoteSerializer(serializers.Serializer):

@@ -37,6 +37,7 @@ from orders.serializers import (
     StartPaymentRequestSerializer,
     VisitorCategorySerializer,
 )
+from orders.services import vouchers
 from orders.services.cancellation import cancel_order
 from orders.services.holds import confirm_order
 from orders.services.memberships import (
@@ -111,7 +112,15 @@ class PriceList(StrictQueryParameters, generics.GenericAPIView):
 
 
 # What a quote reads of an order's request: not who buys it, nor whether to hold it.
-QUOTED = ("ticket_type", "ticket_date", "lines", "event_id", "entry_time", "membership")
+QUOTED = (
+    "ticket_type",
+    "ticket_date",
+    "lines",
+    "event_id",
+    "entry_time",
+    "membership",
+    "voucher",
+)
 
 
 class PDFRenderer(BaseRenderer):
@@ -151,7 +160,10 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
             "`hold`, the places are kept for MUSEUM_HOLD_MINUTES until the order is confirmed. "
             "With `membership`, a member visit: `member` lines are free places that take the "
             "slot's places kept for members first and need no payment (409 "
-            "`membership_not_valid`, `member_visit_exists`)."
+            "`membership_not_valid`, `member_visit_exists`). With a `voucher` (the order's, or "
+            "a line's), each ticket it reduces is one of its uses, taken with the places (409 "
+            "`voucher_not_applicable`, `voucher_used_up`, `voucher_budget_spent`, "
+            "`voucher_is_gift_card`)."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=PlaceOrderRequestSerializer,
@@ -164,11 +176,12 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
         data = serializer.validated_data
         if "membership" in data:
             data["membership"] = membership_for(data["membership"])
-        if data.pop("dry_run"):
-            quoted = {name: data[name] for name in QUOTED if name in data}
-            quote = quote_order(**quoted, buyer=request.user)
-            return Response(QuoteSerializer(quote).data)
-        order = place_order(buyer=request.user, **data)
+        with vouchers.reasons_for(request.user):
+            if data.pop("dry_run"):
+                quoted = {name: data[name] for name in QUOTED if name in data}
+                quote = quote_order(**quoted, buyer=request.user)
+                return Response(QuoteSerializer(quote).data)
+            order = place_order(buyer=request.user, **data)
         location = reverse("orders-detail", kwargs={"orderId": order.pk})
         return Response(
             OrderSerializer(order).data,

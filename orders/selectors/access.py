@@ -152,7 +152,7 @@ def with_membership_sales(orders: list[Order]) -> list[Order]:
 
 
 def tickets_of_orders() -> QuerySet[Ticket]:
-    return Ticket.objects.select_related("category", "slot")
+    return Ticket.objects.select_related("category", "slot", "voucher")
 
 
 def viewable_order(*, order_id: uuid.UUID, viewer) -> Order:

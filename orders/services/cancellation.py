@@ -28,6 +28,7 @@ from orders.models import (
     Validity,
 )
 from orders.selectors import CANCEL_ANY_ORDER, cancel_deadline, order_to_change, tickets_of
+from orders.services import vouchers
 from orders.services.memberships import cancel_membership_order
 from orders.services.payments import mail_change, pay_back_parts, refund_tickets, void_hold
 from orders.services.places import give_back
@@ -118,6 +119,7 @@ def _void(
         )
         entries.append(refunded[1])
     give_back(order=order, n=len(voided), member=sum(ticket.member for ticket in voided))
+    vouchers.give_back((ticket.voucher_id, ticket.discount) for ticket in voided)
     closing = _close_if_void(order, tickets, now=now)
     whole = order.status == OrderStatus.CANCELLED
     entries.append((Action.CANCELLED, order, {"tickets": voided_ids, "whole_order": whole}))

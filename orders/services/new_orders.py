@@ -22,6 +22,7 @@ from orders.services.payments import (
     record_on_account_payment,
 )
 from orders.services.receipts import issue_receipt
+from orders.services.vouchers import record_redeemed
 
 
 def new_order(
@@ -79,5 +80,6 @@ def record_new(order: Order, *, by, held: bool, changes: dict) -> None:
     if held:
         metrics.count_orders(metrics.ORDERS_HELD)
     else:
+        record_redeemed(getattr(order, "sold_tickets", ()))
         # Confirmed at once, its lines written: last, as its number's lock is held to the commit.
         issue_receipt(order)

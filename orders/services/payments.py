@@ -65,7 +65,7 @@ from orders.providers import (
 from orders.providers.base import Notification, ProviderError, Received
 from orders.refunds import pay_back_later, record_refunds, settle_if_local
 from orders.selectors import order_to_change, tickets_of, viewable_order
-from orders.services import places
+from orders.services import places, vouchers
 from orders.services.membership_periods import refuse_unless_valid, start_periods
 from orders.services.receipts import issue_receipt
 from orders.signals import order_confirmed, refunds_to_gift_card
@@ -126,6 +126,7 @@ def confirm_held(order: Order, *, now) -> None:
     # counted from there (a sale unheld counts the tickets it made, without a query).
     order.sold_tickets = list(tickets_of(order))
     metrics.count_tickets(metrics.TICKETS_SOLD, order.sold_tickets)
+    vouchers.record_redeemed(order.sold_tickets)
     issue_receipt(order)  # last: its number's lock is held to the commit
 
 
@@ -169,10 +170,13 @@ def void_hold(order: Order, *, now, status: str = OrderStatus.CANCELLED, changes
     valid = Ticket.objects.filter(order=order, cancelled_at__isnull=True)
     # A member visit's free places go back to the members' count too.
     member = valid.filter(member=True).count() if order.membership_id else 0
+    # Its vouchers' uses and discount go back too (read first: few orders have any).
+    discounted = list(valid.filter(voucher__isnull=False).values_list("voucher_id", "discount"))
     voided = valid.update(cancelled_at=now)
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()
     places.give_back(order=order, n=voided, member=member)
+    vouchers.give_back(discounted)
 
 
 def pay_back_parts(order: Order) -> list[Refund]:

@@ -7,6 +7,7 @@ and its tickets are locked before any of them.
 """
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, time
 
@@ -24,6 +25,10 @@ from museum.exceptions import InvalidInput
 from museum.response_cache import group_changed
 from orders.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from orders.models import Order
+from orders.services import vouchers
+
+# The rows a voucher may keep places on (Voucher.keep_slot, keep_day, keep_event_date).
+VOUCHER_ROWS = ("slot", "day", "event_date")
 
 
 @dataclass(frozen=True)
@@ -93,27 +98,33 @@ def take(
     slot: EntrySlot | None,
     n: int,
     member: int = 0,
+    taking: Mapping[int, int] | None = None,
 ) -> Taken:
     """Count n places on the sale's rows, `member` of them members' (a member visit's, which
-    take the slot's kept member places first), or raise (the caller's transaction then undoes
-    any counted)."""
+    take the slot's kept member places first), beyond those vouchers keep but the sale's own
+    (`taking`: voucher key: uses), or raise (the caller's transaction then undoes any
+    counted)."""
     event = None
     if event_id is not None:
         event = SpecialEvent.objects.active().select_for_update().filter(pk=event_id).first()
         if event is None:
             raise UnknownEvent()
         refuse_if_event_sale_ended(event=event, ticket_date=ticket_date)
-    event_date_id = _count(ticket_date=ticket_date, event=event, slot=slot, n=n, member=member)
+    event_date_id = _count(
+        ticket_date=ticket_date, event=event, slot=slot, n=n, member=member, taking=taking
+    )
     return Taken(slot=slot, event=event, event_date_id=event_date_id)
 
 
-def take_earliest_slot(*, ticket_date: date, n: int, member: int = 0) -> Taken:
+def take_earliest_slot(
+    *, ticket_date: date, n: int, member: int = 0, taking: Mapping[int, int] | None = None
+) -> Taken:
     """n places (`member` of them members') in the earliest slot of a timed day with room (or
     on an untimed day)."""
     slots = list(EntrySlot.objects.filter(day_id=ticket_date).order_by("entry_time"))
     if not slots:
         refuse_if_sale_ended(ticket_date=ticket_date, slot=None)
-        _count(ticket_date=ticket_date, event=None, slot=None, n=n, member=member)
+        _count(ticket_date=ticket_date, event=None, slot=None, n=n, member=member, taking=taking)
         return Taken()
     on_sale = _not_over(slots, ticket_date=ticket_date)
     if not on_sale:
@@ -123,7 +134,9 @@ def take_earliest_slot(*, ticket_date: date, n: int, member: int = 0) -> Taken:
         if slot.capacity is not None and _left_for(slot, n=n, member=member) < n:
             continue
         try:
-            _count(ticket_date=ticket_date, event=None, slot=slot, n=n, member=member)
+            _count(
+                ticket_date=ticket_date, event=None, slot=slot, n=n, member=member, taking=taking
+            )
         except SoldOut as sold_out:
             if sold_out.scope == "slot":
                 continue  # its UPDATE changed nothing: the next one
@@ -152,9 +165,10 @@ def _count(
     slot: EntrySlot | None,
     n: int,
     member: int = 0,
+    taking: Mapping[int, int] | None = None,
 ) -> int | None:
-    """Count n places (`member` of them members') on the slot, then the day or the event date;
-    the event date's key."""
+    """Count n places (`member` of them members') on the slot, then the day or the event date,
+    beyond what vouchers keep there (but the sale's own, `taking`); the event date's key."""
     slots = EntrySlot.objects.filter(pk=slot.pk) if slot is not None else None
     days = event_dates = None
     event_date_id = None
@@ -168,20 +182,28 @@ def _count(
     else:
         days = MuseumDay.objects.filter(date=ticket_date, is_closed=False)
     kept = slot is not None and keeps_member_places(slot)
+    held_back = {row: vouchers.held_back(row, taking=taking) for row in VOUCHER_ROWS}
     full = take_places(
-        n=n, slots=slots, days=days, event_dates=event_dates, member=member, kept=kept
+        n=n,
+        slots=slots,
+        days=days,
+        event_dates=event_dates,
+        member=member,
+        kept=kept,
+        held_back=held_back,
     )
     if full == "day" and days is not None and not days.exists():
         raise MuseumClosed()
     if full == "slot" and slots is not None:
-        counted = slots.first()
+        counted = slots.annotate(held_back=held_back["slot"]).first()
         if counted is None:  # removed meanwhile, with its day, by the weekly pattern
             raise MuseumClosed()
-        raise sold_out_on(available=_left_for(counted, n=n, member=member), scope=full)
+        left = _left_for(counted, n=n, member=member) - counted.held_back
+        raise sold_out_on(available=max(left, 0), scope=full)
     if full is not None:
         row = {"day": days, "event_date": event_dates}[full]
         assert row is not None
-        raise sold_out_on(available=_left(row), scope=full)
+        raise sold_out_on(available=_left(row, held_back=held_back[full]), scope=full)
     if slot is not None:
         group_changed("slots")
     return event_date_id
@@ -209,12 +231,12 @@ def _left_for(slot: EntrySlot, *, n: int, member: int) -> int:
     return left
 
 
-def _left(row: QuerySet) -> int:
-    counted = row.values_list("capacity", "sold").first()
+def _left(row: QuerySet, *, held_back) -> int:
+    counted = row.annotate(held_back=held_back).values_list("capacity", "sold", "held_back").first()
     if counted is None:  # removed meanwhile, with its day, by the weekly pattern
         raise MuseumClosed()
-    capacity, sold = counted
-    return max(capacity - sold, 0)
+    capacity, sold, held = counted
+    return max(capacity - sold - held, 0)
 
 
 def give_back(*, order: Order, n: int, member: int = 0) -> None:

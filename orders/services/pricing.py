@@ -27,8 +27,9 @@ from museum.exceptions import InvalidInput
 from museum.kept import Kept
 from museum.money import ZERO, to_cent
 from orders.exceptions import DateInPast, EventNotOnDate, NeedsCompanion, UnknownEvent
-from orders.models import MEMBER_CATEGORY, VisitorCategory
+from orders.models import MEMBER_CATEGORY, VisitorCategory, Voucher
 from orders.services.taxes import Taxed, taxed
+from orders.services.vouchers import voucher_price
 
 # The contract's POST /tickets sells this category.
 DEFAULT_CATEGORY = "adult"
@@ -42,6 +43,10 @@ class Line:
     category: VisitorCategory | None
     quantity: int
     taxed: Taxed
+    # The voucher that made its price, each of its tickets one use, each `discount` less than
+    # it would have cost without (orders.services.vouchers).
+    voucher: Voucher | None = None
+    discount: Decimal = ZERO
 
     @property
     def price(self) -> Decimal:
@@ -81,12 +86,26 @@ def ticket_taxed(
     """A ticket's amounts: of the general price at the category's tax rate, or of the
     category's share of the event's price, less `discount_percent` (a member order's event
     discount), at the event's."""
+    return taxed(
+        price=catalogue_price(category=category, event=event, discount_percent=discount_percent),
+        rate=rate_of(category=category, event=event),
+    )
+
+
+def catalogue_price(
+    *, category: VisitorCategory, event: SpecialEvent | None, discount_percent: int = 0
+) -> Decimal:
+    """A ticket's price as the catalogue states it (gross or net: orders.services.taxes)."""
     if event is None:
-        return taxed(price=category.general_price, rate=category.tax_rate)
+        return category.general_price
     share = event.price * category.event_price_percent / 100
     if discount_percent:
         share = share * (100 - discount_percent) / 100
-    return taxed(price=to_cent(share), rate=event.tax_rate)
+    return to_cent(share)
+
+
+def rate_of(*, category: VisitorCategory, event: SpecialEvent | None) -> Decimal:
+    return category.tax_rate if event is None else event.tax_rate
 
 
 def event_on(*, ticket_date: date, event_id: uuid.UUID | None) -> SpecialEvent:
@@ -135,32 +154,91 @@ def priced(
     event: SpecialEvent | None,
     discount_percent: int = 0,
     discounted: int | None = None,
+    vouchers: Sequence[Voucher | None] = (),
 ) -> list[Line]:
     """The lines priced: members' free, the others at their category's price (less
     `discount_percent` on an event, for the first `discounted` tickets in the lines' order, all
-    if None). A line the discount runs out in is two: its tickets discounted, then the others
-    at the full price."""
+    if None; a pay-what-you-want category's general entry at the line's `price`, at least its
+    own), or at what each line's voucher in `vouchers` makes it. A line the discount runs out in
+    is two: its tickets discounted, then the others at the full price."""
     left = discounted
+    vouchers = vouchers or [None] * len(lines)
     priced_lines = []
-    for line, category in zip(lines, categories, strict=True):
+    for index, (line, category, voucher) in enumerate(
+        zip(lines, categories, vouchers, strict=True)
+    ):
         quantity = line["quantity"]
         if category is None:
             rate = ZERO if event is None else event.tax_rate
             priced_lines.append(Line(None, quantity, taxed(price=ZERO, rate=rate)))
             continue
+        full = _named_price(line, category=category, event=event, index=index)
         less = quantity if left is None or not discount_percent else min(quantity, left)
         if less or quantity == less:
-            amounts = ticket_taxed(
-                category=category, event=event, discount_percent=discount_percent
+            member_price = (
+                full
+                if event is None
+                else catalogue_price(
+                    category=category, event=event, discount_percent=discount_percent
+                )
             )
-            priced_lines.append(Line(category, less, amounts))
+            priced_lines.append(
+                _line(category, less, event=event, full=full, member=member_price, voucher=voucher)
+            )
         if quantity > less:
             priced_lines.append(
-                Line(category, quantity - less, ticket_taxed(category=category, event=event))
+                _line(
+                    category, quantity - less, event=event, full=full, member=full, voucher=voucher
+                )
             )
         if left is not None and discount_percent:
             left -= less
     return priced_lines
+
+
+def _named_price(
+    line: dict, *, category: VisitorCategory, event: SpecialEvent | None, index: int
+) -> Decimal:
+    """The line's catalogue price: what its buyer names for a pay-what-you-want category's
+    general entry (at least its general price; that price if none is named)."""
+    named = line.get("price")
+    if event is not None or not category.pay_what_you_want:
+        if named is not None:
+            raise InvalidInput(
+                f"lines.{index}.price", _("Only a pay-what-you-want category takes a price.")
+            )
+        return catalogue_price(category=category, event=event)
+    if named is None:
+        return category.general_price
+    if named < category.general_price:
+        raise InvalidInput(
+            f"lines.{index}.price",
+            _("At least %(minimum)s.") % {"minimum": category.general_price},
+        )
+    return to_cent(named)
+
+
+def _line(
+    category: VisitorCategory,
+    quantity: int,
+    *,
+    event: SpecialEvent | None,
+    full: Decimal,
+    member: Decimal,
+    voucher: Voucher | None,
+) -> Line:
+    """`quantity` tickets of `category` whose catalogue price is `full`, `member` with a
+    member's discount: with `voucher`, at its price where that is lower (of the member's price
+    where it stacks, else the better of the two), each one of its uses."""
+    rate = rate_of(category=category, event=event)
+    if voucher is not None:
+        before = member if voucher.stacks else full
+        with_voucher = voucher_price(voucher, before)
+        if with_voucher < member:
+            amounts = taxed(price=with_voucher, rate=rate)
+            discount = taxed(price=before, rate=rate).gross - amounts.gross
+            return Line(category, quantity, amounts, voucher=voucher, discount=discount)
+    return Line(category, quantity, taxed(price=member, rate=rate))
 
 
 def total_of(lines: Sequence[Line]) -> Decimal:

@@ -23,8 +23,9 @@ from orders.models import (
     Ticket,
     TicketType,
     VisitorCategory,
+    Voucher,
 )
-from orders.services import places
+from orders.services import places, vouchers
 from orders.services.holds import release_expired_holds
 from orders.services.limits import OWN_LIMITS, check_places, max_tickets_per_order
 from orders.services.member_visits import (
@@ -36,6 +37,7 @@ from orders.services.member_visits import (
     take_member_places,
 )
 from orders.services.new_orders import new_order, record_new, settle_new, stays_held
+from orders.services.payments import channel_of
 from orders.services.pricing import (
     DEFAULT_CATEGORY,
     ON_SALE,
@@ -89,6 +91,8 @@ def place_order(
     membership: Membership | None = None,
     mail_buyer: bool = True,
     invoice: Mapping[str, str] | None = None,
+    voucher: str | None = None,
+    octo: bool = False,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
@@ -131,6 +135,10 @@ def place_order(
         refuse_member_visit(
             membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
         )
+    visit = vouchers.Visit(ticket_type, ticket_date, event_id, entry_time)
+    sold_by = {"buyer": buyer, "seller": seller, "octo": octo}
+    named = _vouchers(lines, categories, code=voucher, visit=visit, **sold_by)
+    taking = {v.pk: n for v, n in vouchers.uses_wanted(lines, named).items()}
     language = i18n.offered(language) or i18n.current()
     purchase = Purchase(
         buyer,
@@ -149,10 +157,17 @@ def place_order(
         if membership is not None:
             take_member_places(membership, day=ticket_date, n=member)
         if general and earliest_slot:
-            taken = places.take_earliest_slot(ticket_date=ticket_date, n=count, member=member)
+            taken = places.take_earliest_slot(
+                ticket_date=ticket_date, n=count, member=member, taking=taking
+            )
         else:
             taken = places.take(
-                ticket_date=ticket_date, event_id=event_id, slot=slot, n=count, member=member
+                ticket_date=ticket_date,
+                event_id=event_id,
+                slot=slot,
+                n=count,
+                member=member,
+                taking=taking,
             )
         lines_priced = priced(
             lines=lines,
@@ -160,12 +175,35 @@ def place_order(
             event=taken.event,
             discount_percent=_discount(membership, event=taken.event),
             discounted=_discounted(membership),
+            vouchers=named,
         )
+        vouchers.redeem(vouchers.redemptions_of(lines_priced))
         return _record_order(purchase, taken, lines_priced, hold=hold, hold_until=hold_until)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     with one_visit_a_day(membership, ticket_date=ticket_date):
         return _selling(sell, ticket_date=ticket_date, event_id=event_id)
+
+
+def _vouchers(
+    lines: Sequence[dict],
+    categories: Sequence[VisitorCategory | None],
+    *,
+    code: str | None,
+    visit: vouchers.Visit,
+    buyer,
+    seller,
+    octo: bool,
+) -> list[Voucher | None]:
+    """Each line's voucher (orders.services.vouchers.for_lines), sold by `seller` (at the desk)
+    or through OCTO, else on `buyer`'s channel; no query without a code."""
+    if not code and not any(line.get("voucher") for line in lines):
+        return [None] * len(lines)
+    paid_by = channel_of(buyer) if buyer is not None else ""
+    channel = vouchers.sale_channel(paid_by=paid_by, seller=seller, octo=octo)
+    return vouchers.for_lines(
+        lines=lines, categories=categories, code=code, visit=visit, channel=channel
+    )
 
 
 def _discount(membership: Membership | None, *, event) -> int:
@@ -225,6 +263,8 @@ def quote_order(
     seller=None,
     membership: Membership | None = None,
     buyer=None,
+    voucher: str | None = None,
+    octo: bool = False,
 ) -> Quote:
     """What place_order would charge for the order, by the same rules and prices, taking no
     place (so a quote says nothing of the places left, nor of a member visit booked that day).
@@ -245,13 +285,18 @@ def quote_order(
             membership=membership, ticket_date=ticket_date, buyer=buyer, seller=seller
         )
     event = None if general else event_on(ticket_date=ticket_date, event_id=event_id)
+    visit = vouchers.Visit(ticket_type, ticket_date, event_id, entry_time)
+    sold_by = {"buyer": buyer, "seller": seller, "octo": octo}
     lines_priced = priced(
         lines=lines,
         categories=categories,
         event=event,
         discount_percent=_discount(membership, event=event),
         discounted=_discounted(membership),
+        vouchers=_vouchers(lines, categories, code=voucher, visit=visit, **sold_by),
     )
+    for redemption in vouchers.redemptions_of(lines_priced):
+        vouchers.refuse_past_budget(redemption)
     return Quote(lines=lines_priced, total=total_of(lines_priced))
 
 
@@ -345,6 +390,8 @@ def _record_order(
             category=line.category,
             slot=taken.slot,
             member=line.member,
+            voucher=line.voucher,
+            discount=line.discount,
             # The row that counts the ticket (a museum day's key is its date).
             museum_day_id=None if taken.event else purchase.ticket_date,
             event_date_id=taken.event_date_id,

@@ -17,7 +17,8 @@ that counts the members' kept places; its holders' do not count the ones they ta
 
 import secrets
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -36,12 +37,16 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest, Now
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from museum.exceptions import MuseumProblem
+from audit.models import Action
+from audit.services import record
+from museum.exceptions import InvalidInput, MuseumProblem
 from museum.money import ZERO, to_cent
 from orders.exceptions import VoucherBudgetSpent, VoucherNotApplicable, VoucherUsedUp
 from orders.models import (
     Channel,
+    VisitorCategory,
     Voucher,
     VoucherChannel,
     VoucherEffect,
@@ -76,7 +81,8 @@ def find(code: str) -> Voucher:
     """The voucher of `code`; VoucherNotApplicable if there is none (or what another kind of
     code it is says: a gift card's)."""
     code = normalized(code)
-    voucher = Voucher.objects.filter(code=code).first() if code else None
+    found = Voucher.objects.select_related("keep_slot", "keep_event_date").filter(code=code)
+    voucher = found.first() if code else None
     if voucher is not None:
         return voucher
     for recognise in OTHER_CODES:
@@ -93,29 +99,39 @@ class Visit:
     ticket_type: str
     ticket_date: date
     event_id: object | None = None
-    # The slot's time on timed entry, its key (None: untimed, or the earliest slot).
+    # The slot's time on timed entry (None: untimed, or the earliest slot).
     entry_time: time | None = None
-    slot_id: int | None = None
-    event_date_id: int | None = None
 
 
 # Each reason a voucher does not reduce a ticket, in the words staff read.
 REASONS = {
-    "unknown": "No voucher has this code.",
-    "not_yet_valid": "The voucher is not valid yet.",
-    "expired": "The voucher has expired.",
-    "channel": "The voucher is not for this channel.",
-    "ticket_type": "The voucher is not for this kind of visit.",
-    "event": "The voucher is not for this event.",
-    "category": "The voucher is not for this visitor category.",
-    "date": "The voucher is not for visits on this date.",
-    "slot": "The voucher is not for this entry time.",
-    "used_up": "The voucher has no uses left.",
+    "unknown": gettext_noop("No voucher has this code."),
+    "not_yet_valid": gettext_noop("The voucher is not valid yet."),
+    "expired": gettext_noop("The voucher has expired."),
+    "channel": gettext_noop("The voucher is not for this channel."),
+    "ticket_type": gettext_noop("The voucher is not for this kind of visit."),
+    "event": gettext_noop("The voucher is not for this event."),
+    "category": gettext_noop("The voucher is not for this visitor category."),
+    "date": gettext_noop("The voucher is not for visits on this date."),
+    "slot": gettext_noop("The voucher is not for this entry time."),
+    "used_up": gettext_noop("The voucher has no uses left."),
 }
 
 
 def reason_text(reason: str) -> str:
     return _(REASONS.get(reason, REASONS["unknown"]))
+
+
+@contextmanager
+def reasons_for(viewer) -> Iterator[None]:
+    """Staff read why a voucher does not apply (reason_text); anyone else only that it does
+    not, an unknown code and one out of scope alike, so codes cannot be probed."""
+    try:
+        yield
+    except VoucherNotApplicable as problem:
+        if viewer is not None and viewer.is_staff:
+            problem.detail = reason_text(problem.reason)
+        raise
 
 
 def refusal(
@@ -173,9 +189,8 @@ def _refusal_of_scope(voucher: Voucher, *, visit: Visit, category_id: int | None
 def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
     """A voucher that keeps places reduces only the visits on its row."""
     if voucher.keep_slot_id is not None:
-        if visit.slot_id is not None and visit.slot_id != voucher.keep_slot_id:
-            return "slot"
-        if visit.entry_time is None and visit.slot_id is None:
+        slot = voucher.keep_slot
+        if visit.ticket_date != slot.day_id or visit.entry_time != slot.entry_time:
             return "slot"
     if voucher.keep_day_id is not None:
         if visit.event_id is not None:
@@ -183,9 +198,8 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
         if visit.ticket_date != voucher.keep_day_id:
             return "date"
     if voucher.keep_event_date_id is not None:
-        if visit.event_id is None:
-            return "ticket_type"
-        if visit.event_date_id is not None and visit.event_date_id != voucher.keep_event_date_id:
+        kept = voucher.keep_event_date
+        if visit.event_id != kept.event_id or visit.ticket_date != kept.date:
             return "date"
     return None
 
@@ -274,6 +288,14 @@ def redeem(redemptions: Iterable[Redemption]) -> None:
             raise _why_not_taken(taken)
 
 
+def refuse_past_budget(taken: Redemption) -> None:
+    """VoucherBudgetSpent if the discount would pass its budget (as read now: a quote's
+    answer; `redeem` decides under the lock)."""
+    voucher = taken.voucher
+    if voucher.budget is not None and voucher.discount_given + taken.discount > voucher.budget:
+        raise VoucherBudgetSpent()
+
+
 def _why_not_taken(taken: Redemption) -> MuseumProblem:
     voucher = Voucher.objects.get(pk=taken.voucher.pk)
     if voucher.max_uses is not None and voucher.uses + taken.uses > voucher.max_uses:
@@ -295,4 +317,103 @@ def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
         uses, discount = per_voucher[voucher_id]
         Voucher.objects.filter(pk=voucher_id).update(
             uses=F("uses") - uses, discount_given=F("discount_given") - discount
+        )
+
+
+def for_lines(
+    *,
+    lines: Sequence[dict],
+    categories: Sequence[VisitorCategory | None],
+    code: str | None,
+    visit: Visit,
+    channel: str,
+) -> list[Voucher | None]:
+    """Each line's voucher, asked before any lock: the line's own `voucher` code, which must
+    apply, else the order's `code` where it applies to the line's category (it must apply to
+    one). A member's free place takes none. Raises VoucherNotApplicable, VoucherUsedUp or what
+    `find` says."""
+    found: dict[str, Voucher] = {}
+    named: list[Voucher | None] = []
+    for index, (line, category) in enumerate(zip(lines, categories, strict=True)):
+        own = line.get("voucher")
+        if category is None:
+            if own:
+                raise InvalidInput(
+                    f"lines.{index}.voucher", _("A member's free place takes no voucher.")
+                )
+            named.append(None)
+            continue
+        voucher = None
+        typed = own or code
+        if typed:
+            voucher = found.get(typed) or found.setdefault(typed, find(typed))
+            reason = refusal(voucher, visit=visit, channel=channel, category_id=category.pk)
+            if reason == "category" and not own:
+                voucher = None  # the order's code, for its other lines
+            elif reason is not None:
+                raise refused(reason)
+        named.append(voucher)
+    if code and not any(named):
+        raise refused("category")
+    _refuse_past_uses(lines, named)
+    return named
+
+
+def _refuse_past_uses(lines: Sequence[dict], named: Sequence[Voucher | None]) -> None:
+    """VoucherUsedUp if the lines want more uses of a voucher than it has left (as read now;
+    `redeem` decides under the lock)."""
+    for voucher, wanted in uses_wanted(lines, named).items():
+        if voucher.uses_left is not None and wanted > voucher.uses_left:
+            raise VoucherUsedUp(usesLeft=voucher.uses_left)
+
+
+def uses_wanted(lines: Sequence[dict], named: Sequence[Voucher | None]) -> dict[Voucher, int]:
+    """The most uses each voucher may take: the tickets of its lines."""
+    wanted: dict[Voucher, int] = defaultdict(int)
+    for line, voucher in zip(lines, named, strict=True):
+        if voucher is not None:
+            wanted[voucher] += line["quantity"]
+    return wanted
+
+
+def refused(reason: str) -> MuseumProblem:
+    """The problem a refusal's reason is: VoucherUsedUp, or VoucherNotApplicable (whose detail
+    the faces word for staff alone: reason_text)."""
+    if reason == "used_up":
+        return VoucherUsedUp(usesLeft=0)
+    return VoucherNotApplicable(reason=reason)
+
+
+def redemptions_of(lines) -> list[Redemption]:
+    """What priced lines (orders.services.pricing.Line) take of their vouchers."""
+    taken: dict[int, Redemption] = {}
+    for line in lines:
+        if line.voucher is not None:
+            redemption = taken.setdefault(line.voucher.pk, Redemption(line.voucher))
+            redemption.uses += line.quantity
+            redemption.discount += line.discount * line.quantity
+    return list(taken.values())
+
+
+def record_redeemed(tickets: Iterable) -> None:
+    """The audit record of each voucher the tickets of a confirmed order used (the
+    `voucher.redeemed` webhook is made from it); none without a voucher, and no query."""
+    per_voucher: dict[int, Redemption] = {}
+    order_id = None
+    for ticket in tickets:
+        if ticket.voucher_id is not None:
+            order_id = ticket.order_id
+            redemption = per_voucher.setdefault(ticket.voucher_id, Redemption(ticket.voucher))
+            redemption.uses += 1
+            redemption.discount += ticket.discount
+    for redemption in per_voucher.values():
+        record(
+            action=Action.REDEEMED,
+            obj=redemption.voucher,
+            changes={
+                "order": str(order_id),
+                "uses": redemption.uses,
+                "discount": redemption.discount,
+                "tag": redemption.voucher.tag,
+            },
         )

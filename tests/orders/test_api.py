@@ -48,6 +48,7 @@ def test_any_account_reads_the_visitor_categories(visitor_client):
         "eventPricePercent": 100,
         "checkAtDoor": False,
         "needsCompanion": False,
+        "payWhatYouWant": False,
         "currency": "EUR",
     }
     assert by_code["child"]["generalPrice"] == 7.5

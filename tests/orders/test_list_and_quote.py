@@ -141,8 +141,8 @@ def test_a_dry_run_quotes_what_the_order_would_cost_and_takes_nothing(visitor_cl
     assert quote.status_code == 200
     assert quote.json() == {
         "lines": [
-            {"category": "adult", "quantity": 2, "price": 15.0},
-            {"category": "child", "quantity": 1, "price": 7.5},
+            {"category": "adult", "quantity": 2, "price": 15.0, "discount": 0},
+            {"category": "child", "quantity": 1, "price": 7.5, "discount": 0},
         ],
         "total": 37.5,
         "taxes": [{"rate": 0, "net": 37.5, "tax": 0, "gross": 37.5}],

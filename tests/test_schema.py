@@ -121,6 +121,7 @@ ADDED_OPERATIONS = {
     ("/vouchers/export.csv", "get"),
     ("/vouchers/import", "post"),
     ("/vouchers/stats", "get"),
+    ("/vouchers/check", "post"),
 }
 
 

@@ -14,6 +14,7 @@ from museum.fields import (
     StrictIntegerField,
 )
 from orders.models import VisitorCategory, VoucherChannel, VoucherEffect
+from orders.serializers import PlaceOrderRequestSerializer, QuoteSerializer
 
 TICKET_TYPES = [("general", "General entry"), ("event", "Special events")]
 
@@ -193,3 +194,26 @@ class CsvFileField(serializers.FileField):
 
 class ImportRequestSerializer(serializers.Serializer):
     file = CsvFileField(help_text="The CSV file, as export.csv writes it.")
+
+
+class CheckRequestSerializer(PlaceOrderRequestSerializer):
+    """The order as POST /orders takes it, less what a quote does not read, and its voucher."""
+
+    email = None
+    phone = None
+    name = None
+    language = None
+    hold = None
+    invoice = None
+    dryRun = None
+    voucher = StrictCharField(
+        max_length=40,
+        help_text="The code to check: for every line it applies to (a line's own `voucher` "
+        "wins for that line).",
+    )
+
+
+class CheckSerializer(serializers.Serializer):
+    voucher = serializers.CharField(help_text="The code, as kept (upper-case).")
+    applies = serializers.BooleanField(help_text="Always true: a code that does not is a 409.")
+    quote = QuoteSerializer(help_text="What the order would cost with it; nothing is taken.")

@@ -8,7 +8,7 @@ from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, MultiPartParser
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 
@@ -17,11 +17,17 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import problems
+from museum.throttling import VoucherRateThrottle
 from orders.models import Voucher
+from orders.services import vouchers
+from orders.services.memberships import membership_for
+from orders.services.sale import quote_order
 from vouchers import csv_files, services
 from vouchers.serializers import (
     BatchRequestSerializer,
     BatchSerializer,
+    CheckRequestSerializer,
+    CheckSerializer,
     CreateVoucherRequestSerializer,
     ImportedSerializer,
     ImportRequestSerializer,
@@ -94,6 +100,17 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     lookup_value_converter = "int"
     list_query_serializer = VoucherListQuerySerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_permissions(self):
+        if self.action == "check":
+            return [IsAuthenticated()]
+        return super().get_permissions()
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.action == "check":
+            throttles.append(VoucherRateThrottle())
+        return throttles
 
     def accepted_query_parameters(self) -> frozenset[str]:
         if self.action in ("export", "stats"):
@@ -249,6 +266,30 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     def stats(self, request):
         tag = validated_query(StatsQuerySerializer, request).get("tag")
         return Response(TagStatsSerializer(services.stats(tag=tag), many=True).data)
+
+    @extend_schema(
+        operation_id="checkVoucher",
+        summary="Whether a voucher applies to an order, and what the order would cost",
+        description=(
+            "Any account, MUSEUM_THROTTLE_VOUCHER_RATE (10) a minute: the order as POST /orders "
+            "takes it with its `voucher`, priced by the sale's own rules (the quote of "
+            "`dryRun`); nothing is taken, no use counted. A code that does not apply is 409 "
+            "`voucher_not_applicable`, an unknown code alike (staff are told why), "
+            "`voucher_used_up` or `voucher_budget_spent` when it has too little left, "
+            "`voucher_is_gift_card` for a gift card's code."
+        ),
+        request=CheckRequestSerializer,
+        responses={200: CheckSerializer, **problems(400, 401, 404, 409, 415, 429)},
+    )
+    @action(detail=False, methods=["post"])
+    def check(self, request):
+        data = _validated(CheckRequestSerializer, request)
+        if "membership" in data:
+            data["membership"] = membership_for(data["membership"])
+        with vouchers.reasons_for(request.user):
+            quote = quote_order(buyer=request.user, **data)
+        answer = {"voucher": vouchers.normalized(data["voucher"]), "applies": True, "quote": quote}
+        return Response(CheckSerializer(answer).data)
 
 
 def _validated(serializer_class, request) -> dict:

@@ -481,6 +481,7 @@ SPECTACULAR_SETTINGS = {
         "webhooks.schema.ORDER_EVENTS",
         "webhooks.schema.MEMBERSHIP_EVENTS",
         "webhooks.schema.GIFT_CARD_EVENTS",
+        "webhooks.schema.VOUCHER_EVENTS",
         "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

@@ -217,3 +217,16 @@ class CheckSerializer(serializers.Serializer):
     voucher = serializers.CharField(help_text="The code, as kept (upper-case).")
     applies = serializers.BooleanField(help_text="Always true: a code that does not is a 409.")
     quote = QuoteSerializer(help_text="What the order would cost with it; nothing is taken.")
+
+
+class RedeemedEventSerializer(serializers.Serializer):
+    """A voucher's use by a confirmed order as the `voucher.redeemed` webhook tells it (from the
+    audit record the sale writes: orders.services.vouchers.record_redeemed)."""
+
+    voucherId = serializers.IntegerField()
+    code = serializers.CharField()
+    tag = serializers.CharField()
+    orderId = serializers.UUIDField()
+    uses = serializers.IntegerField(help_text="The order's tickets it reduced.")
+    discount = MoneyField(max_digits=10, help_text="What it took off them, in all.")
+    currency = serializers.CharField(default=settings.MUSEUM_CURRENCY)

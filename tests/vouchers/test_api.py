@@ -8,13 +8,21 @@ from decimal import Decimal
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db.models import Sum
 
 from audit.models import AuditRecord
-from orders.models import Voucher
+from orders.models import Ticket, Voucher
 from orders.services.vouchers import ALPHABET
 from tests.conftest import assert_problem, client_for
-from tests.factories import SpecialEventFactory, TicketFactory, UserFactory, partner_member
+from tests.factories import (
+    MuseumDayFactory,
+    SpecialEventFactory,
+    TicketFactory,
+    UserFactory,
+    partner_member,
+)
 from tests.giftcards.test_gift_cards import buy_card
+from tests.orders.conftest import later, order_body
 
 VOUCHERS = "/v1.1/vouchers"
 
@@ -355,3 +363,34 @@ def _permissions(*codenames):
     from django.contrib.auth.models import Permission
 
     return Permission.objects.filter(content_type__app_label="orders", codename__in=codenames)
+
+
+def test_the_stats_agree_with_the_discount_of_the_tickets_sold(staff_client, visitor_client):
+    MuseumDayFactory(date=later())
+    make(staff_client, code="KIDS-FREE", tag="kids", categories=["child"])
+    make(staff_client, code="THREE-OFF", effect="amount_off", value=3, tag="promo")
+    make(staff_client, code="HALF", effect="percent_off", value=50, tag="promo")
+    orders = []
+    for code, lines in [
+        ("kids-free", [("adult", 1), ("child", 2)]),
+        ("three-off", [("adult", 2)]),
+        ("half", [("adult", 1), ("child", 1)]),
+        ("half", [("adult", 3)]),
+    ]:
+        body = order_body(later(), *lines, voucher=code)
+        answer = visitor_client.post("/v1.1/orders", body, format="json")
+        assert answer.status_code == 201, answer.content
+        orders.append(answer.json())
+    cancelled = visitor_client.post(f"/v1.1/orders/{orders[3]['orderId']}/cancel")
+    assert cancelled.status_code == 200, cancelled.content
+
+    stats = {row["tag"]: row for row in staff_client.get(f"{VOUCHERS}/stats").json()}
+
+    valid = Ticket.objects.filter(cancelled_at__isnull=True, voucher__isnull=False)
+    for tag in ("kids", "promo"):
+        tickets = valid.filter(voucher__tag=tag)
+        given = tickets.aggregate(total=Sum("discount"))["total"]
+        assert stats[tag]["uses"] == tickets.count()
+        assert Decimal(str(stats[tag]["discount"])) == given
+    assert (stats["kids"]["uses"], stats["promo"]["uses"]) == (2, 4)
+    assert stats["promo"]["issued"] == 2 and stats["promo"]["used"] == 2

@@ -48,14 +48,15 @@ FIELDS = (
     "comment",
 )
 RELATIONS = ("categories", "events")
-# The API's name of each field its refusals name.
-API_NAMES = {
+# The model's field each refusal names (by the API's name), for the admin's form.
+MODEL_FIELDS = {
+    "code": "code",
     "value": "value",
-    "visit_until": "visitUntil",
-    "valid_until": "validUntil",
-    "max_uses": "maxUses",
+    "visitUntil": "visit_until",
+    "validUntil": "valid_until",
+    "maxUses": "max_uses",
     "budget": "budget",
-    "keep_slot": "keepSlot",
+    "keepSlot": "keep_slot",
     "channels": "channels",
 }
 
@@ -114,6 +115,22 @@ def import_vouchers(*, by, rows: Sequence[dict[str, Any]]) -> list[Voucher]:
         specs.append(({**fields, "code": normalized(row["code"])}, row["row"]))
     _check_codes([(spec["code"], row) for spec, row in specs])
     return _create(by=by, specs=specs, emails=())
+
+
+def check_settings(fields: dict[str, Any], *, voucher: Voucher | None = None) -> None:
+    """What a change or a new voucher would be refused for, asked before it is made (the
+    admin's form): InvalidInput naming the field."""
+    current = {name: getattr(voucher, name) for name in FIELDS} if voucher else {}
+    _check_fields({"effect": VoucherEffect.FREE, **current, **fields})
+    if voucher is not None:
+        _check_counters(voucher, fields)
+
+
+def check_code(code: str) -> str:
+    """The code as kept, if no voucher nor gift card has it; else VoucherCodeTaken."""
+    code = normalized(code)
+    _check_codes([(code, None)])
+    return code
 
 
 def _in_row(problem: InvalidInput, row: int) -> InvalidInput:

@@ -66,14 +66,14 @@ class VoucherSettingsSerializer(serializers.Serializer):
     ticketType = serializers.ChoiceField(
         source="ticket_type", choices=[*TICKET_TYPES, ("", "Both")], required=False
     )
-    categories = serializers.SlugRelatedField(
+    categories: serializers.SlugRelatedField[VisitorCategory] = serializers.SlugRelatedField(
         slug_field="category",
         queryset=VisitorCategory.objects.all(),
         many=True,
         required=False,
         help_text="Visitor categories' codes; empty: every category.",
     )
-    events = serializers.PrimaryKeyRelatedField(
+    events: serializers.PrimaryKeyRelatedField[SpecialEvent] = serializers.PrimaryKeyRelatedField(
         queryset=SpecialEvent.objects.all(),
         many=True,
         required=False,
@@ -197,15 +197,16 @@ class ImportRequestSerializer(serializers.Serializer):
 
 
 class CheckRequestSerializer(PlaceOrderRequestSerializer):
-    """The order as POST /orders takes it, less what a quote does not read, and its voucher."""
+    """The order as POST /orders takes it, less what a quote does not read (a field set to None
+    is DRF's way of leaving an inherited one out), and its voucher."""
 
-    email = None
-    phone = None
-    name = None
-    language = None
-    hold = None
-    invoice = None
-    dryRun = None
+    email = None  # type: ignore[assignment]
+    phone = None  # type: ignore[assignment]
+    name = None  # type: ignore[assignment]
+    language = None  # type: ignore[assignment]
+    hold = None  # type: ignore[assignment]
+    invoice = None  # type: ignore[assignment]
+    dryRun = None  # type: ignore[assignment]
     voucher = StrictCharField(
         max_length=40,
         help_text="The code to check: for every line it applies to (a line's own `voucher` "

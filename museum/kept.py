@@ -72,9 +72,11 @@ class Kept(Generic[T]):
 
     def changes_with(self, *models) -> None:
         """Load again after any save or delete of these models, on every node."""
-        on_every_change(models, self._forget, name=f"kept:{self.version_key}")
+        on_every_change(models, self.forget, name=f"kept:{self.version_key}")
 
-    def _forget(self) -> None:
+    def forget(self) -> None:
+        """Load again on every node (called directly for a change that sends no signal, as
+        bulk_create's)."""
         now_and_on_commit(self._delete_version)
 
     def _delete_version(self) -> None:

@@ -9,13 +9,15 @@ class OrdersConfig(AppConfig):
         from museum.monitoring import register_scrape_time_collector
         from orders.history import register_descriptions
         from orders.membership_reports import ActiveMembersCollector
-        from orders.models import SaleLimits, VisitorCategory
+        from orders.models import SaleLimits, VisitorCategory, Voucher
         from orders.selectors import EmailsWaitingCollector
         from orders.services.limits import OWN_LIMITS
         from orders.services.pricing import ON_SALE
+        from orders.services.vouchers import ROWS_KEPT
 
         ON_SALE.changes_with(VisitorCategory)
         OWN_LIMITS.changes_with(SaleLimits)
+        ROWS_KEPT.changes_with(Voucher)
         register_scrape_time_collector(EmailsWaitingCollector())
         register_scrape_time_collector(ActiveMembersCollector())
         register_descriptions()

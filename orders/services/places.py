@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, time
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Value
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from events.models import EventDate, SpecialEvent
 from events.services import sales_end as event_sales_end
 from hours.exceptions import SaleEnded
-from hours.locking import give_back_places, take_places
+from hours.locking import give_back_places, lock_places, take_places
 from hours.models import EntrySlot, MuseumDay
 from hours.services import keeps_member_places, public_places_left, sales_end
 from museum.exceptions import InvalidInput
@@ -26,9 +26,6 @@ from museum.response_cache import group_changed
 from orders.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from orders.models import Order
 from orders.services import vouchers
-
-# The rows a voucher may keep places on (Voucher.keep_slot, keep_day, keep_event_date).
-VOUCHER_ROWS = ("slot", "day", "event_date")
 
 
 @dataclass(frozen=True)
@@ -182,7 +179,18 @@ def _count(
     else:
         days = MuseumDay.objects.filter(date=ticket_date, is_closed=False)
     kept = slot is not None and keeps_member_places(slot)
-    held_back = {row: vouchers.held_back(row, taking=taking) for row in VOUCHER_ROWS}
+    held_back = _held_back(
+        {
+            "slot": slot.pk if slot else None,
+            "day": ticket_date if days is not None else None,
+            "event_date": event_date_id,
+        },
+        taking=taking,
+    )
+    if held_back:
+        # Locked before they are counted: the UPDATE below then reads the vouchers' uses as
+        # the last sale on these rows committed them (orders.services.vouchers).
+        lock_places(slots=slots, days=days, event_dates=event_dates)
     full = take_places(
         n=n,
         slots=slots,
@@ -195,7 +203,7 @@ def _count(
     if full == "day" and days is not None and not days.exists():
         raise MuseumClosed()
     if full == "slot" and slots is not None:
-        counted = slots.annotate(held_back=held_back["slot"]).first()
+        counted = slots.annotate(held_back=held_back.get("slot", Value(0))).first()
         if counted is None:  # removed meanwhile, with its day, by the weekly pattern
             raise MuseumClosed()
         left = _left_for(counted, n=n, member=member) - counted.held_back
@@ -203,10 +211,21 @@ def _count(
     if full is not None:
         row = {"day": days, "event_date": event_dates}[full]
         assert row is not None
-        raise sold_out_on(available=_left(row, held_back=held_back[full]), scope=full)
+        raise sold_out_on(available=_left(row, held_back=held_back.get(full, Value(0))), scope=full)
     if slot is not None:
         group_changed("slots")
     return event_date_id
+
+
+def _held_back(rows: Mapping[str, object], *, taking: Mapping[int, int] | None) -> dict:
+    """What vouchers hold back on the sale's rows (each kind's key, or None), for those rows
+    where any voucher keeps places: none at all on most sales."""
+    kept = vouchers.ROWS_KEPT.get()
+    return {
+        row: vouchers.held_back(row, taking=taking)
+        for row, key in rows.items()
+        if key is not None and (row, key) in kept
+    }
 
 
 def sold_out_on(*, available: int, scope: str) -> SoldOut:

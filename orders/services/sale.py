@@ -69,7 +69,7 @@ class Purchase:
 def sale_cache_reads() -> list[str]:
     """What a sale reads from the cache (the kept categories' and limits' versions), for its
     view's sign-in to read along (`cache_reads`, museum/authentication.py)."""
-    return ON_SALE.cache_reads() + OWN_LIMITS.cache_reads()
+    return ON_SALE.cache_reads() + OWN_LIMITS.cache_reads() + vouchers.ROWS_KEPT.cache_reads()
 
 
 def place_order(
@@ -156,6 +156,7 @@ def place_order(
     def sell() -> Order:
         if membership is not None:
             take_member_places(membership, day=ticket_date, n=member)
+        vouchers.lock(voucher for voucher in named if voucher is not None)
         if general and earliest_slot:
             taken = places.take_earliest_slot(
                 ticket_date=ticket_date, n=count, member=member, taking=taking

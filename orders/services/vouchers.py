@@ -2,17 +2,20 @@
 price, and its uses and budget taken and given back under the sale's locks.
 
 A voucher is found by its code, read case-insensitively. Whether it applies is asked before any
-lock (`refusal`: a reason, or None), and again by the counting itself: a sale takes a use per
-ticket it reduces, and the discount it gives from the budget, with one conditional UPDATE of the
-voucher's row after the sale's places are counted (hours.locking: the places' rows, then the
-vouchers', by key, then the buyer's account). Two buyers racing for the last use queue on that
-row, and the second's condition fails: the code is never used more than its `max_uses`, nor its
-budget exceeded, whatever the race (eventyay#1398 checked before the lock). The uses and the
-discount of tickets voided go back the same way.
+lock (`refusal`: a reason, or None), and again by the counting itself: a sale locks its vouchers'
+rows (`lock`, by key) before it counts its places (hours.locking), and takes a use per ticket it
+reduces and the discount it gives from the budget with one conditional UPDATE once it has
+priced them. Two buyers racing for the last use queue on that row, and the second's condition
+fails: the code is never used more than its `max_uses`, nor its budget exceeded, whatever the
+race (eventyay#1398 checked before the lock). The uses and the discount of tickets voided go back
+the same way, before their places.
 
 A voucher that keeps places holds back one place per use left on its one slot, day or event
 date while it is valid (`held_back`): the public's sale counts them as taken, in the same UPDATE
-that counts the members' kept places; its holders' do not count the ones they take.
+that counts the members' kept places; its holders' do not count the ones they take. Locked
+first, a holder's sale reads its voucher's uses as the last holder left them: on PostgreSQL a
+statement reads the rows of its subqueries as they were when it began, and one that began
+before the last holder committed would count that holder's place twice.
 """
 
 import secrets
@@ -42,6 +45,7 @@ from django.utils.translation import gettext_noop
 from audit.models import Action
 from audit.services import record
 from museum.exceptions import InvalidInput, MuseumProblem
+from museum.kept import Kept
 from museum.money import ZERO, to_cent
 from orders.exceptions import VoucherBudgetSpent, VoucherNotApplicable, VoucherUsedUp
 from orders.models import (
@@ -236,6 +240,29 @@ def voucher_price(voucher: Voucher, price: Decimal) -> Decimal:
     return max(to_cent(price * (100 - voucher.value) / 100), ZERO)
 
 
+def _rows_kept() -> frozenset[tuple[str, object]]:
+    keeping = Voucher.objects.filter(
+        Q(keep_slot__isnull=False) | Q(keep_day__isnull=False) | Q(keep_event_date__isnull=False)
+    )
+    return frozenset(
+        (row, key)
+        for keys in keeping.order_by().values_list("keep_slot", "keep_day", "keep_event_date")
+        for row, key in zip(("slot", "day", "event_date"), keys, strict=True)
+        if key is not None
+    )
+
+
+# The rows vouchers keep places on, ("slot", key), ("day", date) or ("event_date", key), kept
+# in each process until staff change a voucher (orders/apps.py connects the change; a batch's
+# bulk_create calls keeping_changed): a sale on any other row neither reads nor locks more.
+ROWS_KEPT: Kept[frozenset[tuple[str, object]]] = Kept("voucher-rows", _rows_kept)
+
+
+def keeping_changed() -> None:
+    """Vouchers were written without their signals (bulk_create): read ROWS_KEPT again."""
+    ROWS_KEPT.forget()
+
+
 def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
     """The places the valid vouchers keeping places on the counted `row` ("slot", "day" or
     "event_date") hold back: one per use left, less what this sale's own vouchers (`taking`:
@@ -256,6 +283,13 @@ def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
         .values("kept")
     )
     return Coalesce(Subquery(keeping, output_field=IntegerField()), Value(0))
+
+
+def lock(vouchers: Iterable[Voucher]) -> None:
+    """Lock the rows of the vouchers a sale names, by key, before its places."""
+    keys = sorted({voucher.pk for voucher in vouchers})
+    if keys:
+        list(Voucher.objects.select_for_update().filter(pk__in=keys).values_list("pk", flat=True))
 
 
 @dataclass

@@ -63,8 +63,13 @@ class VoucherSettingsSerializer(serializers.Serializer):
     effect = serializers.ChoiceField(choices=VoucherEffect.choices)
     value = MoneyField(required=False, help_text="Unused when free; a percentage at most 100.")
     stacks = StrictBooleanField(required=False)
-    ticketType = serializers.ChoiceField(
-        source="ticket_type", choices=[*TICKET_TYPES, ("", "Both")], required=False
+    # Plain text, not an enum with a blank member: that is a oneOf a generated client trips on.
+    ticketType = StrictCharField(
+        source="ticket_type",
+        required=False,
+        allow_blank=True,
+        max_length=10,
+        help_text="`general`, `event`, or empty: both.",
     )
     categories: serializers.SlugRelatedField[VisitorCategory] = serializers.SlugRelatedField(
         slug_field="category",
@@ -109,6 +114,11 @@ class VoucherSettingsSerializer(serializers.Serializer):
     )
     tag = StrictCharField(max_length=60, required=False, allow_blank=True)
     comment = StrictCharField(max_length=2000, required=False, allow_blank=True)
+
+    def validate_ticketType(self, ticket_type):
+        if ticket_type not in ("", *(value for value, _label in TICKET_TYPES)):
+            raise serializers.ValidationError(_("`general`, `event`, or empty: both."))
+        return ticket_type
 
     def validate_channels(self, channels):
         return list(dict.fromkeys(channels))

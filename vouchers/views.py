@@ -88,7 +88,7 @@ class CSVRenderer(BaseRenderer):
         return data
 
 
-CSV_FILE = OpenApiResponse(OpenApiTypes.STR, "The vouchers, a row each (docs/vouchers.md).")
+CSV_FILE = OpenApiResponse(OpenApiTypes.BINARY, "The vouchers, a row each (docs/vouchers.md).")
 
 
 @extend_schema(tags=["Vouchers"])
@@ -240,7 +240,7 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
             "its row (`row 3.maxUses`)."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request={"text/csv": OpenApiTypes.STR, "multipart/form-data": ImportRequestSerializer},
+        request={"text/csv": OpenApiTypes.BINARY, "multipart/form-data": ImportRequestSerializer},
         responses={201: ImportedSerializer, **problems(400, 401, 403, 409, 415, 422)},
     )
     @action(

@@ -164,7 +164,7 @@ class BatchRequestSerializer(VoucherSettingsSerializer):
             raise serializers.ValidationError({"count": [_("Either codes or count.")]})
         if not any(name in data for name in ("codes", "count", "emails")):
             raise serializers.ValidationError(
-                {"count": ["How many codes: count, codes or emails."]}
+                {"count": [_("How many codes: count, codes or emails.")]}
             )
         return data
 

@@ -137,7 +137,7 @@ class UpdateVoucherRequestSerializer(VoucherSettingsSerializer):
     effect = serializers.ChoiceField(choices=VoucherEffect.choices, required=False)
 
 
-class BatchRequestSerializer(VoucherSettingsSerializer):
+class VoucherBatchRequestSerializer(VoucherSettingsSerializer):
     count = StrictIntegerField(
         min_value=1,
         max_value=settings.MUSEUM_VOUCHER_BATCH_MAX,
@@ -169,13 +169,13 @@ class BatchRequestSerializer(VoucherSettingsSerializer):
         return data
 
 
-class BatchSerializer(serializers.Serializer):
+class VoucherBatchSerializer(serializers.Serializer):
     count = serializers.IntegerField()
     codes = serializers.ListField(child=serializers.CharField())
     emailed = serializers.IntegerField(help_text="How many of them are being mailed.")
 
 
-class ImportedSerializer(serializers.Serializer):
+class VouchersImportedSerializer(serializers.Serializer):
     count = serializers.IntegerField()
     codes = serializers.ListField(child=serializers.CharField())
 
@@ -185,11 +185,11 @@ class VoucherListQuerySerializer(serializers.Serializer):
     code = serializers.CharField(required=False, help_text="Codes containing this, in any case.")
 
 
-class StatsQuerySerializer(serializers.Serializer):
+class VoucherStatsQuerySerializer(serializers.Serializer):
     tag = serializers.CharField(required=False, allow_blank=True)
 
 
-class TagStatsSerializer(serializers.Serializer):
+class VoucherTagStatsSerializer(serializers.Serializer):
     tag = serializers.CharField()
     issued = serializers.IntegerField(help_text="Codes made.")
     used = serializers.IntegerField(help_text="Codes used at least once.")
@@ -202,11 +202,11 @@ class CsvFileField(serializers.FileField):
     pass
 
 
-class ImportRequestSerializer(serializers.Serializer):
+class VoucherImportRequestSerializer(serializers.Serializer):
     file = CsvFileField(help_text="The CSV file, as export.csv writes it.")
 
 
-class CheckRequestSerializer(PlaceOrderRequestSerializer):
+class VoucherCheckRequestSerializer(PlaceOrderRequestSerializer):
     """The order as POST /orders takes it, less what a quote does not read (a field set to None
     is DRF's way of leaving an inherited one out), and its voucher."""
 
@@ -224,13 +224,13 @@ class CheckRequestSerializer(PlaceOrderRequestSerializer):
     )
 
 
-class CheckSerializer(serializers.Serializer):
+class VoucherCheckSerializer(serializers.Serializer):
     voucher = serializers.CharField(help_text="The code, as kept (upper-case).")
     applies = serializers.BooleanField(help_text="Always true: a code that does not is a 409.")
     quote = QuoteSerializer(help_text="What the order would cost with it; nothing is taken.")
 
 
-class RedeemedEventSerializer(serializers.Serializer):
+class VoucherRedeemedEventSerializer(serializers.Serializer):
     """A voucher's use by a confirmed order as the `voucher.redeemed` webhook tells it (from the
     audit record the sale writes: orders.services.vouchers.record_redeemed)."""
 

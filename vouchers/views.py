@@ -24,24 +24,25 @@ from orders.services.memberships import membership_for
 from orders.services.sale import quote_order
 from vouchers import csv_files, services
 from vouchers.serializers import (
-    BatchRequestSerializer,
-    BatchSerializer,
-    CheckRequestSerializer,
-    CheckSerializer,
     CreateVoucherRequestSerializer,
-    ImportedSerializer,
-    ImportRequestSerializer,
-    StatsQuerySerializer,
-    TagStatsSerializer,
     UpdateVoucherRequestSerializer,
+    VoucherBatchRequestSerializer,
+    VoucherBatchSerializer,
+    VoucherCheckRequestSerializer,
+    VoucherCheckSerializer,
+    VoucherImportRequestSerializer,
     VoucherListQuerySerializer,
     VoucherSerializer,
+    VouchersImportedSerializer,
+    VoucherStatsQuerySerializer,
+    VoucherTagStatsSerializer,
 )
 
 VOUCHER_ID = OpenApiParameter("voucherId", OpenApiTypes.INT, OpenApiParameter.PATH)
 # What each operation asks of staff: the voucher's Django permission of that kind.
 PERMISSION_OF_ACTION = {
     "list": "orders.view_voucher",
+    "metadata": "orders.view_voucher",  # OPTIONS
     "retrieve": "orders.view_voucher",
     "export": "orders.view_voucher",
     "stats": "orders.view_voucher",
@@ -114,7 +115,7 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
 
     def accepted_query_parameters(self) -> frozenset[str]:
         if self.action in ("export", "stats"):
-            return parameter_names(StatsQuerySerializer)
+            return parameter_names(VoucherStatsQuerySerializer)
         return super().accepted_query_parameters()
 
     @extend_schema(
@@ -201,23 +202,23 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
             "its mailbox's daily limit of emails."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=BatchRequestSerializer,
-        responses={201: BatchSerializer, **problems(400, 401, 403, 409, 415, 422)},
+        request=VoucherBatchRequestSerializer,
+        responses={201: VoucherBatchSerializer, **problems(400, 401, 403, 409, 415, 422)},
     )
     @action(detail=False, methods=["post"])
     @idempotent
     def batch(self, request):
-        data = _validated(BatchRequestSerializer, request)
+        data = _validated(VoucherBatchRequestSerializer, request)
         emails = data.pop("emails", [])
         made = services.create_vouchers(by=request.user, emails=emails, **data)
         answer = {"count": len(made), "codes": [v.code for v in made], "emailed": len(emails)}
-        return Response(BatchSerializer(answer).data, status=status.HTTP_201_CREATED)
+        return Response(VoucherBatchSerializer(answer).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         operation_id="exportVouchers",
         summary="Vouchers as a CSV file",
         description="Staff (`orders.view_voucher`); of one `tag`, or all.",
-        parameters=[StatsQuerySerializer],
+        parameters=[VoucherStatsQuerySerializer],
         responses={(200, "text/csv"): CSV_FILE, **problems(400, 401, 403)},
     )
     @action(
@@ -227,7 +228,7 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         renderer_classes=[MuseumJSONRenderer, CSVRenderer],
     )
     def export(self, request):
-        tag = validated_query(StatsQuerySerializer, request).get("tag")
+        tag = validated_query(VoucherStatsQuerySerializer, request).get("tag")
         rows = csv_files.rows_of(services.vouchers(tag=tag).order_by("code"))
         return csv_response("vouchers.csv", csv_files.HEADER, rows)
 
@@ -240,8 +241,11 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
             "its row (`row 3.maxUses`)."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request={"text/csv": OpenApiTypes.BINARY, "multipart/form-data": ImportRequestSerializer},
-        responses={201: ImportedSerializer, **problems(400, 401, 403, 409, 415, 422)},
+        request={
+            "text/csv": OpenApiTypes.BINARY,
+            "multipart/form-data": VoucherImportRequestSerializer,
+        },
+        responses={201: VouchersImportedSerializer, **problems(400, 401, 403, 409, 415, 422)},
     )
     @action(
         detail=False,
@@ -253,19 +257,19 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     def import_file(self, request):
         made = services.import_vouchers(by=request.user, rows=csv_files.read(_csv_text(request)))
         answer = {"count": len(made), "codes": [voucher.code for voucher in made]}
-        return Response(ImportedSerializer(answer).data, status=status.HTTP_201_CREATED)
+        return Response(VouchersImportedSerializer(answer).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         operation_id="voucherStats",
         summary="Vouchers per tag: issued, used, discount given",
         description="Staff (`orders.view_voucher`), from the vouchers' counters.",
-        parameters=[StatsQuerySerializer],
-        responses={200: TagStatsSerializer(many=True), **problems(400, 401, 403)},
+        parameters=[VoucherStatsQuerySerializer],
+        responses={200: VoucherTagStatsSerializer(many=True), **problems(400, 401, 403)},
     )
     @action(detail=False, methods=["get"], pagination_class=None)
     def stats(self, request):
-        tag = validated_query(StatsQuerySerializer, request).get("tag")
-        return Response(TagStatsSerializer(services.stats(tag=tag), many=True).data)
+        tag = validated_query(VoucherStatsQuerySerializer, request).get("tag")
+        return Response(VoucherTagStatsSerializer(services.stats(tag=tag), many=True).data)
 
     @extend_schema(
         operation_id="checkVoucher",
@@ -278,18 +282,18 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
             "`voucher_used_up` or `voucher_budget_spent` when it has too little left, "
             "`voucher_is_gift_card` for a gift card's code."
         ),
-        request=CheckRequestSerializer,
-        responses={200: CheckSerializer, **problems(400, 401, 404, 409, 415, 429)},
+        request=VoucherCheckRequestSerializer,
+        responses={200: VoucherCheckSerializer, **problems(400, 401, 404, 409, 415, 429)},
     )
     @action(detail=False, methods=["post"])
     def check(self, request):
-        data = _validated(CheckRequestSerializer, request)
+        data = _validated(VoucherCheckRequestSerializer, request)
         if "membership" in data:
             data["membership"] = membership_for(data["membership"])
         with vouchers.reasons_for(request.user):
             quote = quote_order(buyer=request.user, **data)
         answer = {"voucher": vouchers.normalized(data["voucher"]), "applies": True, "quote": quote}
-        return Response(CheckSerializer(answer).data)
+        return Response(VoucherCheckSerializer(answer).data)
 
 
 def _validated(serializer_class, request) -> dict:

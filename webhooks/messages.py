@@ -31,7 +31,7 @@ from hours.services import slots_on_sale
 from orders.models import Membership, Order, OrderStatus, Ticket, Voucher
 from orders.selectors import VIEW_ANY_MEMBERSHIP, may_view_order, tickets_of
 from orders.serializers import MembershipSerializer, OrderSerializer
-from vouchers.serializers import RedeemedEventSerializer
+from vouchers.serializers import VoucherRedeemedEventSerializer
 from webhooks.models import EventType
 
 # The audit log's names of the records' objects (audit.services: the model's label).
@@ -300,7 +300,7 @@ def _voucher_messages(entry: AuditRecord) -> Iterator[Message]:
         "uses": entry.changes.get("uses", 0),
         "discount": Decimal(str(entry.changes.get("discount", "0"))),
     }
-    data = RedeemedEventSerializer(used).data
+    data = VoucherRedeemedEventSerializer(used).data
     yield Message(
         EventType.VOUCHER_REDEEMED, envelope(EventType.VOUCHER_REDEEMED, data), order=order
     )

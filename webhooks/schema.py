@@ -6,7 +6,7 @@ from rest_framework import serializers
 from events.serializers import SpecialEventResponseSerializer
 from giftcards.serializers import TransactionEventSerializer
 from orders.serializers import MembershipSerializer, OrderSerializer
-from vouchers.serializers import RedeemedEventSerializer
+from vouchers.serializers import VoucherRedeemedEventSerializer
 from webhooks.models import EventType
 
 RECEIVED = {202: OpenApiResponse(description="Data accepted.")}
@@ -47,7 +47,7 @@ class GiftCardWebhookSerializer(serializers.Serializer):
 class VoucherWebhookSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=[EventType.VOUCHER_REDEEMED])
     timestamp = serializers.DateTimeField()
-    data = RedeemedEventSerializer(  # type: ignore[assignment]
+    data = VoucherRedeemedEventSerializer(  # type: ignore[assignment]
         help_text="The voucher, the order that used it, its uses and the discount it gave."
     )
 

@@ -117,7 +117,7 @@ def refresh() -> None:
     from hours.models import EntrySlot
     from hours.services import add_entry_slots
     from octo.models import Booking
-    from orders.models import Membership, Order, Payment, Refund, SaleDocument, Ticket
+    from orders.models import Membership, Order, Payment, Refund, SaleDocument, Ticket, Voucher
 
     # What the runs bought: the partners' (BOUGHT_EMAIL), and the online accounts' orders paid
     # by gift card, the cards and their ledgers, and every document issued for them.
@@ -131,6 +131,7 @@ def refresh() -> None:
     Payment.objects.filter(order__in=bought).delete()
     Ticket.objects.filter(order__in=bought).delete()
     bought.delete()
+    Voucher.objects.filter(tag="bench").update(uses=0, discount_given=0)
     # A month of timed days, unlimited, for the order endpoints (each day once: seeding keeps
     # the slots a day has).
     today = timezone.localdate()

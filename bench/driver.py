@@ -30,7 +30,7 @@ from museum.authentication import verified_credential_key
 from octo.keys import issue_api_key
 from octo.models import ApiKey
 from orders import tokens
-from orders.models import Membership, Order, Ticket
+from orders.models import Membership, Order, Ticket, Voucher, VoucherEffect
 from orders.services.sale import place_order
 
 LUA = Path(__file__).resolve().parent / "wrk.lua"
@@ -172,6 +172,33 @@ def _order_lines(today: dt.date, rng: random.Random) -> list[str]:
     for username in _visitors(4000):
         day = rng.choice(days)
         body = _order_body(day, rng.choice(times[day]))
+        lines.append(request_line("POST", "/v1.1/orders", username, body=body))
+    return lines
+
+
+# The codes the voucher purchases name, 10 % off: a promotion code anyone may use, and one with
+# a limit every sale counts on its row (a million uses).
+BENCH_VOUCHERS = {"order-voucher": ("BENCH10", None), "order-voucher-counted": ("BENCH10C", 10**6)}
+
+
+def _voucher_order_lines(today: dt.date, rng: random.Random, *, key: str) -> list[str]:
+    """The order endpoint's family, each ticket 10 % off with one code."""
+    code, max_uses = BENCH_VOUCHERS[key]
+    Voucher.objects.update_or_create(
+        code=code,
+        defaults={
+            "effect": VoucherEffect.PERCENT_OFF,
+            "value": Decimal("10"),
+            "tag": "bench",
+            "max_uses": max_uses,
+        },
+    )
+    times = _slot_times(today)
+    days = list(times)
+    lines = []
+    for username in _visitors(4000):
+        day = rng.choice(days)
+        body = {**_order_body(day, rng.choice(times[day])), "voucher": code}
         lines.append(request_line("POST", "/v1.1/orders", username, body=body))
     return lines
 
@@ -456,6 +483,21 @@ def endpoints(wanted: Collection[str] = ()) -> list[Endpoint]:
             lines("order", lambda: _order_lines(today, rng)),
             {201},
             0.04,
+        ),
+        Endpoint(
+            "order-voucher",
+            "POST /v1.1/orders (4 tickets, a promotion code)",
+            lines("order-voucher", lambda: _voucher_order_lines(today, rng, key="order-voucher")),
+            {201},
+        ),
+        Endpoint(
+            "order-voucher-counted",
+            "POST /v1.1/orders (4 tickets, a code with a limit)",
+            lines(
+                "order-voucher-counted",
+                lambda: _voucher_order_lines(today, rng, key="order-voucher-counted"),
+            ),
+            {201},
         ),
         Endpoint(
             "confirm",

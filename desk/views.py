@@ -35,7 +35,7 @@ from museum.exceptions import MuseumProblem, NotFound
 from museum.forms import DATE_INPUT
 from museum.i18n import money
 from orders import documents, receipts, selectors
-from orders.exceptions import NotPaid
+from orders.exceptions import NotPaid, VoucherNotApplicable
 from orders.models import (
     Channel,
     DocumentKind,
@@ -52,6 +52,7 @@ from orders.services.changes import move_order, pay_out_at_desk, resend_confirma
 from orders.services.payments import needs_payment, refund_due, start_payment
 from orders.services.pricing import active_categories, category_price
 from orders.services.sale import place_order, quote_order
+from orders.services.vouchers import reason_text
 
 TIME_INPUT = forms.TimeInput(format="%H:%M", attrs={"type": "time"})
 # What the desk takes itself (its provider, orders.providers.DESK), and a partner's account.
@@ -105,6 +106,12 @@ class SaleForm(forms.Form):
         label="Visitor's language",
         required=False,
         help_text="What the tickets and the email speak.",
+    )
+    voucher = forms.CharField(
+        label=gettext_lazy("Voucher code"),
+        required=False,
+        max_length=40,
+        help_text=gettext_lazy("For the tickets it applies to; Price shows what it makes."),
     )
     payment = forms.ChoiceField(choices=PAYMENTS, widget=forms.RadioSelect, initial="cash")
     gift_card = forms.CharField(
@@ -195,6 +202,7 @@ class SaleForm(forms.Form):
             "lines": data["lines"],
             "event_id": event.pk if event else None,
             "entry_time": None if event else data.get("entry_time"),
+            "voucher": data.get("voucher") or None,
         }
 
 
@@ -210,6 +218,8 @@ def words(problem: MuseumProblem) -> str:
     errors = getattr(problem, "errors", None)
     if errors:
         return " ".join(str(message) for messages in errors.values() for message in messages)
+    if isinstance(problem, VoucherNotApplicable):  # staff are told why
+        return reason_text(problem.reason)
     return str(problem.detail)
 
 

@@ -8,8 +8,9 @@ each other in a circle. The same order holds across the layers, first to last: t
 change touches (a membership's cancellation its own, then its member visits and held renewals,
 by key), their payments, the memberships they sell or visit on (a confirmation asking the
 membership again, a sale or a walk-in counting a member's day: orders.services.member_visits
-.lock_membership), the orders' tickets, the vouchers a sale redeems or gives back (by key),
-then the rows here, and last the buyer's account (a sale's limits, orders.services.limits)
+.lock_membership), the orders' tickets, the vouchers that keep places a sale redeems or gives
+back (by key), then the rows here, the buyer's account (a sale's limits,
+orders.services.limits), the other vouchers it redeems or gives back (by key)
 and, for a membership's sale on PostgreSQL, its mailbox's advisory lock
 (orders.services.memberships.check_memberships); the order's kept documents (its tickets'
 PDF) after its order's row. A sale document's number series (orders.services.receipts): a

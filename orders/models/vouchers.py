@@ -2,8 +2,12 @@
 
 A voucher is a code that changes what a visit's tickets cost (free, a set price, an amount or a
 percentage off) for the visits it is scoped to, as often as its uses allow and for as much
-discount as its budget allows. Its `uses` and `discount_given` are counters taken and given back
-under the sale's locks (orders.services.vouchers); the constraints here back that up. A voucher
+discount as its budget allows. A voucher with such a limit (or places kept) is `counted`: its
+`uses` and `discount_given` are counters taken and given back under the sale's locks
+(orders.services.vouchers), and the constraints here back that up. One without (a promotion
+code anyone may use) is neither locked nor written by a sale, so its buyers never queue on its
+row: what it gave is what its tickets say, as for every voucher (`Ticket.voucher`,
+`Ticket.discount`). A voucher
 that keeps places holds back, on its one slot, day or event date, a place for each use it has
 left while it is valid, counted by hours.locking in the same statement as the members' places.
 """
@@ -150,6 +154,25 @@ class Voucher(models.Model):
     @property
     def keeps_places(self) -> bool:
         return bool(self.keep_slot_id or self.keep_day_id or self.keep_event_date_id)
+
+    @property
+    def counted(self) -> bool:
+        """Whether a sale counts its uses and discount on its row (it has a limit to keep)."""
+        return self.max_uses is not None or self.budget is not None or self.keeps_places
+
+    @staticmethod
+    def are_counted() -> Q:
+        """`counted` as a filter."""
+        return Q(max_uses__isnull=False) | Q(budget__isnull=False) | Voucher.keep_places()
+
+    @staticmethod
+    def keep_places() -> Q:
+        """`keeps_places` as a filter."""
+        return (
+            Q(keep_slot__isnull=False)
+            | Q(keep_day__isnull=False)
+            | Q(keep_event_date__isnull=False)
+        )
 
     @property
     def uses_left(self) -> int | None:

@@ -118,8 +118,10 @@ def _void(
             order=order, tickets=voided, source=source, by=by, to_gift_card=to_gift_card
         )
         entries.append(refunded[1])
-    vouchers.give_back((ticket.voucher_id, ticket.discount) for ticket in voided)
+    discounted = [(ticket.voucher_id, ticket.discount) for ticket in voided]
+    vouchers.give_back(discounted, keeping=True)
     give_back(order=order, n=len(voided), member=sum(ticket.member for ticket in voided))
+    vouchers.give_back(discounted, keeping=False)
     closing = _close_if_void(order, tickets, now=now)
     whole = order.status == OrderStatus.CANCELLED
     entries.append((Action.CANCELLED, order, {"tickets": voided_ids, "whole_order": whole}))

@@ -175,8 +175,9 @@ def void_hold(order: Order, *, now, status: str = OrderStatus.CANCELLED, changes
     voided = valid.update(cancelled_at=now)
     # As a cancellation does: an image drawn while held is drawn again, stamped CANCELLED.
     TicketImage.objects.filter(ticket__order=order).only("pk").delete()
-    vouchers.give_back(discounted)
+    vouchers.give_back(discounted, keeping=True)
     places.give_back(order=order, n=voided, member=member)
+    vouchers.give_back(discounted, keeping=False)
 
 
 def pay_back_parts(order: Order) -> list[Refund]:

@@ -178,7 +178,6 @@ def place_order(
             discounted=_discounted(membership),
             vouchers=named,
         )
-        vouchers.redeem(vouchers.redemptions_of(lines_priced))
         return _record_order(purchase, taken, lines_priced, hold=hold, hold_until=hold_until)
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
@@ -401,6 +400,8 @@ def _record_order(
         for _ in range(line.quantity)
     ]
     order.sold_tickets = Ticket.objects.bulk_create(tickets)
+    # Late: a shared code's row is held only for the end of each sale (its receipt's number).
+    vouchers.redeem(vouchers.redemptions_of(lines))
     # A new order has no refunds: its answer (refundDue) reads none from the database.
     order.refunded = Decimal("0")
     record_new(order, by=purchase.buyer, held=held, changes=_audited(order))

@@ -2,13 +2,15 @@
 price, and its uses and budget taken and given back under the sale's locks.
 
 A voucher is found by its code, read case-insensitively. Whether it applies is asked before any
-lock (`refusal`: a reason, or None), and again by the counting itself: a sale locks its vouchers'
-rows (`lock`, by key) before it counts its places (hours.locking), and takes a use per ticket it
-reduces and the discount it gives from the budget with one conditional UPDATE once it has
-priced them. Two buyers racing for the last use queue on that row, and the second's condition
-fails: the code is never used more than its `max_uses`, nor its budget exceeded, whatever the
-race (eventyay#1398 checked before the lock). The uses and the discount of tickets voided go back
-the same way, before their places.
+lock (`refusal`: a reason, or None), and again by the counting itself: a sale takes a use per
+ticket it reduces and the discount it gives from the budget with one conditional UPDATE of the
+voucher's row (`redeem`), late in its transaction, after its lines are written and before its
+receipt's number: two buyers racing for the last use queue on that row, and the second's
+condition fails, so the code is never used more than its `max_uses`, nor its budget exceeded,
+whatever the race (eventyay#1398 checked before the lock); and the row is held only for the
+end of each sale. A voucher that keeps places is locked earlier, before the sale's places
+(`lock`; see below). The uses and the discount of tickets voided go back the same way, each in
+its turn (`give_back`). A voucher without a limit is not counted at all (Voucher.counted).
 
 A voucher that keeps places holds back one place per use left on its one slot, day or event
 date while it is valid (`held_back`): the public's sale counts them as taken, in the same UPDATE
@@ -28,10 +30,13 @@ from decimal import Decimal
 
 from django.db.models import (
     Case,
+    Count,
+    DecimalField,
     F,
     IntegerField,
     OuterRef,
     Q,
+    QuerySet,
     Subquery,
     Sum,
     Value,
@@ -50,6 +55,7 @@ from museum.money import ZERO, to_cent
 from orders.exceptions import VoucherBudgetSpent, VoucherNotApplicable, VoucherUsedUp
 from orders.models import (
     Channel,
+    Ticket,
     VisitorCategory,
     Voucher,
     VoucherChannel,
@@ -286,8 +292,9 @@ def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
 
 
 def lock(vouchers: Iterable[Voucher]) -> None:
-    """Lock the rows of the vouchers a sale names, by key, before its places."""
-    keys = sorted({voucher.pk for voucher in vouchers})
+    """Lock the rows of the vouchers that keep places a sale names, by key, before its
+    places."""
+    keys = sorted({voucher.pk for voucher in vouchers if voucher.keeps_places})
     if keys:
         list(Voucher.objects.select_for_update().filter(pk__in=keys).values_list("pk", flat=True))
 
@@ -304,9 +311,10 @@ class Redemption:
 def redeem(redemptions: Iterable[Redemption]) -> None:
     """Take each voucher's uses and discount, by key, while it has them and is valid, or raise
     VoucherUsedUp, VoucherBudgetSpent or VoucherNotApplicable (the caller's transaction undoes
-    the sale). Run after the sale's places are counted."""
+    the sale). Run after the sale's places are counted. An uncounted voucher's row is left
+    alone: its tickets say what it gave."""
     for taken in sorted(redemptions, key=lambda taken: taken.voucher.pk):
-        if not taken.uses:
+        if not taken.uses or not taken.voucher.counted:
             continue
         counted = (
             Voucher.objects.filter(pk=taken.voucher.pk)
@@ -339,9 +347,10 @@ def _why_not_taken(taken: Redemption) -> MuseumProblem:
     return VoucherNotApplicable(reason="expired")
 
 
-def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
+def give_back(tickets: Iterable[tuple[int | None, Decimal]], *, keeping: bool) -> None:
     """Give back the uses and discount of voided tickets, each (its voucher's key, its
-    discount), by key."""
+    discount), by key: of the vouchers that keep places (`keeping`, before the tickets'
+    places go back, in the sale's lock order), or of the others (after)."""
     per_voucher: dict[int, list] = defaultdict(lambda: [0, ZERO])
     for voucher_id, discount in tickets:
         if voucher_id is not None:
@@ -349,9 +358,43 @@ def give_back(tickets: Iterable[tuple[int | None, Decimal]]) -> None:
             per_voucher[voucher_id][1] += discount
     for voucher_id in sorted(per_voucher):
         uses, discount = per_voucher[voucher_id]
-        Voucher.objects.filter(pk=voucher_id).update(
-            uses=F("uses") - uses, discount_given=F("discount_given") - discount
+        # Counted ones alone; never below nothing (one made counted since, then recounted).
+        keeps = Voucher.keep_places()
+        Voucher.objects.filter(
+            keeps if keeping else (Voucher.are_counted() & ~keeps), pk=voucher_id
+        ).update(
+            uses=Greatest(F("uses") - uses, Value(0)),
+            discount_given=Greatest(F("discount_given") - discount, Value(ZERO)),
         )
+
+
+def given(vouchers: QuerySet[Voucher]) -> QuerySet[Voucher]:
+    """The vouchers with what their valid tickets (of orders held or confirmed) took: `used`
+    and `discounted`, the one answer to "how much did it give?" for counted and uncounted
+    vouchers alike."""
+    valid = Ticket.objects.filter(voucher=OuterRef("pk"), cancelled_at__isnull=True).order_by()
+    return vouchers.annotate(
+        used=Coalesce(
+            Subquery(valid.values("voucher").annotate(n=Count("pk")).values("n")), Value(0)
+        ),
+        discounted=Coalesce(
+            Subquery(valid.values("voucher").annotate(d=Sum("discount")).values("d")),
+            Value(ZERO),
+            output_field=DecimalField(max_digits=10, decimal_places=2),
+        ),
+    )
+
+
+def recount(voucher_id: int) -> None:
+    """Set a counted voucher's counters to what its valid tickets took, under its row's lock:
+    after staff change its limits (a promotion code given a budget counts from what it gave)."""
+    voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
+    if voucher is None or not voucher.counted:
+        return
+    counted = given(Voucher.objects.filter(pk=voucher_id)).values("used", "discounted").get()
+    Voucher.objects.filter(pk=voucher_id).update(
+        uses=counted["used"], discount_given=counted["discounted"]
+    )
 
 
 def for_lines(

@@ -12,7 +12,7 @@ from events.models import EventDate
 from hours.models import EntrySlot, MuseumDay
 from orders.models import Order, Ticket, VisitorCategory, Voucher
 from orders.services.holds import release_expired_holds
-from orders.services.vouchers import ALPHABET, new_code
+from orders.services.vouchers import ALPHABET, given, new_code, recount
 from tests.conftest import client_for
 from tests.factories import MuseumDayFactory, SpecialEventFactory, staff_member
 from tests.member_visits import membership
@@ -63,9 +63,14 @@ def test_each_price_effect_on_a_mixed_order(partner_client, open_day):
         ]
     )
     assert order["total"] == 0 + 5 + 3.5 + 3.5 + 12 + student
-    uses = dict(Voucher.objects.values_list("code", "uses"))
-    assert uses == {"FREE1": 1, "SET5": 1, "OFF4": 2, "PCT20": 1}
-    assert Voucher.objects.get(code="OFF4").discount_given == Decimal("8.00")
+    # Without a limit, none is counted on its row: its tickets say what it gave.
+    given_ = {v.code: (v.used, v.discounted, v.uses) for v in given(Voucher.objects.all())}
+    assert given_ == {
+        "FREE1": (1, Decimal("15.00"), 0),
+        "SET5": (1, Decimal("10.00"), 0),
+        "OFF4": (2, Decimal("8.00"), 0),
+        "PCT20": (1, Decimal("3.00"), 0),
+    }
 
 
 def test_a_price_never_goes_below_nothing_nor_above_the_catalogues(partner_client, open_day):
@@ -91,7 +96,7 @@ def test_the_orders_code_reduces_the_lines_in_its_scope_and_leaves_the_others(
     order = partner_client.post("/v1.1/orders", body, format="json").json()
 
     assert order["total"] == 15
-    assert Voucher.objects.get(code="KIDS").uses == 2
+    assert given(Voucher.objects.all()).get().used == 2
 
 
 @pytest.mark.parametrize(
@@ -306,3 +311,20 @@ def test_generated_codes_have_no_look_alike_characters():
     assert all(code.startswith("SCH-") and len(code) == 14 for code in codes)
     assert not set("".join(code[4:] for code in codes)) - set(ALPHABET)
     assert not set("0O1IL5S2Z") & set(ALPHABET)
+
+
+def test_a_code_given_a_limit_later_counts_from_what_it_gave(partner_client, open_day):
+    code = voucher("LAUNCH", effect="amount_off", value=Decimal("5"))
+    partner_client.post(
+        "/v1.1/orders", order_body(open_day.date, ("adult", 2), voucher="LAUNCH"), format="json"
+    )
+    Voucher.objects.filter(pk=code.pk).update(max_uses=3, budget=Decimal("12"))
+
+    recount(code.pk)
+    again = partner_client.post(
+        "/v1.1/orders", order_body(open_day.date, ("adult", 1), voucher="LAUNCH"), format="json"
+    )
+
+    assert again.status_code == 409 and again.json()["reason"] == "voucher_budget_spent"
+    code.refresh_from_db()
+    assert (code.uses, code.discount_given) == (2, Decimal("10.00"))

@@ -1,5 +1,5 @@
 """Vouchers for staff: made, changed and deleted through the same services as the API
-(vouchers.services: the rules, the row's lock, the audit record), their counters only read;
+(vouchers.services: the rules, the row's lock, the audit record), what they gave only read;
 the selected ones exported as CSV, a CSV file imported, and the statistics per tag."""
 
 from django import forms
@@ -13,6 +13,7 @@ from museum.admin_pages import Table, admin_page, csv_response, report_cells
 from museum.exceptions import InvalidInput, MuseumProblem
 from museum.money import ZERO
 from orders.models import Voucher, VoucherChannel
+from orders.services.vouchers import given
 from vouchers import csv_files, services
 
 
@@ -74,22 +75,22 @@ class VoucherAdmin(AuditedAdmin):
         "effect",
         "value",
         "tag",
-        "uses",
+        "used",
         "max_uses",
-        "discount_given",
+        "discounted",
         "budget",
         "valid_until",
         "created_at",
     ]
     list_filter = ["effect", "tag", "stacks", "valid_until"]
     search_fields = ["code", "tag", "comment"]
-    readonly_fields = ["uses", "discount_given", "created_at"]
+    readonly_fields = ["used", "discounted", "created_at"]
     filter_horizontal = ["categories", "events"]
     raw_id_fields = ["keep_slot", "keep_day", "keep_event_date"]
     actions = ["export_csv"]
     fieldsets = [
         (None, {"fields": ["code", "effect", "value", "stacks", "tag", "comment"]}),
-        ("Uses", {"fields": ["max_uses", "uses", "budget", "discount_given", "created_at"]}),
+        ("Uses", {"fields": ["max_uses", "used", "budget", "discounted", "created_at"]}),
         ("Validity", {"fields": ["valid_from", "valid_until", "channels"]}),
         (
             "Scope",
@@ -107,6 +108,18 @@ class VoucherAdmin(AuditedAdmin):
         ),
         ("Places kept", {"fields": ["keep_slot", "keep_day", "keep_event_date"]}),
     ]
+
+    def get_queryset(self, request):
+        return given(super().get_queryset(request))
+
+    @admin.display(description="uses", ordering="used")
+    def used(self, voucher):
+        """Its valid tickets (held or sold, not cancelled)."""
+        return voucher.used
+
+    @admin.display(description="discount given", ordering="discounted")
+    def discounted(self, voucher):
+        return voucher.discounted
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -133,7 +146,7 @@ class VoucherAdmin(AuditedAdmin):
 
     @admin.action(description="Export the selected vouchers as CSV")
     def export_csv(self, request, queryset):
-        chosen = queryset.prefetch_related("categories", "events").order_by("code")
+        chosen = given(queryset).prefetch_related("categories", "events").order_by("code")
         return csv_response("vouchers.csv", csv_files.HEADER, csv_files.rows_of(chosen))
 
     def get_urls(self):

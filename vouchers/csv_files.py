@@ -1,7 +1,7 @@
 """Vouchers as a CSV file, written and read in one shape: a header of the API's field names, then
 a voucher a row; lists (categories, events, channels) separated by spaces, dates and times as
 ISO 8601, money with two decimals. A file exported imports again (into another museum, or after
-the codes were deleted): its counters (`uses`, `discountGiven`) are read by no one."""
+the codes were deleted): what they gave (`uses`, `discountGiven`) is read by no one."""
 
 import csv
 import io
@@ -38,14 +38,16 @@ COLUMNS = {
     "tag": "tag",
     "comment": "comment",
 }
-COUNTERS = {"uses": "uses", "discountGiven": "discount_given"}
+# What its valid tickets took (vouchers.services.vouchers annotates them): written, never read.
+COUNTERS = {"uses": "used", "discountGiven": "discounted"}
 HEADER = [*COLUMNS, *COUNTERS]
 # An import stops reading past this many rows: a batch's most.
 MAX_ROWS = 1000
 
 
 def rows_of(vouchers: Iterable[Voucher]) -> Iterable[list]:
-    """The file's rows of `vouchers` (their categories and events prefetched)."""
+    """The file's rows of `vouchers` (vouchers.services.vouchers: their categories and events
+    prefetched, what they gave annotated)."""
     for voucher in vouchers:
         yield [_cell(voucher, field) for field in (*COLUMNS.values(), *COUNTERS.values())]
 

@@ -38,9 +38,13 @@ class VoucherSerializer(serializers.Serializer):
     validFrom = serializers.DateTimeField(source="valid_from", allow_null=True)
     validUntil = serializers.DateTimeField(source="valid_until", allow_null=True)
     maxUses = serializers.IntegerField(source="max_uses", allow_null=True)
-    uses = serializers.IntegerField(help_text="Tickets held or sold with it, not cancelled.")
+    uses = serializers.IntegerField(
+        source="used", help_text="Tickets held or sold with it, not cancelled."
+    )
     budget = MoneyField(max_digits=10, allow_null=True)
-    discountGiven = MoneyField(source="discount_given", max_digits=10)
+    discountGiven = MoneyField(
+        source="discounted", max_digits=10, help_text="What those tickets took off their prices."
+    )
     keepSlot = serializers.IntegerField(source="keep_slot_id", allow_null=True)
     keepDay = serializers.DateField(source="keep_day_id", allow_null=True)
     keepEventDate = serializers.IntegerField(source="keep_event_date_id", allow_null=True)

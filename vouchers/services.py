@@ -4,8 +4,11 @@ deleted while never used, and mailed; every change audited.
 A batch is one transaction and one INSERT of its codes (bulk_create): a code given twice, or one
 another voucher or a gift card already has, makes none of them. The codes are kept upper-case
 (orders.services.vouchers.normalized), generated without look-alike characters (`new_code`).
-A change never writes the counters (`uses`, `discount_given`): the sale takes and gives those
-back with conditional UPDATEs of the row, which a change waits for under the row's lock.
+A change never writes the counters (`uses`, `discount_given`) of a voucher the sale counts (one
+with a limit): the sale takes and gives those back with conditional UPDATEs of the row, which a
+change waits for under the row's lock; a limit given or changed recounts them from the
+voucher's tickets (orders.services.vouchers.recount). What any voucher gave is what its valid
+tickets took (`given`): the API, the CSV file and the statistics say that.
 """
 
 from collections.abc import Sequence
@@ -13,16 +16,16 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, QuerySet, Sum
 from django.utils.translation import gettext as _
 
 from audit.models import Action
 from audit.services import changed_fields, record, values_of
 from museum.exceptions import InvalidInput, MuseumProblem
 from museum.money import ZERO
-from orders.models import Voucher, VoucherEffect
+from orders.models import Ticket, Voucher, VoucherEffect
 from orders.services.limits import mailbox_of
-from orders.services.vouchers import OTHER_CODES, new_code, normalized
+from orders.services.vouchers import OTHER_CODES, given, new_code, normalized, recount
 from vouchers.exceptions import UnknownVoucher, VoucherCodeTaken, VoucherUsed
 from vouchers.tasks import mail_codes
 
@@ -48,6 +51,8 @@ FIELDS = (
     "comment",
 )
 RELATIONS = ("categories", "events")
+# What makes a voucher counted on its row by the sale (orders.models.Voucher.counted).
+LIMITS = {"max_uses", "budget", "keep_slot", "keep_day", "keep_event_date"}
 # The model's field each refusal names (by the API's name), for the admin's form.
 MODEL_FIELDS = {
     "code": "code",
@@ -62,13 +67,15 @@ MODEL_FIELDS = {
 
 
 def vouchers(*, tag: str | None = None, code: str | None = None) -> QuerySet[Voucher]:
-    """Every voucher, newest first; of one tag, or whose code contains `code`."""
+    """Every voucher, newest first; of one tag, or whose code contains `code`; each with what
+    its valid tickets took (`used`, `discounted`: orders.services.vouchers.given, for vouchers
+    the sale counts on their row and for those it does not alike)."""
     found = Voucher.objects.order_by("-created_at", "-pk")
     if tag is not None:
         found = found.filter(tag=tag)
     if code:
         found = found.filter(code__contains=normalized(code))
-    return found.prefetch_related("categories", "events")
+    return given(found).prefetch_related("categories", "events")
 
 
 def voucher_of(voucher_id: int) -> Voucher:
@@ -285,6 +292,9 @@ def update_voucher(*, voucher_id: int, by, **changes: Any) -> Voucher:
         for name, value in plain.items():
             setattr(voucher, name, value)
         voucher.save(update_fields=list(plain))
+        if LIMITS & set(plain):
+            # Given a limit, it counts from what its tickets took (a limit taken off: no more).
+            recount(voucher.pk)
         diff = changed_fields(before, voucher, plain)
         for relation in RELATIONS:
             if relation in changes:
@@ -299,12 +309,16 @@ def update_voucher(*, voucher_id: int, by, **changes: Any) -> Voucher:
 
 
 def _check_counters(voucher: Voucher, changes: dict[str, Any]) -> None:
-    """A maximum of uses or a budget is never set below what the voucher used or gave."""
-    if changes.get("max_uses") is not None and changes["max_uses"] < voucher.uses:
-        message = _("It has been used %(uses)s times.") % {"uses": voucher.uses}
+    """A maximum of uses or a budget is never set below what the voucher's valid tickets
+    took."""
+    if changes.get("max_uses") is None and changes.get("budget") is None:
+        return
+    took = given(Voucher.objects.filter(pk=voucher.pk)).values("used", "discounted").get()
+    if changes.get("max_uses") is not None and changes["max_uses"] < took["used"]:
+        message = _("It has been used %(uses)s times.") % {"uses": took["used"]}
         raise InvalidInput("maxUses", message)
-    if changes.get("budget") is not None and changes["budget"] < voucher.discount_given:
-        message = _("It has given %(given)s.") % {"given": voucher.discount_given}
+    if changes.get("budget") is not None and changes["budget"] < took["discounted"]:
+        message = _("It has given %(given)s.") % {"given": took["discounted"]}
         raise InvalidInput("budget", message)
 
 
@@ -323,17 +337,23 @@ def delete_voucher(*, voucher_id: int, by) -> None:
 
 def stats(*, tag: str | None = None) -> list[dict[str, Any]]:
     """Per tag: the codes issued, those used, their uses (tickets held or sold with them, not
-    cancelled) and the discount they gave, from the vouchers' counters, in one query."""
-    rows = Voucher.objects.all()
-    if tag is not None:
-        rows = rows.filter(tag=tag)
-    return list(
-        rows.values("tag")
+    cancelled) and the discount they gave: what the tickets say (orders.services.vouchers.given,
+    which a counted voucher's counters equal), in two statements."""
+    chosen = Voucher.objects.all() if tag is None else Voucher.objects.filter(tag=tag)
+    rows = {
+        row["tag"]: {**row, "used": 0, "uses": 0, "discount": ZERO}
+        for row in chosen.values("tag").annotate(issued=Count("pk")).order_by()
+    }
+    valid = Ticket.objects.filter(cancelled_at__isnull=True, voucher__in=chosen)
+    per_tag = (
+        valid.values(tag=F("voucher__tag"))
         .annotate(
-            issued=Count("pk"),
-            used=Count("pk", filter=Q(uses__gt=0)),
-            uses=Sum("uses", default=0),
-            discount=Sum("discount_given", default=ZERO),
+            used=Count("voucher", distinct=True),
+            uses=Count("pk"),
+            discount=Sum("discount", default=ZERO),
         )
-        .order_by("tag")
+        .order_by()
     )
+    for row in per_tag:
+        rows[row["tag"]].update(row)
+    return [rows[name] for name in sorted(rows)]

@@ -262,7 +262,7 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
     @extend_schema(
         operation_id="voucherStats",
         summary="Vouchers per tag: issued, used, discount given",
-        description="Staff (`orders.view_voucher`), from the vouchers' counters.",
+        description="Staff (`orders.view_voucher`): what the vouchers' valid tickets took.",
         parameters=[VoucherStatsQuerySerializer],
         responses={200: VoucherTagStatsSerializer(many=True), **problems(400, 401, 403)},
     )

@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import Sum
+from django.utils import timezone
 
 from audit.models import AuditRecord
 from orders.models import Ticket, Voucher
@@ -115,7 +116,8 @@ def test_staff_change_a_voucher_and_the_change_is_audited(staff_client):
 
 def test_the_uses_limit_and_budget_are_never_set_below_what_was_used(staff_client):
     voucher = make(staff_client, code="USED", maxUses=5, budget=100)
-    Voucher.objects.filter(pk=voucher["voucherId"]).update(uses=3, discount_given=Decimal("40"))
+    for discount in ("15", "15", "10"):
+        TicketFactory(voucher_id=voucher["voucherId"], discount=Decimal(discount))
     path = f"{VOUCHERS}/{voucher['voucherId']}"
 
     fewer = staff_client.patch(path, {"maxUses": 2}, format="json")
@@ -125,6 +127,8 @@ def test_the_uses_limit_and_budget_are_never_set_below_what_was_used(staff_clien
     assert "maxUses" in assert_problem(fewer, 400)["errors"]
     assert "budget" in assert_problem(less, 400)["errors"]
     assert enough.status_code == 200 and enough.json()["uses"] == 3
+    assert enough.json()["discountGiven"] == 40
+    assert Voucher.objects.filter(uses=3, discount_given=40).exists()  # counted from its tickets
 
 
 def test_a_voucher_is_deleted_only_while_never_used(staff_client):
@@ -256,8 +260,9 @@ def test_the_stats_count_codes_uses_and_discount_per_tag(staff_client):
     for code in ("P1", "P2", "P3"):
         make(staff_client, code=code, tag="press")
     make(staff_client, code="S1", tag="schools")
-    Voucher.objects.filter(code="P1").update(uses=2, discount_given=Decimal("24.00"))
-    Voucher.objects.filter(code="P2").update(uses=1, discount_given=Decimal("12.50"))
+    for code, discount in [("P1", "12"), ("P1", "12"), ("P2", "12.50")]:
+        TicketFactory(voucher=Voucher.objects.get(code=code), discount=Decimal(discount))
+    TicketFactory(voucher=Voucher.objects.get(code="S1"), cancelled_at=timezone.now())
 
     answer = staff_client.get(f"{VOUCHERS}/stats")
     press = staff_client.get(f"{VOUCHERS}/stats", {"tag": "press"})
@@ -368,8 +373,8 @@ def _permissions(*codenames):
 def test_the_stats_agree_with_the_discount_of_the_tickets_sold(staff_client, visitor_client):
     MuseumDayFactory(date=later())
     make(staff_client, code="KIDS-FREE", tag="kids", categories=["child"])
-    make(staff_client, code="THREE-OFF", effect="amount_off", value=3, tag="promo")
-    make(staff_client, code="HALF", effect="percent_off", value=50, tag="promo")
+    make(staff_client, code="THREE-OFF", effect="amount_off", value=3, tag="promo", maxUses=10)
+    make(staff_client, code="HALF", effect="percent_off", value=50, tag="promo", budget=100)
     orders = []
     for code, lines in [
         ("kids-free", [("adult", 1), ("child", 2)]),
@@ -393,4 +398,9 @@ def test_the_stats_agree_with_the_discount_of_the_tickets_sold(staff_client, vis
         assert stats[tag]["uses"] == tickets.count()
         assert Decimal(str(stats[tag]["discount"])) == given
     assert (stats["kids"]["uses"], stats["promo"]["uses"]) == (2, 4)
+    # The sale's counters of the vouchers with a limit say the same, the cancelled given back.
+    for voucher in Voucher.objects.filter(tag="promo"):
+        tickets = valid.filter(voucher=voucher)
+        given = tickets.aggregate(total=Sum("discount"))["total"]
+        assert (voucher.uses, voucher.discount_given) == (tickets.count(), given)
     assert stats["promo"]["issued"] == 2 and stats["promo"]["used"] == 2

@@ -40,7 +40,7 @@ def test_an_order_confirmed_with_a_voucher_tells_its_buyers_receiver(httpserver)
     subscribe(client_for(partner_member(username="other-shop")), httpserver, "/other")
     MuseumDayFactory(date=later())
     voucher = Voucher.objects.create(
-        code="SCHOOL", effect="amount_off", value=Decimal("3"), tag="schools"
+        code="SCHOOL", effect="amount_off", value=Decimal("3"), tag="schools", max_uses=30
     )
 
     body = order_body(later(), ("adult", 2), ("child", 1), voucher="school")

@@ -46,7 +46,7 @@ class VoucherForm(forms.ModelForm):
             raise forms.ValidationError(str(problem.detail)) from None
 
     def _post_clean(self):
-        super()._post_clean()
+        super()._post_clean()  # type: ignore[misc]  # ModelForm's, which the stubs leave out
         wanted = {
             name: self.cleaned_data[name] for name in services.FIELDS if name in self.cleaned_data
         }

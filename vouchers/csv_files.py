@@ -81,15 +81,17 @@ class VoucherRowForm(forms.Form):
         choices=[("true", "true"), ("false", "false")],
         coerce=lambda text: text == "true",
         required=False,
-        empty_value=False,
+        empty_value=False,  # type: ignore[arg-type]  # a bool: what coerce makes of the others
     )
     ticket_type = forms.ChoiceField(
         choices=[("", ""), ("general", "general"), ("event", "event")], required=False
     )
-    categories = forms.ModelMultipleChoiceField(
+    categories: forms.ModelMultipleChoiceField = forms.ModelMultipleChoiceField(
         VisitorCategory.objects.all(), to_field_name="category", required=False
     )
-    events = forms.ModelMultipleChoiceField(SpecialEvent.objects.all(), required=False)
+    events: forms.ModelMultipleChoiceField = forms.ModelMultipleChoiceField(
+        SpecialEvent.objects.all(), required=False
+    )
     visit_from = forms.DateField(required=False)
     visit_until = forms.DateField(required=False)
     entry_from = forms.TimeField(required=False)
@@ -119,7 +121,7 @@ def read(text: str) -> list[dict[str, Any]]:
         raise InvalidInput("file", _("Unknown columns: %(names)s.") % {"names": ", ".join(unknown)})
     if "code" not in header or "effect" not in header:
         raise InvalidInput("file", _("The file needs the columns code and effect."))
-    rows = []
+    rows: list[dict] = []
     for row in reader:
         if len(rows) == MAX_ROWS:
             raise InvalidInput("file", _("At most %(n)s vouchers a file.") % {"n": MAX_ROWS})
@@ -143,7 +145,7 @@ def _read_row(row: dict, line: int) -> dict[str, Any]:
     if not form.is_valid():
         field, errors = next(iter(form.errors.items()))
         column = next((c for c, f in COLUMNS.items() if f == field), field)
-        raise InvalidInput(f"row {line}.{column}", errors[0])
+        raise InvalidInput(f"row {line}.{column}", str(errors[0]))
     values = form.cleaned_data
     given = {COLUMNS[column] for column in row if column in COLUMNS and row[column].strip()}
     # An empty cell is the model's default (any channel, a value of 0, no limit).

@@ -1,6 +1,8 @@
 """What a voucher's email says, in its language, in plain text and HTML: the code, what it
 gives, and until when."""
 
+import datetime as dt
+
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
@@ -50,5 +52,5 @@ def _last_day(voucher: Voucher) -> str:
     if voucher.valid_until is None:
         return ""
     # Valid until the moment given: its last day is the one before, when that moment is midnight.
-    last = timezone.localtime(voucher.valid_until - timezone.timedelta(microseconds=1))
+    last = timezone.localtime(voucher.valid_until - dt.timedelta(microseconds=1))
     return i18n.day_in_words(last.date())

@@ -188,9 +188,9 @@ def _codes(given: Sequence[str] | None, *, count: int, prefix: str) -> list[str]
     """The batch's codes: those given, normalized and each refused if taken; else `count` new
     ones (a new code that happens to be taken is drawn again)."""
     if given is not None:
-        codes = [normalized(code) for code in given]
-        _check_codes([(code, None) for code in codes])
-        return codes
+        named = [normalized(code) for code in given]
+        _check_codes([(code, None) for code in named])
+        return named
     codes: set[str] = set()
     while len(codes) < count:
         drawn = {new_code(prefix) for _ in range(count - len(codes))} - codes
@@ -313,7 +313,11 @@ def _check_counters(voucher: Voucher, changes: dict[str, Any]) -> None:
     took."""
     if changes.get("max_uses") is None and changes.get("budget") is None:
         return
-    took = given(Voucher.objects.filter(pk=voucher.pk)).values("used", "discounted").get()
+    took = (
+        given(Voucher.objects.filter(pk=voucher.pk))
+        .values("used", "discounted")  # type: ignore[misc]  # annotations, unseen by the plugin
+        .get()
+    )
     if changes.get("max_uses") is not None and changes["max_uses"] < took["used"]:
         message = _("It has been used %(uses)s times.") % {"uses": took["used"]}
         raise InvalidInput("maxUses", message)

@@ -200,6 +200,7 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
     """A voucher that keeps places reduces only the visits on its row."""
     if voucher.keep_slot_id is not None:
         slot = voucher.keep_slot
+        assert slot is not None  # read with the voucher (find)
         if visit.ticket_date != slot.day_id or visit.entry_time != slot.entry_time:
             return "slot"
     if voucher.keep_day_id is not None:
@@ -209,6 +210,7 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
             return "date"
     if voucher.keep_event_date_id is not None:
         kept = voucher.keep_event_date
+        assert kept is not None  # read with the voucher (find)
         if visit.event_id != kept.event_id or visit.ticket_date != kept.date:
             return "date"
     return None
@@ -391,7 +393,11 @@ def recount(voucher_id: int) -> None:
     voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
     if voucher is None or not voucher.counted:
         return
-    counted = given(Voucher.objects.filter(pk=voucher_id)).values("used", "discounted").get()
+    counted = (
+        given(Voucher.objects.filter(pk=voucher_id))
+        .values("used", "discounted")  # type: ignore[misc]  # annotations, unseen by the plugin
+        .get()
+    )
     Voucher.objects.filter(pk=voucher_id).update(
         uses=counted["used"], discount_given=counted["discounted"]
     )

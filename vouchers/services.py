@@ -25,7 +25,14 @@ from museum.exceptions import InvalidInput, MuseumProblem
 from museum.money import ZERO
 from orders.models import Ticket, Voucher, VoucherEffect
 from orders.services.limits import mailbox_of
-from orders.services.vouchers import OTHER_CODES, given, new_code, normalized, recount
+from orders.services.vouchers import (
+    OTHER_CODES,
+    given,
+    keeping_changed,
+    new_code,
+    normalized,
+    recount,
+)
 from vouchers.exceptions import UnknownVoucher, VoucherCodeTaken, VoucherUsed
 from vouchers.tasks import mail_codes
 
@@ -260,6 +267,8 @@ def _create(*, by, specs: Sequence[tuple[dict[str, Any], int | None]], emails: S
                 for voucher, (spec, _row) in zip(made, specs, strict=True)
                 for target in spec.get(relation, ())
             )
+        if any(voucher.keeps_places for voucher in made):
+            keeping_changed()  # bulk_create sends no signal for the sale's kept rows to hear
         if emails:
             mail_codes(vouchers=made, emails=emails)
         record(action=Action.CREATED, obj=made[0], by=by, changes=_described(made, specs))

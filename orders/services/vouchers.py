@@ -151,18 +151,23 @@ def refusal(
     channel: str,
     category_id: int | None = None,
     now: datetime | None = None,
+    uses_read: bool = True,
 ) -> str | None:
     """Why `voucher` does not reduce a ticket of `category_id` on `visit` sold through `channel`
     (a VoucherChannel): a key of REASONS, or None where it does. The one question every face
-    asks (the sale, a quote, the check, the desk, OCTO)."""
+    asks (the sale, a quote, the check, the desk, OCTO). `uses_read` False: its uses left are
+    not asked (a sale's `redeem` counts them under the lock, after holds that ran out with
+    some went back)."""
     return (
-        _refusal_of_use(voucher, channel=channel, now=now or timezone.now())
+        _refusal_of_use(voucher, channel=channel, now=now or timezone.now(), uses_read=uses_read)
         or _refusal_of_scope(voucher, visit=visit, category_id=category_id)
         or _refusal_of_kept_row(voucher, visit=visit)
     )
 
 
-def _refusal_of_use(voucher: Voucher, *, channel: str, now: datetime) -> str | None:
+def _refusal_of_use(
+    voucher: Voucher, *, channel: str, now: datetime, uses_read: bool = True
+) -> str | None:
     """Whether it may be used now, here, at all."""
     if voucher.valid_from is not None and now < voucher.valid_from:
         return "not_yet_valid"
@@ -170,7 +175,7 @@ def _refusal_of_use(voucher: Voucher, *, channel: str, now: datetime) -> str | N
         return "expired"
     if channel not in voucher.channels:
         return "channel"
-    if voucher.uses_left == 0:
+    if uses_read and voucher.uses_left == 0:
         return "used_up"
     return None
 
@@ -410,11 +415,12 @@ def for_lines(
     code: str | None,
     visit: Visit,
     channel: str,
+    uses_read: bool = True,
 ) -> list[Voucher | None]:
     """Each line's voucher, asked before any lock: the line's own `voucher` code, which must
     apply, else the order's `code` where it applies to the line's category (it must apply to
-    one). A member's free place takes none. Raises VoucherNotApplicable, VoucherUsedUp or what
-    `find` says."""
+    one). A member's free place takes none. Raises VoucherNotApplicable, VoucherUsedUp (the
+    uses left as read, unless not `uses_read`: refusal) or what `find` says."""
     found: dict[str, Voucher] = {}
     named: list[Voucher | None] = []
     for index, (line, category) in enumerate(zip(lines, categories, strict=True)):
@@ -430,7 +436,13 @@ def for_lines(
         typed = own or code
         if typed:
             voucher = found.get(typed) or found.setdefault(typed, find(typed))
-            reason = refusal(voucher, visit=visit, channel=channel, category_id=category.pk)
+            reason = refusal(
+                voucher,
+                visit=visit,
+                channel=channel,
+                category_id=category.pk,
+                uses_read=uses_read,
+            )
             if reason == "category" and not own:
                 voucher = None  # the order's code, for its other lines
             elif reason is not None:
@@ -438,7 +450,8 @@ def for_lines(
         named.append(voucher)
     if code and not any(named):
         raise refused("category")
-    _refuse_past_uses(lines, named)
+    if uses_read:
+        _refuse_past_uses(lines, named)
     return named
 
 

@@ -328,3 +328,18 @@ def test_a_code_given_a_limit_later_counts_from_what_it_gave(partner_client, ope
     assert again.status_code == 409 and again.json()["reason"] == "voucher_budget_spent"
     code.refresh_from_db()
     assert (code.uses, code.discount_given) == (2, Decimal("10.00"))
+
+
+def test_a_hold_that_ran_out_unreleased_does_not_keep_the_last_use(online_client, open_day):
+    voucher("LAST", effect="percent_off", value=Decimal("50"), max_uses=1)
+    body = order_body(open_day.date, ("adult", 1), voucher="LAST")
+    held = online_client.post("/v1.1/orders", body, format="json").json()
+    Order.objects.filter(pk=held["orderId"]).update(
+        hold_expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+
+    answer = online_client.post("/v1.1/orders", body, format="json")  # no sweep ran
+
+    assert answer.status_code == 201, answer.json()
+    assert Order.objects.get(pk=held["orderId"]).status == "expired"
+    assert Voucher.objects.get().uses == 1

@@ -276,6 +276,26 @@ def keeping_changed() -> None:
     ROWS_KEPT.forget()
 
 
+def held_back_places(row: str, keys: Sequence) -> dict:
+    """The places valid vouchers hold back on each of the rows of kind `row` with these keys,
+    as the public's availability shows them (hours.services.held_back_on); no query for rows
+    no voucher keeps places on."""
+    kept = ROWS_KEPT.get()
+    keys = [key for key in keys if (row, key) in kept]
+    if not keys:
+        return {}
+    keeping = (
+        Voucher.objects.filter(**{f"keep_{row}__in": keys}, max_uses__isnull=False)
+        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=Now()))
+        .order_by()
+        .values(f"keep_{row}")
+        .annotate(
+            kept=Sum(Greatest(F("max_uses") - F("uses"), Value(0), output_field=IntegerField()))
+        )
+    )
+    return {held[f"keep_{row}"]: held["kept"] for held in keeping}
+
+
 def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
     """The places the valid vouchers keeping places on the counted `row` ("slot", "day" or
     "event_date") hold back: one per use left, less what this sale's own vouchers (`taking`:

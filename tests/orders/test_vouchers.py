@@ -343,3 +343,16 @@ def test_a_hold_that_ran_out_unreleased_does_not_keep_the_last_use(online_client
     assert answer.status_code == 201, answer.json()
     assert Order.objects.get(pk=held["orderId"]).status == "expired"
     assert Voucher.objects.get().uses == 1
+
+
+def test_the_public_availability_leaves_out_the_places_a_voucher_keeps(visitor_client):
+    day = MuseumDayFactory(date=later(), capacity=10)
+    slot = EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=4)
+    EntrySlot.objects.create(day=day, entry_time=dt.time(11), capacity=4)
+    voucher("SLOTKEPT", max_uses=3, keep_slot=slot)
+    voucher("DAYKEPT", max_uses=7, keep_day=day)
+
+    slots = visitor_client.get(f"/v1.1/museum-hours/{day.date}/slots").json()
+
+    # 10:00 keeps 3 of its 4; the day keeps 7 of its 10, which leaves 3 for 11:00's 4.
+    assert [s["available"] for s in slots] == [1, 3]

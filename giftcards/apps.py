@@ -15,9 +15,12 @@ class GiftCardsConfig(AppConfig):
         from orders.models import OrderKind
         from orders.notifications import register_email
         from orders.providers import register
+        from orders.services.vouchers import register_other_codes
         from orders.signals import order_confirmed, refunds_to_gift_card
 
         register(GiftCardProvider())
         order_confirmed.connect(services.issue_on_confirmation, dispatch_uid="giftcards-issue")
         refunds_to_gift_card.connect(services.issue_for_refunds, dispatch_uid="giftcards-refund")
         register_email(OrderKind.GIFT_CARD, send_gift_card_email)
+        # A gift card's code typed as a voucher is told it is a gift card.
+        register_other_codes(services.as_voucher_code)

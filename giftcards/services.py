@@ -33,6 +33,7 @@ from giftcards.models import GiftCard, GiftCardStatus, Transaction, TransactionK
 from museum import i18n
 from museum.exceptions import InvalidInput
 from museum.money import to_cent
+from orders.exceptions import IsGiftCard
 from orders.models import Order, OrderKind, Payment, Refund, RefundState
 from orders.services.new_orders import new_order, record_new, settle_new, stays_held
 from orders.services.payments import pay_back_instead as orders_pay_back_instead
@@ -110,6 +111,15 @@ def card_of_code(typed: str) -> GiftCard:
     if card is None:
         raise UnknownGiftCard()
     return card
+
+
+def as_voucher_code(typed: str) -> IsGiftCard | None:
+    """A gift card's code typed as a voucher's: the sale answers that it is a gift card, to pay
+    with (registered with orders.services.vouchers.register_other_codes); None for any other."""
+    code = read_code(typed)
+    if code and GiftCard.objects.filter(code=code, issued_at__isnull=False).exists():
+        return IsGiftCard()
+    return None
 
 
 def spendable_amount(*, code: str, order: Order, due: Decimal) -> tuple[Decimal, GiftCard]:

@@ -68,9 +68,10 @@ def slot_has_room(
     unclaimed = Greatest(
         F("member_places") - F("member_sold") - member, Value(0), output_field=IntegerField()
     )
+    taken = F("sold") + n + unclaimed
     if held_back is not None:
-        unclaimed = unclaimed + held_back
-    return Q(capacity__isnull=True) | Q(capacity__gte=F("sold") + n + unclaimed)
+        taken = taken + held_back
+    return Q(capacity__isnull=True) | Q(capacity__gte=taken)
 
 
 def take_places(

@@ -1,7 +1,7 @@
 """Opening hours: the weekly pattern and how it becomes museum days."""
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
@@ -240,18 +240,44 @@ def public_places_left(slot: EntrySlot, *, now: datetime | None = None) -> int |
     return max(slot.capacity - slot.sold - kept, 0)
 
 
+# What the layers above hold back on the rows that count places besides the members' kept
+# places (the sale's vouchers, orders/apps.py registers them): each answers, for a kind of row
+# ("slot", "day") and those rows' keys, the places it holds back on each.
+HOLDERS: list[Callable[[str, Sequence], Mapping]] = []
+
+
+def register_held_back(holder: Callable[[str, Sequence], Mapping]) -> None:
+    if holder not in HOLDERS:
+        HOLDERS.append(holder)
+
+
+def held_back_on(kind: str, keys: Sequence) -> dict:
+    """The places held back on each of the rows of `kind` with these keys (0: none)."""
+    held: dict = {key: 0 for key in keys}
+    for holder in HOLDERS:
+        for key, places in holder(kind, keys).items():
+            held[key] = held.get(key, 0) + places
+    return held
+
+
 def slots_on_sale(*, day: MuseumDay, slots: list[EntrySlot] | None = None) -> list[EntrySlot]:
     """The open day's entry slots, each with `available` (places the public may buy, never more
-    than the day has left: a slot's unclaimed member places are not, until their cut-off; None:
-    unlimited; 0 once its sale ended) and `over` (its sale ended). `slots`: the day's slots in
-    time order, read already (their counts as the caller reads them)."""
+    than the day has left: a slot's unclaimed member places are not, until their cut-off, nor
+    those held back (`held_back_on`: a voucher's); None: unlimited; 0 once its sale ended) and
+    `over` (its sale ended). `slots`: the day's slots in time order, read already (their counts
+    as the caller reads them)."""
     if slots is None:
         slots = list(day.slots.order_by("entry_time"))
     times = [slot.entry_time for slot in slots]
-    day_left = None if day.capacity is None else max(day.capacity - day.sold, 0)
+    held = held_back_on("slot", [slot.pk for slot in slots])
+    day_left = None
+    if day.capacity is not None:
+        day_left = max(day.capacity - day.sold - held_back_on("day", [day.date])[day.date], 0)
     now = timezone.now()
     for slot in slots:
         left = public_places_left(slot, now=now)
+        if left is not None and held[slot.pk]:
+            left = max(left - held[slot.pk], 0)
         if day_left is not None:
             left = day_left if left is None else min(left, day_left)
         slot.over = now >= sales_end(day=day, entry_time=slot.entry_time, entry_times=times)

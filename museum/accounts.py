@@ -68,6 +68,9 @@ STAFF_PERMISSIONS = [
     "giftcards.view_giftcard",
     "giftcards.view_transaction",
     "giftcards.change_balance",
+    # Vouchers (docs/vouchers.md): made, changed, deleted while never used; their counters are
+    # the sale's.
+    *(f"orders.{action}_voucher" for action in ("view", "add", "change", "delete")),
     # Donations (docs/money.md): the funds described here, changed, never deleted; donations
     # written by the sale, only read, refunded by staff (an action, orders.cancel_any_order).
     *(f"orders.{action}_fund" for action in ("view", "add", "change")),

@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "orders",
     "giftcards",
+    "vouchers",
     "webhooks",
     "octo",
     "desk",
@@ -444,6 +445,9 @@ REST_FRAMEWORK = {
         # A gift card's code asked for (its balance, or paying with it), per account: a few
         # cards a minute, never a search of the codes.
         "giftcard": envrate("MUSEUM_THROTTLE_GIFT_CARD_RATE", "10/min"),
+        # A voucher's code checked against an order (POST /vouchers/check), per account: a
+        # buyer tries the one they were given, never a search of the codes.
+        "voucher": envrate("MUSEUM_THROTTLE_VOUCHER_RATE", "10/min"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.
@@ -485,6 +489,7 @@ SPECTACULAR_SETTINGS = {
         "webhooks.schema.ORDER_EVENTS",
         "webhooks.schema.MEMBERSHIP_EVENTS",
         "webhooks.schema.GIFT_CARD_EVENTS",
+        "webhooks.schema.VOUCHER_EVENTS",
         "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -602,6 +607,10 @@ if not 1 <= MUSEUM_GIFT_CARD_MIN <= MUSEUM_GIFT_CARD_MAX or MUSEUM_GIFT_CARD_YEA
         "MUSEUM_GIFT_CARD_MIN must be 1+ and at most MUSEUM_GIFT_CARD_MAX; "
         "MUSEUM_GIFT_CARD_YEARS 1+"
     )
+# Vouchers (docs/vouchers.md): the most codes one batch makes, and the most of them it mails
+# (one an address, each within its mailbox's daily limit of emails).
+MUSEUM_VOUCHER_BATCH_MAX = envint("MUSEUM_VOUCHER_BATCH_MAX", 1000)
+MUSEUM_VOUCHER_BATCH_MAX_EMAILS = envint("MUSEUM_VOUCHER_BATCH_MAX_EMAILS", 500)
 # The front desk sells to groups in front of it (a school class): its own, larger limit.
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)

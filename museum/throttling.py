@@ -150,6 +150,13 @@ class GiftCardRateThrottle(AccountRateThrottle):
     scope = "giftcard"
 
 
+class VoucherRateThrottle(AccountRateThrottle):
+    """MUSEUM_THROTTLE_VOUCHER_RATE voucher codes checked per account, within its rate of
+    requests."""
+
+    scope = "voucher"
+
+
 # Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
 # lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
 # is exact, and museum.cache.count counts atomically across workers.

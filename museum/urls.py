@@ -22,6 +22,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("tickets.urls")),
     path("", include("orders.urls")),
     path("", include("giftcards.urls")),
+    path("", include("vouchers.urls")),
     path("", include("webhooks.urls")),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-json"),
     path("openapi.yaml", SpectacularYAMLAPIView.as_view(), name="openapi-yaml"),

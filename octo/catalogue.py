@@ -174,11 +174,12 @@ def minor(amount: Decimal) -> int:
     return int((amount * 100).to_integral_value(rounding=ROUND_HALF_UP))
 
 
-def pricing(retail: Decimal, *, commission: Decimal) -> dict:
-    """OCTO's pricing of a retail price: net is what the museum gets after the commission."""
+def pricing(retail: Decimal, *, commission: Decimal, original: Decimal | None = None) -> dict:
+    """OCTO's pricing of a retail price: net is what the museum gets after the commission;
+    `original` the price before a voucher's discount (by default the retail price)."""
     net = retail - (retail * commission / 100)
     return {
-        "original": minor(retail),
+        "original": minor(retail if original is None else original),
         "retail": minor(retail),
         "net": minor(net),
         "currency": settings.MUSEUM_CURRENCY,

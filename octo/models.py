@@ -143,6 +143,9 @@ class Booking(models.Model):
     contact = models.JSONField(default=dict)
     # The unit items as asked: [{"uuid", "unitId", "resellerReference"}], in ticket order.
     unit_items = models.JSONField(default=list)
+    # The reseller's offer code (`octo/offers`: a voucher's code, kept as vouchers read it), asked
+    # again when the booking's order is placed anew; empty: none.
+    offer_code = models.CharField(max_length=40, blank=True, default="", db_default="")
     # What the museum nets once confirmed (retail less the commission), for the statement.
     net_total = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -13,7 +13,7 @@ from django.utils.translation import get_language, to_locale
 from rest_framework import serializers as drf
 
 from museum.fields import StrictCharField, StrictDateField, StrictIntegerField, StrictUUIDField
-from octo import catalogue
+from octo import catalogue, offers
 from octo.models import Booking
 from orders.models import OrderStatus, Ticket
 from orders.selectors import tickets_of
@@ -22,7 +22,10 @@ from orders.tokens import sign_ticket, sign_tickets_link
 PRICING = "octo/pricing"
 CONTENT = "octo/content"
 WEBHOOKS = "octo/webhooks"
-CAPABILITIES = [PRICING, CONTENT, WEBHOOKS]
+OFFERS = "octo/offers"
+CAPABILITIES = [PRICING, CONTENT, WEBHOOKS, OFFERS]
+# What a capability needs beside it, as OCTO lists it (its prices are octo/pricing's).
+DEPENDENCIES = {OFFERS: [PRICING]}
 
 
 def language_tag(code: str | None = None) -> str:
@@ -138,8 +141,15 @@ def product_out(item: catalogue.Product, *, commission: Decimal | None) -> dict:
 
 
 def availability_out(
-    slot: catalogue.Slot, item: catalogue.Product, *, commission: Decimal | None, wanted: int = 0
+    slot: catalogue.Slot,
+    item: catalogue.Product,
+    *,
+    commission: Decimal | None,
+    wanted: int = 0,
+    offer: offers.Asked | None = None,
 ) -> dict:
+    """An availability; with `offer` (octo/offers asked) the offer fields, and where its voucher
+    reduces a unit on this slot that unit's pricing with it (`original` before it)."""
     status = slot.status
     if status != "CLOSED" and wanted and slot.vacancies is not None and slot.vacancies < wanted:
         status = "SOLD_OUT"
@@ -156,8 +166,24 @@ def availability_out(
         "maxUnits": None,
         "openingHours": slot.opening_hours,
     }
+    lines = None
+    if offer is not None:
+        lines = None if offer.voucher is None else offers.unit_lines(item, slot, offer.voucher)
+        shown.update(offers.fields(offer.offer if lines and offers.applies(lines) else None))
     if commission is not None:
-        shown["unitPricing"] = _unit_pricing(item, commission=commission)
+        shown["unitPricing"] = (
+            _unit_pricing(item, commission=commission)
+            if lines is None
+            else [
+                {
+                    "unitId": line.code,
+                    **catalogue.pricing(
+                        line.price, commission=commission, original=line.price + line.discount
+                    ),
+                }
+                for line in lines
+            ]
+        )
     return shown
 
 
@@ -246,7 +272,11 @@ def _ticket(ticket: Ticket | None, *, pdf_url: str, confirmed: bool) -> dict:
     }
 
 
-def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dict:
+def booking_out(
+    booking: Booking, *, request, commission: Decimal | None, offered: bool = False
+) -> dict:
+    """A booking; with `offered` (octo/offers asked) its offer fields. Its pricing and each unit
+    item's say the price before a voucher's discount as `original`."""
     order = booking.order
     status = booking_status(booking)
     confirmed = status == "CONFIRMED"
@@ -280,7 +310,9 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
             "ticket": _ticket(ticket, pdf_url=pdf_url, confirmed=confirmed),
         }
         if commission is not None and ticket is not None:
-            shown["pricing"] = catalogue.pricing(ticket.price, commission=commission)
+            shown["pricing"] = catalogue.pricing(
+                ticket.price, commission=commission, original=ticket.price + ticket.discount
+            )
         unit_items.append(shown)
     cancelled = status == "CANCELLED"
     shown = {
@@ -333,8 +365,21 @@ def booking_out(booking: Booking, *, request, commission: Decimal | None) -> dic
         "unitItems": unit_items,
     }
     if commission is not None:
-        shown["pricing"] = catalogue.pricing(order.total, commission=commission)
+        discounts = sum((ticket.discount for ticket in tickets.values()), Decimal("0"))
+        shown["pricing"] = catalogue.pricing(
+            order.total, commission=commission, original=order.total + discounts
+        )
+    if offered:
+        shown.update(offers.fields(_offer(booking)))
     return shown
+
+
+def _offer(booking: Booking) -> dict | None:
+    """The booking's offer: the code it was placed with (whether or not its voucher made a
+    ticket cheaper: one no better than the catalogue is not used)."""
+    if not booking.offer_code:
+        return None
+    return offers.offer_out(offers.voucher_named(booking.offer_code), booking.offer_code)
 
 
 def _past_availability(booking: Booking) -> dict:
@@ -439,6 +484,8 @@ class BookingChangeIn(drf.Serializer):
     notes = OptionalText(max_length=MAX_NOTES)
     resellerReference = OptionalText(max_length=MAX_REFERENCE, source="reseller_reference")
     unitItems = _unit_items()
+    # octo/offers: a voucher's code; empty or null: none (read only where the capability is).
+    offerCode = OptionalText(max_length=MAX_ID, source="offer_code")
 
     def validate_contact(self, contact):
         return {} if contact is None else contact
@@ -470,6 +517,7 @@ class ReserveIn(drf.Serializer):
     notes = OptionalText(max_length=MAX_NOTES)
     resellerReference = OptionalText(max_length=MAX_REFERENCE, source="reseller_reference")
     contact = ContactIn(required=False, allow_null=True)
+    offerCode = OptionalText(max_length=MAX_ID, source="offer_code")
 
     def validate_contact(self, contact):
         return {} if contact is None else contact
@@ -517,6 +565,7 @@ class AvailabilityIn(drf.Serializer):
         source="availability_ids",
     )
     units = _nullable(drf.ListField, child=UnitsIn(), max_length=MAX_UNIT_ITEMS)
+    offerCode = OptionalText(max_length=MAX_ID, source="offer_code")
 
 
 class BookingsQuery(drf.Serializer):

@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from museum.exceptions import MuseumProblem
-from octo import catalogue
+from octo import catalogue, offers
 from octo.exceptions import (
     BadRequest,
     InvalidAvailability,
@@ -123,9 +123,12 @@ def _place(
     until: datetime | None,
     contact: dict,
     language: str,
+    offer_code: str = "",
 ) -> Order:
+    """The booking's order, through the sale; with `offer_code` (octo/offers), its voucher's,
+    sold through the OCTO channel."""
     fields = _contact_fields(contact)
-    with _as_octo():
+    with _as_octo(), offers.refusals(offer_code):
         return place_order(
             buyer=partner,
             email=fields["email"],
@@ -141,6 +144,8 @@ def _place(
             language=language,
             # Kept on the order: its confirmation, changes and cancellation mail by it.
             mail_buyer=museum_sends_tickets(partner),
+            voucher=offer_code or None,
+            octo=True,
         )
 
 
@@ -164,6 +169,7 @@ def reserve_booking(
     reseller_reference: str = "",
     contact: dict | None = None,
     language: str = "",
+    offer_code: str = "",
 ) -> Booking:
     """Hold the places of a new booking; the same uuid again from the same partner answers the
     booking it made (one the reseller does not name gets a new one). Uuids are each partner's
@@ -177,6 +183,7 @@ def reserve_booking(
     items = _unit_items(unit_items)
     slot = _slot(item, availability_id)
     until = timezone.now() + timedelta(minutes=hold_minutes(expiration_minutes))
+    offer_code = offers.code_of(offer_code)
     try:
         with transaction.atomic():
             order = _place(
@@ -188,6 +195,7 @@ def reserve_booking(
                 until=until,
                 contact=contact or {},
                 language=language,
+                offer_code=offer_code,
             )
             return Booking.objects.create(
                 uuid=name,
@@ -199,6 +207,7 @@ def reserve_booking(
                 notes=notes,
                 contact=contact or {},
                 unit_items=_tie_tickets(items, order),
+                offer_code=offer_code,
             )
     except IntegrityError:
         # The same uuid reserved at the same moment: that one stands, and this answers it.
@@ -240,10 +249,13 @@ def _replace_order(
     partner,
     availability_id: str | None = None,
     product_id: str | None = None,
+    offer_code: str | None = None,
 ) -> None:
-    """New unit items, availability or product for a held booking: its order cancelled and
-    placed anew, in one transaction (the old places kept if the new ones cannot be had), held
-    until the old hold would have run out: a rebooking is no way to hold longer."""
+    """New unit items, availability, product or offer code (empty: none; None: the booking's)
+    for a held booking: its order cancelled and placed anew, in one transaction (the old places
+    and voucher uses kept if the new ones cannot be had), held until the old hold would have run
+    out: a rebooking is no way to hold longer."""
+    code = booking.offer_code if offer_code is None else offer_code
     item = catalogue.product(product_id or booking.product_id)
     slot = _slot(item, availability_id or booking.availability_id)
     with transaction.atomic():
@@ -258,13 +270,22 @@ def _replace_order(
             until=booking.order.hold_expires_at,
             contact=booking.contact,
             language=booking.order.language,
+            offer_code=code,
         )
         booking.order = order
         booking.product_id = item.id
         booking.availability_id = slot.id
         booking.unit_items = _tie_tickets(items, order)
+        booking.offer_code = code
         booking.save(
-            update_fields=["order", "product_id", "availability_id", "unit_items", "updated_at"]
+            update_fields=[
+                "order",
+                "product_id",
+                "availability_id",
+                "unit_items",
+                "offer_code",
+                "updated_at",
+            ]
         )
 
 
@@ -281,31 +302,51 @@ def _keep_contact(booking: Booking, contact: dict, *, partner) -> None:
 
 
 def confirm_booking(
-    *, partner, uuid, contact=None, reseller_reference=None, unit_items=None, notes=None
+    *,
+    partner,
+    uuid,
+    contact=None,
+    reseller_reference=None,
+    unit_items=None,
+    notes=None,
+    offer_code=None,
 ) -> Booking:
     """Confirm a held booking: paid on account, its tickets valid. Once the hold ran out its
-    places are taken again if free (UNPROCESSABLE_ENTITY if not)."""
+    places are taken again if free (UNPROCESSABLE_ENTITY if not). Other units or another
+    `offer_code` (octo/offers; empty: none) place its order anew first."""
     with transaction.atomic():
+        booking = booking_of(partner=partner, uuid=uuid, lock=True)
         _confirm(
-            booking_of(partner=partner, uuid=uuid, lock=True),
+            booking,
             partner=partner,
             contact=contact,
             reseller_reference=reseller_reference,
             unit_items=unit_items,
             notes=notes,
+            offer_code=_new_offer(booking, offer_code),
         )
     return booking_of(partner=partner, uuid=uuid)
 
 
-def _confirm(booking: Booking, *, partner, contact, reseller_reference, unit_items, notes):
+def _new_offer(booking: Booking, offer_code: str | None) -> str | None:
+    """The offer code asked, as kept, if it is not the booking's own; else None (no change)."""
+    if offer_code is None:
+        return None
+    code = offers.code_of(offer_code)
+    return None if code == booking.offer_code else code
+
+
+def _confirm(
+    booking: Booking, *, partner, contact, reseller_reference, unit_items, notes, offer_code
+):
     if booking.order.status == OrderStatus.CANCELLED:
         raise Unprocessable("The booking is cancelled.")
     if booking.order.status == OrderStatus.CONFIRMED:
         return
-    if unit_items is not None:
-        items = _unit_items(unit_items)
-        if [i["unitId"] for i in items] != [i["unitId"] for i in booking.unit_items]:
-            _replace_order(booking, items, partner=partner)
+    items = booking.unit_items if unit_items is None else _unit_items(unit_items)
+    other_units = [i["unitId"] for i in items] != [i["unitId"] for i in booking.unit_items]
+    if other_units or offer_code is not None:
+        _replace_order(booking, items, partner=partner, offer_code=offer_code)
     _update_fields(
         booking,
         partner=partner,
@@ -340,6 +381,7 @@ def _retake(booking: Booking, *, partner) -> None:
             until=None,
             contact=booking.contact,
             language=booking.order.language,
+            offer_code=booking.offer_code,
         )
         booking.order = order
         booking.unit_items = _tie_tickets(items, order)
@@ -372,11 +414,13 @@ def update_booking(
     availability_id=None,
     product_id=None,
     option_id=None,
+    offer_code=None,
 ) -> Booking:
-    """PATCH: contact, notes and references; unit items, availability and product (a rebooking)
-    while on hold."""
+    """PATCH: contact, notes and references; unit items, availability, product and offer code
+    (octo/offers; empty: none) while on hold, a rebooking."""
     with transaction.atomic():
         booking = booking_of(partner=partner, uuid=uuid, lock=True)
+        offer_code = _new_offer(booking, offer_code)
         # Ids checked before the booking's state: a wrong one is wrong whatever the booking.
         if option_id is not None:
             catalogue.check_option(option_id)
@@ -386,10 +430,13 @@ def update_booking(
             product_id = catalogue.product(product_id).id  # INVALID_PRODUCT_ID if unknown
             if product_id == booking.product_id:
                 product_id = None  # its own, spelt otherwise (an upper-case uuid)
-        if unit_items is not None or availability_id is not None or product_id is not None:
+        rebooked = (unit_items, availability_id, product_id, offer_code)
+        if any(asked is not None for asked in rebooked):
             order = booking.order
             if order.status != OrderStatus.HELD or order.hold_ran_out(timezone.now()):
-                raise Unprocessable("Units, availability and product change only while on hold.")
+                raise Unprocessable(
+                    "Units, availability, product and offer change only while on hold."
+                )
             items = booking.unit_items if unit_items is None else _unit_items(unit_items)
             _replace_order(
                 booking,
@@ -397,6 +444,7 @@ def update_booking(
                 partner=partner,
                 availability_id=availability_id,
                 product_id=product_id,
+                offer_code=offer_code,
             )
         _update_fields(
             booking,

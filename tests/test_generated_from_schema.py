@@ -30,11 +30,14 @@ from tests.test_generated_clients import (
 
 PDF_SIGNATURE = b"%PDF-"
 # openapi-python-client types application/octet-stream answers as bytes and refuses any other
-# binary media type ("response will be omitted"); its documented remedy is this setting. The
-# schema keeps the media types the server really sends (application/pdf, image/png).
+# binary media type ("response will be omitted"), and any request body of a media type it does
+# not know (a voucher import's text/csv); its documented remedy is this setting. The schema
+# keeps the media types the server really sends and takes (application/pdf, image/png,
+# text/csv).
 HTTPX_CONFIG = """content_type_overrides:
   application/pdf: application/octet-stream
   image/png: application/octet-stream
+  text/csv: application/octet-stream
 """
 # OpenAPI Generator's warnings that are not about our schema: the contract names a component
 # `Date`, which the Python generator renames to ModelDate (clients from the contract get it too);

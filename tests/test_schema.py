@@ -115,6 +115,16 @@ ADDED_OPERATIONS = {
     ("/webhooks/{webhookId}", "get"),
     ("/webhooks/{webhookId}", "patch"),
     ("/webhooks/{webhookId}", "delete"),
+    ("/vouchers", "get"),
+    ("/vouchers", "post"),
+    ("/vouchers/{voucherId}", "get"),
+    ("/vouchers/{voucherId}", "patch"),
+    ("/vouchers/{voucherId}", "delete"),
+    ("/vouchers/batch", "post"),
+    ("/vouchers/export.csv", "get"),
+    ("/vouchers/import", "post"),
+    ("/vouchers/stats", "get"),
+    ("/vouchers/check", "post"),
 }
 
 

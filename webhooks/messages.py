@@ -28,9 +28,10 @@ from giftcards.serializers import TransactionEventSerializer
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
-from orders.models import Membership, Order, OrderStatus, Ticket
+from orders.models import Membership, Order, OrderStatus, Ticket, Voucher
 from orders.selectors import VIEW_ANY_MEMBERSHIP, may_view_order, tickets_of
 from orders.serializers import MembershipSerializer, OrderSerializer
+from vouchers.serializers import VoucherRedeemedEventSerializer
 from webhooks.models import EventType
 
 # The audit log's names of the records' objects (audit.services: the model's label).
@@ -40,6 +41,7 @@ TICKET = Ticket._meta.label_lower
 SLOT = EntrySlot._meta.label_lower
 MEMBERSHIP = Membership._meta.label_lower
 GIFT_CARD = GiftCard._meta.label_lower
+VOUCHER = Voucher._meta.label_lower
 
 # The types each kind of record may make: records that make none are never read.
 POSSIBLE: dict[tuple[str, str], set[str]] = {
@@ -61,6 +63,8 @@ POSSIBLE: dict[tuple[str, str], set[str]] = {
     # giftcards.services._move: the card's first credit (created), then every other move.
     (GIFT_CARD, Action.CREATED): {EventType.GIFT_CARD_ISSUED, EventType.GIFT_CARD_TRANSACTION},
     (GIFT_CARD, Action.CHANGED): {EventType.GIFT_CARD_TRANSACTION},
+    # orders.services.vouchers.record_redeemed: one a voucher an order confirmed used.
+    (VOUCHER, Action.REDEEMED): {EventType.VOUCHER_REDEEMED},
 }
 
 
@@ -138,32 +142,38 @@ def messages_of(entry: AuditRecord) -> Iterator[Message]:
     elif entry.object_type == ORDER:
         yield from _order_messages(entry)
     elif entry.object_type == TICKET:
-        ticket = Ticket.objects.select_related("order").filter(pk=entry.object_id).first()
-        if ticket is not None and ticket.order is not None:
-            yield Message(
-                EventType.TICKET_CHECKED_IN,
-                envelope(
-                    EventType.TICKET_CHECKED_IN,
-                    {
-                        "ticketId": ticket.pk,
-                        "orderId": ticket.order_id,
-                        "confirmationCode": ticket.confirmation_code,
-                        "ticketDate": ticket.date,
-                        "checkedInAt": ticket.checked_in_at,
-                    },
-                ),
-                order=ticket.order,
-            )
+        yield from _ticket_messages(entry)
     elif entry.object_type == SLOT:
         yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
     elif entry.object_type == MEMBERSHIP:
         yield from _membership_messages(entry)
     elif entry.object_type == GIFT_CARD:
         yield from _gift_card_messages(entry)
+    elif entry.object_type == VOUCHER and entry.action == Action.REDEEMED:
+        yield from _voucher_messages(entry)
     key = (entry.object_type, entry.action)
     for maker in MAKERS.values():
         if key in maker.records:
             yield from maker.make(entry)
+
+
+def _ticket_messages(entry: AuditRecord) -> Iterator[Message]:
+    ticket = Ticket.objects.select_related("order").filter(pk=entry.object_id).first()
+    if ticket is not None and ticket.order is not None:
+        yield Message(
+            EventType.TICKET_CHECKED_IN,
+            envelope(
+                EventType.TICKET_CHECKED_IN,
+                {
+                    "ticketId": ticket.pk,
+                    "orderId": ticket.order_id,
+                    "confirmationCode": ticket.confirmation_code,
+                    "ticketDate": ticket.date,
+                    "checkedInAt": ticket.checked_in_at,
+                },
+            ),
+            order=ticket.order,
+        )
 
 
 def _event_messages(entry: AuditRecord) -> Iterator[Message]:
@@ -274,6 +284,26 @@ def _gift_card_messages(entry: AuditRecord) -> Iterator[Message]:
         types.insert(0, EventType.GIFT_CARD_ISSUED)
     for event_type in types:
         yield Message(event_type, envelope(event_type, data), gift_card=move.card)
+
+
+def _voucher_messages(entry: AuditRecord) -> Iterator[Message]:
+    """`voucher.redeemed`, told from the record alone (the code as it was recorded), to those
+    who may see the order that used it."""
+    order = Order.objects.filter(pk=entry.changes.get("order")).first()
+    if order is None:
+        return
+    used = {
+        "voucherId": int(entry.object_id),
+        "code": entry.object_repr,
+        "tag": entry.changes.get("tag", ""),
+        "orderId": order.pk,
+        "uses": entry.changes.get("uses", 0),
+        "discount": Decimal(str(entry.changes.get("discount", "0"))),
+    }
+    data = VoucherRedeemedEventSerializer(used).data
+    yield Message(
+        EventType.VOUCHER_REDEEMED, envelope(EventType.VOUCHER_REDEEMED, data), order=order
+    )
 
 
 def slot_payload(slot_id: int) -> str:

@@ -20,6 +20,7 @@ class EventType(models.TextChoices):
     MEMBERSHIP_CANCELLED = "membership.cancelled", "a membership's purchase or renewal cancelled"
     GIFT_CARD_ISSUED = "giftcard.issued", "a gift card issued (its order paid)"
     GIFT_CARD_TRANSACTION = "giftcard.transaction", "a gift card's balance moved (any transaction)"
+    VOUCHER_REDEEMED = "voucher.redeemed", "a voucher used by an order confirmed"
 
 
 class Subscription(models.Model):

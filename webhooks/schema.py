@@ -6,6 +6,7 @@ from rest_framework import serializers
 from events.serializers import SpecialEventResponseSerializer
 from giftcards.serializers import TransactionEventSerializer
 from orders.serializers import MembershipSerializer, OrderSerializer
+from vouchers.serializers import VoucherRedeemedEventSerializer
 from webhooks.models import EventType
 
 RECEIVED = {202: OpenApiResponse(description="Data accepted.")}
@@ -40,6 +41,14 @@ class GiftCardWebhookSerializer(serializers.Serializer):
     timestamp = serializers.DateTimeField()
     data = TransactionEventSerializer(  # type: ignore[assignment]
         help_text="The move of the card's ledger, and what the card holds after it."
+    )
+
+
+class VoucherWebhookSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=[EventType.VOUCHER_REDEEMED])
+    timestamp = serializers.DateTimeField()
+    data = VoucherRedeemedEventSerializer(  # type: ignore[assignment]
+        help_text="The voucher, the order that used it, its uses and the discount it gave."
     )
 
 
@@ -92,4 +101,9 @@ GIFT_CARD_EVENTS = _webhook(
     "giftCardEvent",
     "A gift card issued, or its balance moved (giftcard.*)",
     GiftCardWebhookSerializer,
+)
+VOUCHER_EVENTS = _webhook(
+    "voucherEvent",
+    "A voucher used by an order confirmed (voucher.redeemed)",
+    VoucherWebhookSerializer,
 )

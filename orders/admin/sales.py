@@ -273,7 +273,7 @@ class TaxRangeForm(SalesRangeForm):
 
 
 def sales_tables(report: selectors.SalesReport) -> list[Table]:
-    """The report's two tables, each cell as the page and the CSV write it (report_cell: money
+    """The report's three tables, each cell as the page and the CSV write it (report_cell: money
     with two decimal places, in MUSEUM_CURRENCY, which the headers name)."""
     money = f"({settings.MUSEUM_CURRENCY})"
     sales = Table(
@@ -315,7 +315,18 @@ def sales_tables(report: selectors.SalesReport) -> list[Table]:
             "Total", *(report.takings_totals[name] for name in ("payments", *amounts))
         ),
     )
-    return [sales, takings]
+    discounts = Table(
+        title="Discounts by voucher tag (tickets still valid)",
+        header=["Voucher tag", "Tickets", f"Discount {money}"],
+        rows=[
+            report_cells(row["tag"] or "(no tag)", row["tickets"], row["discount"])
+            for row in report.discounts
+        ],
+        total=report_cells(
+            "Total", report.discounts_total["tickets"], report.discounts_total["discount"]
+        ),
+    )
+    return [sales, takings, discounts]
 
 
 SALES_TOTALS = ("sold", "gross", "cancelled", "refunds", "net")

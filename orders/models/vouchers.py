@@ -77,7 +77,7 @@ class Voucher(models.Model):
     categories = models.ManyToManyField(
         VisitorCategory, blank=True, related_name="vouchers", help_text="Empty: every category."
     )
-    events = models.ManyToManyField(
+    events: models.ManyToManyField = models.ManyToManyField(
         SpecialEvent, blank=True, related_name="vouchers", help_text="Empty: every event."
     )
     visit_from = models.DateField("visits from", null=True, blank=True)

@@ -93,6 +93,10 @@ class SalesReport:
     totals: dict
     takings: list[dict]
     takings_totals: dict
+    # Per voucher tag, the tickets sold with a voucher and still valid, and what it took off
+    # their prices (the sales' gross is after it): `tag`, `tickets`, `discount`.
+    discounts: list[dict] = field(default_factory=list)
+    discounts_total: dict = field(default_factory=dict)
 
 
 # Each row's and total's amounts (the counts are `sold` and `cancelled`).
@@ -143,11 +147,28 @@ def sales_report(*, first: date, last: date) -> SalesReport:
     )
     for row in rows:
         row["net"] = row["gross"] - row["refunds"]
+    discounts = _discounts_by_tag(sold)
     return SalesReport(
         rows=rows,
         totals=_totals(rows, counts=("sold", "cancelled")),
         takings=(takings := _takings(first=first, last=last)),
         takings_totals=_totals(takings, counts=("payments",)),
+        discounts=discounts,
+        discounts_total={
+            "tickets": sum(row["tickets"] for row in discounts),
+            "discount": sum((row["discount"] for row in discounts), Decimal("0")),
+        },
+    )
+
+
+def _discounts_by_tag(sold: QuerySet[Ticket]) -> list[dict]:
+    """Of the tickets sold, those still valid that a voucher reduced: per voucher tag, how many
+    and the discount they got, in one statement."""
+    return list(
+        sold.filter(cancelled_at__isnull=True, voucher__isnull=False)
+        .values(tag=F("voucher__tag"))
+        .annotate(tickets=Count("pk"), discount=Sum("discount", default=Decimal("0")))
+        .order_by("tag")
     )
 
 

@@ -1,6 +1,7 @@
 """Holds: places kept for an order until it is confirmed, given back when the hold runs out."""
 
 import uuid
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
 from django.db import transaction
@@ -10,7 +11,7 @@ from audit.models import Action
 from audit.services import record
 from hours.models import EntrySlot
 from orders.exceptions import HoldExpired, HoldTooLong, OrderCancelled
-from orders.models import Order, OrderStatus
+from orders.models import Order, OrderStatus, Ticket
 from orders.selectors import order_to_change, tickets_of
 from orders.services.payments import (
     confirm_held,
@@ -86,15 +87,19 @@ def release_expired_holds(
     ticket_date: date | None = None,
     event_id: uuid.UUID | None = None,
     slot: EntrySlot | None = None,
+    voucher_ids: Sequence[int] = (),
     limit: int = 500,
 ) -> int:
-    """Give back the places of holds that ran out (those on the given rows, or all); how many."""
+    """Give back the places of holds that ran out (those on the given rows, or with tickets of
+    the given vouchers, or all), and their vouchers' uses; how many."""
     now = timezone.now()
     due = Order.objects.filter(Order.run_out_unreleased(now))
     if ticket_date is not None:
         due = due.filter(date=ticket_date, event_id=event_id)
     if slot is not None:
         due = due.filter(slot=slot)
+    if voucher_ids:
+        due = due.filter(pk__in=Ticket.objects.filter(voucher__in=voucher_ids).values("order"))
     released = 0
     for order_id in due.order_by("hold_expires_at").values_list("pk", flat=True)[:limit]:
         with transaction.atomic():

@@ -16,7 +16,7 @@ from hours.models import EntrySlot
 from museum import i18n, metrics
 from museum.exceptions import InvalidInput
 from orders.codes import new_confirmation_code
-from orders.exceptions import DateInPast, SoldOut
+from orders.exceptions import DateInPast, SoldOut, VoucherBudgetSpent, VoucherUsedUp
 from orders.models import (
     Membership,
     Order,
@@ -143,7 +143,8 @@ def place_order(
         )
     visit = vouchers.Visit(ticket_type, ticket_date, event_id, entry_time)
     sold_by = {"buyer": buyer, "seller": seller, "octo": octo}
-    named = _vouchers(lines, categories, code=voucher, visit=visit, **sold_by)
+    # Its uses are counted under the lock (after holds that ran out with some went back).
+    named = _vouchers(lines, categories, code=voucher, visit=visit, uses_read=False, **sold_by)
     taking = {v.pk: n for v, n in vouchers.uses_wanted(lines, named).items()}
     language = i18n.offered(language) or i18n.current()
     purchase = Purchase(
@@ -190,7 +191,7 @@ def place_order(
 
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
     with one_visit_a_day(membership, ticket_date=ticket_date):
-        return _selling(sell, ticket_date=ticket_date, event_id=event_id)
+        return _selling(sell, ticket_date=ticket_date, event_id=event_id, voucher_ids=list(taking))
 
 
 def _vouchers(
@@ -202,6 +203,7 @@ def _vouchers(
     buyer,
     seller,
     octo: bool,
+    uses_read: bool = True,
 ) -> list[Voucher | None]:
     """Each line's voucher (orders.services.vouchers.for_lines), sold by `seller` (at the desk)
     or through OCTO, else on `buyer`'s channel; no query without a code."""
@@ -210,7 +212,12 @@ def _vouchers(
     paid_by = channel_of(buyer) if buyer is not None else ""
     channel = vouchers.sale_channel(paid_by=paid_by, seller=seller, octo=octo)
     return vouchers.for_lines(
-        lines=lines, categories=categories, code=code, visit=visit, channel=channel
+        lines=lines,
+        categories=categories,
+        code=code,
+        visit=visit,
+        channel=channel,
+        uses_read=uses_read,
     )
 
 
@@ -336,16 +343,26 @@ def buy_ticket(
     return order.sold_tickets[0]
 
 
-def _selling(sell: Callable[[], Order], *, ticket_date: date, event_id: uuid.UUID | None) -> Order:
+def _selling(
+    sell: Callable[[], Order],
+    *,
+    ticket_date: date,
+    event_id: uuid.UUID | None,
+    voucher_ids: Sequence[int] = (),
+) -> Order:
     """Run the sale `sell` in one transaction. Sold out, it gives back the places of holds that
     ran out on the sale's day (or event date) and, if there were any, runs once more: expired
     holds never block a buyer, whether or not a task worker released them yet. The whole day's,
-    not only the slot's: a day full of expired holds in other slots has room for this one."""
+    not only the slot's: a day full of expired holds in other slots has room for this one. A
+    voucher used up or its budget spent, the same for the holds that ran out with its uses."""
     try:
         with transaction.atomic():
             return sell()
     except SoldOut:
         if not release_expired_holds(ticket_date=ticket_date, event_id=event_id):
+            raise
+    except (VoucherUsedUp, VoucherBudgetSpent):
+        if not voucher_ids or not release_expired_holds(voucher_ids=voucher_ids):
             raise
     with transaction.atomic():
         return sell()

@@ -151,18 +151,23 @@ def refusal(
     channel: str,
     category_id: int | None = None,
     now: datetime | None = None,
+    uses_read: bool = True,
 ) -> str | None:
     """Why `voucher` does not reduce a ticket of `category_id` on `visit` sold through `channel`
     (a VoucherChannel): a key of REASONS, or None where it does. The one question every face
-    asks (the sale, a quote, the check, the desk, OCTO)."""
+    asks (the sale, a quote, the check, the desk, OCTO). `uses_read` False: its uses left are
+    not asked (a sale's `redeem` counts them under the lock, after holds that ran out with
+    some went back)."""
     return (
-        _refusal_of_use(voucher, channel=channel, now=now or timezone.now())
+        _refusal_of_use(voucher, channel=channel, now=now or timezone.now(), uses_read=uses_read)
         or _refusal_of_scope(voucher, visit=visit, category_id=category_id)
         or _refusal_of_kept_row(voucher, visit=visit)
     )
 
 
-def _refusal_of_use(voucher: Voucher, *, channel: str, now: datetime) -> str | None:
+def _refusal_of_use(
+    voucher: Voucher, *, channel: str, now: datetime, uses_read: bool = True
+) -> str | None:
     """Whether it may be used now, here, at all."""
     if voucher.valid_from is not None and now < voucher.valid_from:
         return "not_yet_valid"
@@ -170,7 +175,7 @@ def _refusal_of_use(voucher: Voucher, *, channel: str, now: datetime) -> str | N
         return "expired"
     if channel not in voucher.channels:
         return "channel"
-    if voucher.uses_left == 0:
+    if uses_read and voucher.uses_left == 0:
         return "used_up"
     return None
 
@@ -200,6 +205,7 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
     """A voucher that keeps places reduces only the visits on its row."""
     if voucher.keep_slot_id is not None:
         slot = voucher.keep_slot
+        assert slot is not None  # read with the voucher (find)
         if visit.ticket_date != slot.day_id or visit.entry_time != slot.entry_time:
             return "slot"
     if voucher.keep_day_id is not None:
@@ -209,6 +215,7 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
             return "date"
     if voucher.keep_event_date_id is not None:
         kept = voucher.keep_event_date
+        assert kept is not None  # read with the voucher (find)
         if visit.event_id != kept.event_id or visit.ticket_date != kept.date:
             return "date"
     return None
@@ -267,6 +274,26 @@ ROWS_KEPT: Kept[frozenset[tuple[str, object]]] = Kept("voucher-rows", _rows_kept
 def keeping_changed() -> None:
     """Vouchers were written without their signals (bulk_create): read ROWS_KEPT again."""
     ROWS_KEPT.forget()
+
+
+def held_back_places(row: str, keys: Sequence) -> dict:
+    """The places valid vouchers hold back on each of the rows of kind `row` with these keys,
+    as the public's availability shows them (hours.services.held_back_on); no query for rows
+    no voucher keeps places on."""
+    kept = ROWS_KEPT.get()
+    keys = [key for key in keys if (row, key) in kept]
+    if not keys:
+        return {}
+    keeping = (
+        Voucher.objects.filter(**{f"keep_{row}__in": keys}, max_uses__isnull=False)
+        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=Now()))
+        .order_by()
+        .values(f"keep_{row}")
+        .annotate(
+            kept=Sum(Greatest(F("max_uses") - F("uses"), Value(0), output_field=IntegerField()))
+        )
+    )
+    return {held[f"keep_{row}"]: held["kept"] for held in keeping}
 
 
 def held_back(row: str, *, taking: Mapping[int, int] | None = None) -> Coalesce:
@@ -391,7 +418,11 @@ def recount(voucher_id: int) -> None:
     voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
     if voucher is None or not voucher.counted:
         return
-    counted = given(Voucher.objects.filter(pk=voucher_id)).values("used", "discounted").get()
+    counted = (
+        given(Voucher.objects.filter(pk=voucher_id))
+        .values("used", "discounted")  # type: ignore[misc]  # annotations, unseen by the plugin
+        .get()
+    )
     Voucher.objects.filter(pk=voucher_id).update(
         uses=counted["used"], discount_given=counted["discounted"]
     )
@@ -404,11 +435,12 @@ def for_lines(
     code: str | None,
     visit: Visit,
     channel: str,
+    uses_read: bool = True,
 ) -> list[Voucher | None]:
     """Each line's voucher, asked before any lock: the line's own `voucher` code, which must
     apply, else the order's `code` where it applies to the line's category (it must apply to
-    one). A member's free place takes none. Raises VoucherNotApplicable, VoucherUsedUp or what
-    `find` says."""
+    one). A member's free place takes none. Raises VoucherNotApplicable, VoucherUsedUp (the
+    uses left as read, unless not `uses_read`: refusal) or what `find` says."""
     found: dict[str, Voucher] = {}
     named: list[Voucher | None] = []
     for index, (line, category) in enumerate(zip(lines, categories, strict=True)):
@@ -424,7 +456,13 @@ def for_lines(
         typed = own or code
         if typed:
             voucher = found.get(typed) or found.setdefault(typed, find(typed))
-            reason = refusal(voucher, visit=visit, channel=channel, category_id=category.pk)
+            reason = refusal(
+                voucher,
+                visit=visit,
+                channel=channel,
+                category_id=category.pk,
+                uses_read=uses_read,
+            )
             if reason == "category" and not own:
                 voucher = None  # the order's code, for its other lines
             elif reason is not None:
@@ -432,7 +470,8 @@ def for_lines(
         named.append(voucher)
     if code and not any(named):
         raise refused("category")
-    _refuse_past_uses(lines, named)
+    if uses_read:
+        _refuse_past_uses(lines, named)
     return named
 
 

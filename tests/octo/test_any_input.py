@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from orders.models import Voucher
 from tests.factories import SpecialEventFactory, partner_member
 from tests.octo.conftest import B1, later, octo_client, reserve_body, slot_id, uid
 
@@ -97,6 +98,7 @@ RESERVE = reserve_body(
     resellerReference="R",
     expirationMinutes=30,
     contact=CONTACT,
+    offerCode="SPRING",
 ) | {"unitItems": [UNIT_ITEM]}
 CHANGE = {
     "contact": CONTACT,
@@ -106,6 +108,7 @@ CHANGE = {
     "availabilityId": slot_id(DAY, 11),
     "productId": "general",
     "optionId": "DEFAULT",
+    "offerCode": "SPRING",
 }
 AVAILABILITY = {
     "productId": "general",
@@ -113,6 +116,7 @@ AVAILABILITY = {
     "localDateStart": DAY.isoformat(),
     "localDateEnd": DAY.isoformat(),
     "units": [{"id": "adult", "quantity": 2}],
+    "offerCode": "SPRING",
 }
 AVAILABILITY_OF_IDS = {
     "productId": "general",
@@ -161,7 +165,9 @@ HEADERS = st.fixed_dictionaries(
     {},
     optional={
         "HTTP_OCTO_CAPABILITIES": st.text(max_size=40)
-        | st.sampled_from(["octo/pricing", "octo/content, octo/pricing"]),
+        | st.sampled_from(
+            ["octo/pricing", "octo/content, octo/pricing", "octo/offers, octo/pricing"]
+        ),
         "HTTP_ACCEPT_LANGUAGE": st.text(max_size=30) | st.sampled_from(["de", "fr-CA", "*"]),
     },
 )
@@ -176,7 +182,8 @@ PROPERTY = hypothesis_settings(
 
 @pytest.fixture
 def world(settings, partner, octo, timed_day):
-    """A held booking (b-1), a confirmed one, an event on the day, and no request limit."""
+    """A held booking (b-1), a confirmed one, an event on the day, a voucher OCTO may use
+    (SPRING), and no request limit."""
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"user": "1000000/min", "anon": "1000000/min"},
@@ -184,6 +191,7 @@ def world(settings, partner, octo, timed_day):
     settings.MUSEUM_WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]
     settings.MUSEUM_WEBHOOK_ALLOW_HTTP = True
     SpecialEventFactory(dates=[timed_day.date])
+    Voucher.objects.create(code="SPRING", effect="percent_off", value=20, max_uses=1000)
     assert octo.post("/octo/bookings", reserve_body(DAY), format="json").status_code == 200
     confirmed = reserve_body(DAY, uuid=uid("confirmed"), hour=11)
     assert octo.post("/octo/bookings", confirmed, format="json").status_code == 200

@@ -213,7 +213,10 @@ def test_capabilities_are_listed_and_echoed(octo):
         "octo/pricing",
         "octo/content",
         "octo/webhooks",
+        "octo/offers",
     ]
+    # Offers' prices are octo/pricing's, as OCTO's specification says.
+    assert listed.json()[3]["dependencies"] == ["octo/pricing"]
     assert listed["Octo-Capabilities"] == "octo/pricing"
 
 

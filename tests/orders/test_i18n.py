@@ -224,6 +224,7 @@ def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monk
         "tickets",
         "orders",
         "giftcards",
+        "vouchers",
         "desk",
         "templates",
     ):

@@ -12,7 +12,7 @@ import pytest
 from django.db.models import Sum
 from django.test import Client
 
-from orders.models import Fund, Order, OrderStatus, Payment, Refund
+from orders.models import Fund, Order, OrderStatus, Payment, Refund, Ticket, Voucher
 from orders.services.holds import release_expired_holds
 from tests.conftest import client_for, run_task_worker
 from tests.factories import MuseumDayFactory, SpecialEventFactory, partner_member
@@ -149,8 +149,9 @@ def test_the_page_the_csv_and_the_database_agree_to_the_cent(a_day_of_sales, des
     page = desk_client.get(SALES, {"first": day, "last": day}).content.decode()
     exported = desk_client.get(SALES, {"first": day, "last": day, "format": "csv"})
 
-    sales, takings = Tables(page).tables
-    assert csv_tables(exported.content.decode()) == [sales, takings]  # both parts, as shown
+    sales, takings, discounts = Tables(page).tables
+    shown = [sales, takings, [row for row in discounts if row != ["Nothing in this range."]]]
+    assert csv_tables(exported.content.decode()) == shown  # every part, as shown
     assert exported.content.decode().startswith(f"Visits from {day} to {day}\r\n")
     assert sales == [
         [
@@ -178,6 +179,8 @@ def test_the_page_the_csv_and_the_database_agree_to_the_cent(a_day_of_sales, des
         ["Stripe", "1", "37.50", "7.50", "30.00"],
         ["Total", "5", "127.50", "32.50", "95.00"],
     ]
+    assert discounts[0] == ["Voucher tag", "Tickets", *money("Discount")]
+    assert discounts[-1] == ["Total", "0", "0.00"]  # no voucher was used
     # The totals are the database's: every payment that confirmed an order, every refund.
     payments = Payment.objects.filter(state="confirmed", order__date=a_day_of_sales)
     refunds = Refund.objects.filter(order__date=a_day_of_sales)
@@ -200,3 +203,38 @@ def test_the_form_shows_the_range_the_tables_are_for(desk_client):
 
 def test_a_visitor_sees_no_report(client):
     assert Client().get(SALES).status_code == 302  # to the admin's login
+
+
+def test_the_discounts_by_voucher_tag_are_the_valid_tickets_and_the_report_still_reconciles(
+    desk_client,
+):
+    day = MuseumDayFactory(date=later()).date
+    Voucher.objects.create(code="SCHOOL", effect="free", tag="schools")
+    Voucher.objects.create(code="THREE", effect="amount_off", value=Decimal("3"), tag="promo")
+    partner = client_for(partner_member(username="hotel-adler"))
+    orders = "/v1.1/orders"
+    school = partner.post(orders, order_body(day, ("child", 3), voucher="school"), format="json")
+    promo = partner.post(orders, order_body(day, ("adult", 2), voucher="three"), format="json")
+    plain = partner.post(orders, order_body(day, ("adult", 1)), format="json")
+    assert {school.status_code, promo.status_code, plain.status_code} == {201}
+    child = school.json()["tickets"][0]
+    school_order = school.json()["orderId"]
+    cancelled = partner.post(f"{orders}/{school_order}/tickets/{child['ticketId']}/cancel")
+    assert cancelled.status_code == 200, cancelled.content
+
+    page = desk_client.get(SALES, {"first": day, "last": day}).content.decode()
+    sales, takings, discounts = Tables(page).tables
+
+    assert discounts == [
+        ["Voucher tag", "Tickets", *money("Discount")],
+        ["promo", "2", "6.00"],
+        ["schools", "2", "15.00"],
+        ["Total", "4", "21.00"],
+    ]
+    valid = Ticket.objects.filter(cancelled_at__isnull=True, date=day, voucher__isnull=False)
+    assert cents(discounts[-1][2]) == db_cents(valid.aggregate(total=Sum("discount"))["total"])
+    # The sales' gross is after the discounts, and the takings still agree with it.
+    payments = Payment.objects.filter(state="confirmed", order__date=day)
+    gross = db_cents(payments.aggregate(total=Sum("amount"))["total"])
+    assert cents(sales[-1][4]) == cents(takings[-1][2]) == gross
+    assert cents(sales[-1][-1]) == cents(takings[-1][-1])

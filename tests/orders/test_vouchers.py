@@ -328,3 +328,31 @@ def test_a_code_given_a_limit_later_counts_from_what_it_gave(partner_client, ope
     assert again.status_code == 409 and again.json()["reason"] == "voucher_budget_spent"
     code.refresh_from_db()
     assert (code.uses, code.discount_given) == (2, Decimal("10.00"))
+
+
+def test_a_hold_that_ran_out_unreleased_does_not_keep_the_last_use(online_client, open_day):
+    voucher("LAST", effect="percent_off", value=Decimal("50"), max_uses=1)
+    body = order_body(open_day.date, ("adult", 1), voucher="LAST")
+    held = online_client.post("/v1.1/orders", body, format="json").json()
+    Order.objects.filter(pk=held["orderId"]).update(
+        hold_expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+
+    answer = online_client.post("/v1.1/orders", body, format="json")  # no sweep ran
+
+    assert answer.status_code == 201, answer.json()
+    assert Order.objects.get(pk=held["orderId"]).status == "expired"
+    assert Voucher.objects.get().uses == 1
+
+
+def test_the_public_availability_leaves_out_the_places_a_voucher_keeps(visitor_client):
+    day = MuseumDayFactory(date=later(), capacity=10)
+    slot = EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=4)
+    EntrySlot.objects.create(day=day, entry_time=dt.time(11), capacity=4)
+    voucher("SLOTKEPT", max_uses=3, keep_slot=slot)
+    voucher("DAYKEPT", max_uses=7, keep_day=day)
+
+    slots = visitor_client.get(f"/v1.1/museum-hours/{day.date}/slots").json()
+
+    # 10:00 keeps 3 of its 4; the day keeps 7 of its 10, which leaves 3 for 11:00's 4.
+    assert [s["available"] for s in slots] == [1, 3]

@@ -30,6 +30,7 @@ def test_the_served_schema_is_valid_and_lists_its_webhooks(served):
         "orderEvent",
         "membershipEvent",
         "giftCardEvent",
+        "voucherEvent",
         "museumEvent",
     }
 
@@ -74,3 +75,12 @@ def test_a_gift_card_event_carries_the_move_without_the_cards_code(served):
         data["properties"]
     )
     assert "code" not in data["properties"]
+
+
+def test_a_voucher_event_carries_the_voucher_its_order_uses_and_discount(served):
+    ours = served["x-webhooks"]["voucherEvent"]["post"]
+    body = component(served, ours["requestBody"]["content"]["application/json"]["schema"])
+    assert set(component(served, body["properties"]["type"])["enum"]) == {"voucher.redeemed"}
+    data = body["properties"]["data"]
+    data = component(served, data["allOf"][0] if "allOf" in data else data)
+    assert {"voucherId", "code", "tag", "orderId", "uses", "discount"} <= set(data["properties"])

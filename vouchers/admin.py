@@ -86,7 +86,7 @@ class VoucherAdmin(AuditedAdmin):
     search_fields = ["code", "tag", "comment"]
     readonly_fields = ["used", "discounted", "created_at"]
     filter_horizontal = ["categories", "events"]
-    raw_id_fields = ["keep_slot", "keep_day", "keep_event_date"]
+    raw_id_fields = ["keep_slot", "keep_event_date"]
     actions = ["export_csv"]
     fieldsets = [
         (None, {"fields": ["code", "effect", "value", "stacks", "tag", "comment"]}),

@@ -46,7 +46,7 @@ class VoucherSerializer(serializers.Serializer):
         source="discounted", max_digits=10, help_text="What those tickets took off their prices."
     )
     keepSlot = serializers.IntegerField(source="keep_slot_id", allow_null=True)
-    keepDay = serializers.DateField(source="keep_day_id", allow_null=True)
+    keepDay = serializers.DateField(source="keep_day", allow_null=True)
     keepEventDate = serializers.IntegerField(source="keep_event_date_id", allow_null=True)
     tag = serializers.CharField()
     comment = serializers.CharField()
@@ -106,12 +106,11 @@ class VoucherSettingsSerializer(serializers.Serializer):
     keepSlot = serializers.PrimaryKeyRelatedField(
         source="keep_slot", queryset=EntrySlot.objects.all(), required=False, allow_null=True
     )
-    keepDay = serializers.PrimaryKeyRelatedField(
+    keepDay = StrictDateField(
         source="keep_day",
-        queryset=MuseumDay.objects.all(),
         required=False,
         allow_null=True,
-        pk_field=StrictDateField(),
+        help_text="A museum day's date, whose general entry places it keeps.",
     )
     keepEventDate = serializers.PrimaryKeyRelatedField(
         source="keep_event_date", queryset=EventDate.objects.all(), required=False, allow_null=True
@@ -126,6 +125,11 @@ class VoucherSettingsSerializer(serializers.Serializer):
 
     def validate_channels(self, channels):
         return list(dict.fromkeys(channels))
+
+    def validate_keepDay(self, day):
+        if day is not None and not MuseumDay.objects.filter(date=day).exists():
+            raise serializers.ValidationError(_("The museum has no day on that date."))
+        return day
 
 
 class CreateVoucherRequestSerializer(VoucherSettingsSerializer):

@@ -106,7 +106,7 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('categories', models.ManyToManyField(blank=True, help_text='Empty: every category.', related_name='vouchers', to='orders.visitorcategory')),
                 ('events', models.ManyToManyField(blank=True, help_text='Empty: every event.', related_name='vouchers', to='events.specialevent')),
-                ('keep_day', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='vouchers', to='hours.museumday')),
+                ('keep_day', models.DateField(blank=True, help_text="A museum day's date: its general entry.", null=True, verbose_name='keeps places on the day')),
                 ('keep_event_date', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='vouchers', to='events.eventdate')),
                 ('keep_slot', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='vouchers', to='hours.entryslot')),
             ],

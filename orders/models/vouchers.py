@@ -20,7 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from events.models import EventDate, SpecialEvent
-from hours.models import EntrySlot, MuseumDay
+from hours.models import EntrySlot
 from museum.money import ZERO
 
 from .catalogue import VisitorCategory
@@ -110,8 +110,14 @@ class Voucher(models.Model):
     keep_slot = models.ForeignKey(
         EntrySlot, null=True, blank=True, on_delete=models.SET_NULL, related_name="vouchers"
     )
-    keep_day = models.ForeignKey(
-        MuseumDay, null=True, blank=True, on_delete=models.SET_NULL, related_name="vouchers"
+    # A date, not a key: deleting days by the tens of thousands would otherwise clear this
+    # with one UPDATE of more parameters than a statement may carry (Django's collector joins
+    # its SET_NULL updates); a day gone keeps nothing here, as there is no row to count on.
+    keep_day = models.DateField(
+        "keeps places on the day",
+        null=True,
+        blank=True,
+        help_text="A museum day's date: its general entry.",
     )
     keep_event_date = models.ForeignKey(
         EventDate, null=True, blank=True, on_delete=models.SET_NULL, related_name="vouchers"
@@ -153,7 +159,7 @@ class Voucher(models.Model):
 
     @property
     def keeps_places(self) -> bool:
-        return bool(self.keep_slot_id or self.keep_day_id or self.keep_event_date_id)
+        return bool(self.keep_slot_id or self.keep_day or self.keep_event_date_id)
 
     @property
     def counted(self) -> bool:

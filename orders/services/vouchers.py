@@ -208,10 +208,10 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
         assert slot is not None  # read with the voucher (find)
         if visit.ticket_date != slot.day_id or visit.entry_time != slot.entry_time:
             return "slot"
-    if voucher.keep_day_id is not None:
+    if voucher.keep_day is not None:
         if visit.event_id is not None:
             return "ticket_type"
-        if visit.ticket_date != voucher.keep_day_id:
+        if visit.ticket_date != voucher.keep_day:
             return "date"
     if voucher.keep_event_date_id is not None:
         kept = voucher.keep_event_date

@@ -209,7 +209,7 @@ def test_a_budget_caps_the_discount_given(partner_client, open_day):
 
 def test_a_voucher_keeps_places_for_its_holders_alone(partner_client, visitor_client):
     day = MuseumDayFactory(date=later(), capacity=5)
-    voucher("LENDERS", effect="free", max_uses=2, keep_day=day)
+    voucher("LENDERS", effect="free", max_uses=2, keep_day=day.date)
 
     public = partner_client.post("/v1.1/orders", order_body(day.date, ("adult", 3)), format="json")
     more = partner_client.post("/v1.1/orders", order_body(day.date, ("adult", 1)), format="json")
@@ -226,7 +226,9 @@ def test_a_voucher_keeps_places_for_its_holders_alone(partner_client, visitor_cl
 
 def test_an_expired_voucher_keeps_nothing(partner_client):
     day = MuseumDayFactory(date=later(), capacity=2)
-    voucher("GONE", max_uses=2, keep_day=day, valid_until=timezone.now() - dt.timedelta(seconds=1))
+    voucher(
+        "GONE", max_uses=2, keep_day=day.date, valid_until=timezone.now() - dt.timedelta(seconds=1)
+    )
 
     answer = partner_client.post("/v1.1/orders", order_body(day.date, ("adult", 2)), format="json")
 
@@ -350,7 +352,7 @@ def test_the_public_availability_leaves_out_the_places_a_voucher_keeps(visitor_c
     slot = EntrySlot.objects.create(day=day, entry_time=dt.time(10), capacity=4)
     EntrySlot.objects.create(day=day, entry_time=dt.time(11), capacity=4)
     voucher("SLOTKEPT", max_uses=3, keep_slot=slot)
-    voucher("DAYKEPT", max_uses=7, keep_day=day)
+    voucher("DAYKEPT", max_uses=7, keep_day=day.date)
 
     slots = visitor_client.get(f"/v1.1/museum-hours/{day.date}/slots").json()
 

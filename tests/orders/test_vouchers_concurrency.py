@@ -71,7 +71,7 @@ def test_twenty_buyers_racing_for_a_budget_never_exceed_it(buyer_url):
 
 def test_the_public_racing_the_holders_leave_the_kept_places_to_them(buyer_url):
     day = MuseumDayFactory(date=timezone.localdate() + dt.timedelta(days=2), capacity=5)
-    Voucher.objects.create(code="LEND", effect="free", max_uses=2, keep_day=day)
+    Voucher.objects.create(code="LEND", effect="free", max_uses=2, keep_day=day.date)
     bodies: queue.SimpleQueue = queue.SimpleQueue()
     for body in [order(day.date, voucher="LEND")] * 2 + [order(day.date)] * 10:
         bodies.put(body)

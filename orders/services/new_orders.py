@@ -10,7 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from audit.models import Action
-from audit.services import record
+from audit.services import record, record_each
 from museum import metrics
 from orders.codes import new_confirmation_code
 from orders.models import Order, OrderStatus
@@ -22,7 +22,7 @@ from orders.services.payments import (
     record_on_account_payment,
 )
 from orders.services.receipts import issue_receipt
-from orders.services.vouchers import record_redeemed
+from orders.services.vouchers import redeemed
 
 
 def new_order(
@@ -75,11 +75,15 @@ def settle_new(order: Order, *, held: bool, saved: bool = False) -> None:
 
 def record_new(order: Order, *, by, held: bool, changes: dict) -> None:
     """The new order's audit record (`changes`: what it keeps of it) and its count; confirmed at
-    once, its receipt or invoice (orders.services.receipts)."""
-    record(action=Action.CREATED, obj=order, by=by, changes=changes)
+    once, its vouchers' `redeemed` in the same INSERT, and its receipt or invoice
+    (orders.services.receipts)."""
+    redemptions = [] if held else redeemed(getattr(order, "sold_tickets", ()))
+    if redemptions:
+        record_each(entries=[(Action.CREATED, order, changes), *redemptions], by=by)
+    else:
+        record(action=Action.CREATED, obj=order, by=by, changes=changes)
     if held:
         metrics.count_orders(metrics.ORDERS_HELD)
     else:
-        record_redeemed(getattr(order, "sold_tickets", ()))
         # Confirmed at once, its lines written: last, as its number's lock is held to the commit.
         issue_receipt(order)

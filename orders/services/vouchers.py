@@ -32,6 +32,7 @@ from django.db.models import (
     Case,
     Count,
     DecimalField,
+    Exists,
     F,
     IntegerField,
     OuterRef,
@@ -48,7 +49,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from audit.models import Action
-from audit.services import record
+from audit.services import AuditEntry, record_each
 from museum.exceptions import InvalidInput, MuseumProblem
 from museum.kept import Kept
 from museum.money import ZERO, to_cent
@@ -91,7 +92,17 @@ def find(code: str) -> Voucher:
     """The voucher of `code`; VoucherNotApplicable if there is none (or what another kind of
     code it is says: a gift card's)."""
     code = normalized(code)
-    found = Voucher.objects.select_related("keep_slot", "keep_event_date").filter(code=code)
+    found = (
+        Voucher.objects.select_related("keep_slot", "keep_event_date")
+        .annotate(
+            # Whether it is for some categories or events only: the ids are read only then.
+            scoped_categories=Exists(
+                Voucher.categories.through.objects.filter(voucher=OuterRef("pk"))
+            ),
+            scoped_events=Exists(Voucher.events.through.objects.filter(voucher=OuterRef("pk"))),
+        )
+        .filter(code=code)
+    )
     voucher = found.first() if code else None
     if voucher is not None:
         return voucher
@@ -224,6 +235,8 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
 def _ids(voucher: Voucher, relation: str, key) -> set:
     """The keys of the voucher's `relation` (read once per voucher object); empty, it is for
     all: `key` alone."""
+    if getattr(voucher, f"scoped_{relation}", True) is False:
+        return {key}  # found unscoped (find): no query
     cached = voucher.__dict__.setdefault("_scope_ids", {})
     if relation not in cached:
         cached[relation] = set(getattr(voucher, relation).values_list("pk", flat=True))
@@ -511,8 +524,8 @@ def redemptions_of(lines) -> list[Redemption]:
     return list(taken.values())
 
 
-def record_redeemed(tickets: Iterable) -> None:
-    """The audit record of each voucher the tickets of a confirmed order used (the
+def redeemed(tickets: Iterable) -> list[AuditEntry]:
+    """The audit entries of a confirmed order's vouchers, one per voucher its tickets used (the
     `voucher.redeemed` webhook is made from it); none without a voucher, and no query."""
     per_voucher: dict[int, Redemption] = {}
     order_id = None
@@ -522,14 +535,23 @@ def record_redeemed(tickets: Iterable) -> None:
             redemption = per_voucher.setdefault(ticket.voucher_id, Redemption(ticket.voucher))
             redemption.uses += 1
             redemption.discount += ticket.discount
-    for redemption in per_voucher.values():
-        record(
-            action=Action.REDEEMED,
-            obj=redemption.voucher,
-            changes={
+    return [
+        (
+            Action.REDEEMED,
+            redemption.voucher,
+            {
                 "order": str(order_id),
                 "uses": redemption.uses,
                 "discount": redemption.discount,
                 "tag": redemption.voucher.tag,
             },
         )
+        for redemption in per_voucher.values()
+    ]
+
+
+def record_redeemed(tickets: Iterable) -> None:
+    """Record `redeemed` (a held order's, confirmed now)."""
+    entries = redeemed(tickets)
+    if entries:
+        record_each(entries=entries)

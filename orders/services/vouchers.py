@@ -93,8 +93,7 @@ def find(code: str) -> Voucher:
     code it is says: a gift card's)."""
     code = normalized(code)
     found = (
-        Voucher.objects.select_related("keep_slot", "keep_event_date")
-        .annotate(
+        Voucher.objects.annotate(
             # Whether it is for some categories or events only: the ids are read only then.
             scoped_categories=Exists(
                 Voucher.categories.through.objects.filter(voucher=OuterRef("pk"))
@@ -102,8 +101,9 @@ def find(code: str) -> Voucher:
             scoped_events=Exists(Voucher.events.through.objects.filter(voucher=OuterRef("pk"))),
         )
         .filter(code=code)
+        .order_by()
     )
-    voucher = found.first() if code else None
+    voucher = next(iter(found[:1]), None) if code else None
     if voucher is not None:
         return voucher
     for recognise in OTHER_CODES:
@@ -216,7 +216,7 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
     """A voucher that keeps places reduces only the visits on its row."""
     if voucher.keep_slot_id is not None:
         slot = voucher.keep_slot
-        assert slot is not None  # read with the voucher (find)
+        assert slot is not None  # its key is set
         if visit.ticket_date != slot.day_id or visit.entry_time != slot.entry_time:
             return "slot"
     if voucher.keep_day is not None:
@@ -226,7 +226,7 @@ def _refusal_of_kept_row(voucher: Voucher, *, visit: Visit) -> str | None:
             return "date"
     if voucher.keep_event_date_id is not None:
         kept = voucher.keep_event_date
-        assert kept is not None  # read with the voucher (find)
+        assert kept is not None  # its key is set
         if visit.event_id != kept.event_id or visit.ticket_date != kept.date:
             return "date"
     return None

@@ -14,6 +14,7 @@ DESCRIPTIONS = {
     404: "Not found.",
     402: "Payment required: the order is confirmed by its payment.",
     409: "Conflict with the museum's rules.",
+    413: "The body is larger than MUSEUM_MAX_BODY_BYTES (`limit`).",
     415: "Unsupported media type: send application/json.",
     422: "Unprocessable: the Idempotency-Key was used for another request.",
     429: "Too many requests, or more than a limit allows (the problem's `limit`).",

@@ -203,7 +203,7 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=VoucherBatchRequestSerializer,
-        responses={201: VoucherBatchSerializer, **problems(400, 401, 403, 409, 415, 422)},
+        responses={201: VoucherBatchSerializer, **problems(400, 401, 403, 409, 413, 415, 422)},
     )
     @action(detail=False, methods=["post"])
     @idempotent
@@ -245,7 +245,10 @@ class VoucherViewSet(StrictQueryParameters, viewsets.GenericViewSet):
             "text/csv": OpenApiTypes.BINARY,
             "multipart/form-data": VoucherImportRequestSerializer,
         },
-        responses={201: VouchersImportedSerializer, **problems(400, 401, 403, 409, 415, 422)},
+        responses={
+            201: VouchersImportedSerializer,
+            **problems(400, 401, 403, 409, 413, 415, 422),
+        },
     )
     @action(
         detail=False,

@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "orders",
     "giftcards",
     "vouchers",
+    "groups",
     "webhooks",
     "octo",
     "desk",

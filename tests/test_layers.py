@@ -24,6 +24,7 @@ LAYERS = [
     "orders",
     "giftcards",
     "vouchers",
+    "groups",
     "tickets",
     "webhooks",
     "octo",

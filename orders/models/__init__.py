@@ -12,6 +12,7 @@ its price, with its payments, refunds and the documents kept for it. It sells ge
 from .catalogue import MEMBER_CATEGORY, MembershipType, VisitorCategory
 from .documents import TicketImage, TicketsPdf
 from .donations import Donation, Fund
+from .fees import Fee
 from .invoicing import DocumentKind, NumberSeries, SaleDocument
 from .limits import BuyerEmail, SaleLimits
 from .memberships import (
@@ -50,6 +51,7 @@ __all__ = [
     "Voucher",
     "Fund",
     "Donation",
+    "Fee",
     "ANONYMISED_EMAIL",
     "MEMBER_CATEGORY",
     "BuyerEmail",

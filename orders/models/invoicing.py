@@ -70,6 +70,14 @@ class SaleDocument(models.Model):
     corrects = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="credit_notes"
     )
+    # An invoice issued anew after its order changed (a group's numbers): the one it replaces,
+    # which a credit note cancelled in full first.
+    replaces = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
+    )
+    # An invoice's terms of payment: [{"label", "amount", "due": "YYYY-MM-DD"}, ...] (a group's
+    # deposit and balance); empty: paid as issued.
+    terms = models.JSONField(default=list, blank=True)
     # Its PDF, made once on its first request (orders.receipts), outside any locking
     # transaction; empty until then.
     pdf = models.BinaryField(default=b"", editable=False)
@@ -89,8 +97,12 @@ class SaleDocument(models.Model):
             # Issued once: a change after it is a credit note.
             models.UniqueConstraint(
                 fields=["order"],
-                condition=Q(corrects__isnull=True),
+                condition=Q(corrects__isnull=True, replaces__isnull=True),
                 name="one_receipt_or_invoice_per_order",
+            ),
+            models.CheckConstraint(
+                name="only_an_invoice_replaces",
+                condition=Q(replaces__isnull=True) | Q(kind="invoice"),
             ),
             models.CheckConstraint(
                 name="document_tax_within_total",

@@ -37,10 +37,12 @@ class OrderStatus(models.TextChoices):
 
 
 class Channel(models.TextChoices):
-    """How an order is paid: through a payment provider, or on the partner's account."""
+    """How an order is paid: through a payment provider, on the partner's account, or by
+    invoice (a group's: confirmed at once, its tickets valid, paid later by its due dates)."""
 
     ONLINE = "online", "Online (paid through a provider)"
     ON_ACCOUNT = "on_account", "On account (a sales partner)"
+    INVOICE = "invoice", "By invoice (a group, paid later)"
 
 
 class OrderKind(models.TextChoices):

@@ -24,6 +24,7 @@ from audit.models import Action
 from audit.services import AuditEntry, record
 from museum import metrics
 from museum.exceptions import InvalidInput, MuseumProblem, NotFound
+from museum.money import ZERO
 from orders.exceptions import (
     HoldExpired,
     MembershipNotRenewable,
@@ -91,6 +92,16 @@ def channel_of(account) -> str:
 def needs_payment(order: Order) -> bool:
     """Whether confirming the order waits for a provider: an online order with a price."""
     return order.channel == Channel.ONLINE and order.total > 0
+
+
+def pays_later(order: Order) -> bool:
+    """Whether the order is confirmed and still owes part of its total, by invoice (a group's):
+    its payments come after its tickets, by card link or recorded at the desk."""
+    return (
+        order.channel == Channel.INVOICE
+        and order.status == OrderStatus.CONFIRMED
+        and not order.paid_in_full()
+    )
 
 
 def mark_confirmed(order: Order, *, now, new: bool = False) -> None:
@@ -281,13 +292,15 @@ def start_payment(
     method: str = "",
     tendered: Decimal | None = None,
     code: str = "",
+    amount: Decimal | None = None,
 ) -> Payment:
     """Start paying a held online order, or what is left to pay of it, with `provider_name`
-    (a gift card's `code`: what the card holds, up to what is due). One payment is in progress at a
-    time: a start with the provider of the payment in progress answers that payment again; with
-    another, the open payments are cancelled at their provider first. The first start extends
-    the hold, once, to MUSEUM_PAYMENT_HOLD_MINUTES after it. The desk's payment is taken at once
-    and confirms the order."""
+    (a gift card's `code`: what the card holds, up to what is due); or an order paid by invoice
+    (pays_later), `amount` of what it owes (a deposit, a bank transfer staff record) or all.
+    One payment is in progress at a time: a start with the provider of the payment in progress
+    answers that payment again; with another, the open payments are cancelled at their provider
+    first. The first start extends the hold, once, to MUSEUM_PAYMENT_HOLD_MINUTES after it. The
+    desk's payment is taken at once and confirms the order."""
     chosen = offered(by)
     if provider_name not in chosen:
         raise ProviderUnavailable(provider_name, chosen)
@@ -299,6 +312,7 @@ def start_payment(
             method=method,
             tendered=tendered,
             code=code,
+            amount=amount,
         )
         if payment is not None:
             return _started(payment)
@@ -316,6 +330,7 @@ def _payment_to_start(
     method: str,
     tendered: Decimal | None,
     code: str,
+    amount: Decimal | None = None,
 ) -> tuple[Payment | None, list[Payment]]:
     """Under the order's lock: the payment to start (the one in progress with this provider, or
     a new one), or else the open payments to cancel first."""
@@ -329,29 +344,47 @@ def _payment_to_start(
         if open_payments:
             return None, open_payments
         new = _new_payment(
-            order, by=by, provider_name=provider_name, method=method, tendered=tendered, code=code
+            order,
+            by=by,
+            provider_name=provider_name,
+            method=method,
+            tendered=tendered,
+            code=code,
+            amount=amount,
         )
         return new, []
 
 
 def _new_payment(
-    order: Order, *, by, provider_name: str, method: str, tendered: Decimal | None, code: str
+    order: Order,
+    *,
+    by,
+    provider_name: str,
+    method: str,
+    tendered: Decimal | None,
+    code: str,
+    amount: Decimal | None = None,
 ) -> Payment:
-    """A new payment of the locked order; the hold is extended to MUSEUM_PAYMENT_HOLD_MINUTES
-    after the order's first payment started, never further."""
-    if order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
+    """A new payment of the locked order; a held one's hold is extended to
+    MUSEUM_PAYMENT_HOLD_MINUTES after the order's first payment started, never further."""
+    if order.status == OrderStatus.HELD and order.payments.count() >= MAX_PAYMENT_ATTEMPTS:
         raise TooManyPaymentAttempts(limit=MAX_PAYMENT_ATTEMPTS)
     due = order.due
+    if amount is not None and order.status == OrderStatus.CONFIRMED:
+        if not ZERO < amount <= due:
+            raise InvalidInput("amount", _("Between 0.01 and what is due, %(due)s.") % {"due": due})
+        due = amount
     if tendered is not None and tendered < due:
         raise InvalidInput("tendered", _("Less than what is due, %(due)s.") % {"due": due})
     amount, reference = provider(provider_name).prepare(order=order, due=due, code=code)
     now = timezone.now()
-    first = order.payments.order_by("created_at").values_list("created_at", flat=True).first()
-    order.hold_expires_at = max(
-        order.hold_expires_at or now,
-        (first or now) + timedelta(minutes=settings.MUSEUM_PAYMENT_HOLD_MINUTES),
-    )
-    order.save(update_fields=["hold_expires_at"])
+    if order.status == OrderStatus.HELD:
+        first = order.payments.order_by("created_at").values_list("created_at", flat=True).first()
+        order.hold_expires_at = max(
+            order.hold_expires_at or now,
+            (first or now) + timedelta(minutes=settings.MUSEUM_PAYMENT_HOLD_MINUTES),
+        )
+        order.save(update_fields=["hold_expires_at"])
     return Payment.objects.create(
         order=order,
         provider=provider_name,
@@ -405,6 +438,8 @@ def _order_to_pay(*, order_id: uuid.UUID, by, desk: bool) -> Order:
             raise NotFound()
     else:
         order = order_to_change(order_id=order_id, by=by)
+    if pays_later(order):
+        return order
     # Only an online order takes a provider's payment: a partner's is paid on account.
     if order.status == OrderStatus.HELD and needs_payment(order):
         if order.hold_ran_out():
@@ -443,7 +478,7 @@ def payment_succeeded(*, payment_id: uuid.UUID, event: tuple[str, str] | None = 
         now = timezone.now()
         # Only an online order not paid otherwise takes a provider's payment (a partner's is
         # paid on account); an expired one only if this payment pays it all.
-        placed = (
+        placed = pays_later(order) or (
             needs_payment(order)
             and not order.paid_in_full()
             and (
@@ -487,7 +522,7 @@ def _take(payment: Payment, *, order: Order, now) -> None:
     if payment.amount > due:
         _refund(payment, order=order, amount=payment.amount - due)
     order.paid += payment.amount
-    if order.paid_in_full():
+    if order.paid_in_full() and order.status == OrderStatus.HELD:
         confirm_held(order, now=now)
     else:
         order.save(update_fields=["paid"])

@@ -30,6 +30,7 @@ from orders.models import (
     Channel,
     DocumentKind,
     Donation,
+    Fee,
     MembershipSale,
     MembershipSaleKind,
     NumberSeries,
@@ -41,7 +42,14 @@ from orders.models import (
     Ticket,
 )
 from orders.providers import DESK, ON_ACCOUNT
-from orders.services.taxes import Taxed, donations_of, of_gross, order_taxes, totals_by_rate
+from orders.services.taxes import (
+    Taxed,
+    donations_of,
+    fees_of,
+    of_gross,
+    order_taxes,
+    totals_by_rate,
+)
 
 # The payments a confirmation's receipt lists: those that took the money, and the one whose
 # success confirms the order now (orders.services.payments.payment_succeeded writes its state
@@ -110,31 +118,86 @@ class Line:
         return {**kept, "donation": True} if self.donation else kept
 
 
-def issue_receipt(order: Order) -> SaleDocument | None:
+def issue_receipt(order: Order, *, terms: Sequence[dict] = ()) -> SaleDocument | None:
     """The confirmed order's receipt (or invoice), issued in the confirming transaction once its
-    lines exist (one an order: a database constraint); None for a free order."""
+    lines exist (one an order: a database constraint); None for a free order. `terms`: when its
+    invoice is to be paid (a group's deposit and balance)."""
     if order.status != OrderStatus.CONFIRMED or order.total <= 0:
         return None
     with transaction.atomic(savepoint=False):
-        with i18n.speaking(order.language):
-            if order.sells_gift_cards:
-                lines = [_gift_card_line(order)]
-            else:
-                lines = _grouped(_line_of(order, line, amount=None) for line in _sold_lines(order))
-                lines += _grouped(_line_of(order, gift) for gift in _donations_of(order))
-        kind, company, address, vat_id = _addressee(order)
-        now = timezone.now()
-        payments = _payments_of(order, total=sum((line.gross for line in lines), ZERO), now=now)
-        return _issue(
-            order,
-            kind=kind,
-            lines=lines,
-            payments=payments,
-            now=now,
-            company=company,
-            address=address,
-            vat_id=vat_id,
+        return _issue_for(order, terms=terms)
+
+
+def reissue_invoice(order: Order, *, terms: Sequence[dict] = ()) -> SaleDocument | None:
+    """The locked order's invoice issued anew after its lines changed (a group's numbers, before
+    its final date): a credit note cancels the current one in full, then a new invoice states
+    the order as it is now (None if it now costs nothing). Issued documents are never edited."""
+    with transaction.atomic(savepoint=False):
+        current = (
+            SaleDocument.objects.filter(order=order, kind=DocumentKind.INVOICE)
+            .filter(replaced_by__isnull=True)
+            .defer("pdf")
+            .order_by("-issued_at", "-pk")
+            .first()
         )
+        now = timezone.now()
+        if current is not None:
+            _issue(
+                order,
+                kind=DocumentKind.CREDIT_NOTE,
+                lines=[_negated(line) for line in current.lines],
+                payments=[],
+                now=now,
+                company=current.company,
+                address=current.address,
+                vat_id=current.vat_id,
+                corrects=current,
+                language=current.language,
+            )
+        if order.total <= 0:
+            return None
+        return _issue_for(order, terms=terms, replaces=current)
+
+
+def _negated(kept: dict) -> Line:
+    """An issued document's line, as a credit note cancelling it has it."""
+    return Line(
+        description=kept["description"],
+        quantity=kept["quantity"],
+        unit=-Decimal(kept["unit"]),
+        rate=Decimal(kept["rate"]),
+        net=-Decimal(kept["net"]),
+        tax=-Decimal(kept["tax"]),
+        gross=-Decimal(kept["gross"]),
+        donation=kept.get("donation", False),
+    )
+
+
+def _issue_for(
+    order: Order, *, terms: Sequence[dict] = (), replaces: SaleDocument | None = None
+) -> SaleDocument:
+    with i18n.speaking(order.language):
+        if order.sells_gift_cards:
+            lines = [_gift_card_line(order)]
+        else:
+            lines = _grouped(_line_of(order, line, amount=None) for line in _sold_lines(order))
+            lines += _grouped(_line_of(order, fee) for fee in fees_of(order))
+            lines += _grouped(_line_of(order, gift) for gift in _donations_of(order))
+    kind, company, address, vat_id = _addressee(order)
+    now = timezone.now()
+    payments = _payments_of(order, total=sum((line.gross for line in lines), ZERO), now=now)
+    return _issue(
+        order,
+        kind=kind,
+        lines=lines,
+        payments=payments,
+        now=now,
+        company=company,
+        address=address,
+        vat_id=vat_id,
+        terms=list(terms),
+        replaces=replaces,
+    )
 
 
 def issue_credit_note(order: Order, refunds: Sequence[Refund]) -> SaleDocument | None:
@@ -277,7 +340,7 @@ def _ticket_order(ticket: Ticket) -> tuple:
 
 
 def _line_of(
-    order: Order, line: Ticket | MembershipSale | Donation, *, amount: Taxed | None = None
+    order: Order, line: Ticket | MembershipSale | Donation | Fee, *, amount: Taxed | None = None
 ) -> Line:
     """One thing sold, described in the active language, at its kept amounts (or `amount`)."""
     taxed = amount or Taxed(line.tax_rate, line.price - line.tax, line.tax, line.price)
@@ -293,7 +356,9 @@ def _line_of(
     )
 
 
-def _describe(order: Order, line: Ticket | MembershipSale | Donation) -> str:
+def _describe(order: Order, line: Ticket | MembershipSale | Donation | Fee) -> str:
+    if isinstance(line, Fee):
+        return line.description
     if isinstance(line, Donation):
         return _("Donation: %(fund)s") % {"fund": one_line(line.fund.name)}
     if isinstance(line, MembershipSale):

@@ -88,8 +88,22 @@ def order_taxes(order) -> list[RateTotal]:
             for ticket in order.sold_tickets
             if ticket.cancelled_at is None or (cutoff is not None and ticket.cancelled_at >= cutoff)
         ]
-    # Its donations, at 0 %: all of them (one is refunded only once paid, and stays in it).
-    return taxes_of([*lines, *donations_of(order)])
+    # Its donations, at 0 %: all of them (one is refunded only once paid, and stays in it);
+    # its fees (a group's tour) but those taken off it.
+    return taxes_of([*lines, *donations_of(order), *fees_of(order)])
+
+
+def fees_of(order) -> list:
+    """The order's fees in its total (none taken off), kept on it (`sold_fees`) once read. Only
+    a group's order (Channel.INVOICE) has any: others read nothing."""
+    from orders.models import Channel
+
+    if order.channel != Channel.INVOICE:
+        return []
+    kept = getattr(order, "sold_fees", None)
+    if kept is None:
+        kept = order.sold_fees = list(order.fees.filter(cancelled_at__isnull=True))
+    return kept
 
 
 def donations_of(order) -> list:

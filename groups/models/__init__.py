@@ -1,0 +1,30 @@
+"""Groups' models by concern: what a group pays (`prices`), tour programmes and their guides
+(`tours`), and a group's request and visit (`requests`). Every importer takes them from here."""
+
+from .prices import ChaperoneRule, GroupRate
+from .requests import GroupLine, GroupRequest, GroupStatus, OrganisationKind
+from .tours import (
+    AssignmentState,
+    FeePer,
+    Guide,
+    GuideAbsence,
+    GuideAssignment,
+    GuideAvailability,
+    TourProgramme,
+)
+
+__all__ = [
+    "AssignmentState",
+    "ChaperoneRule",
+    "FeePer",
+    "GroupLine",
+    "GroupRate",
+    "GroupRequest",
+    "GroupStatus",
+    "Guide",
+    "GuideAbsence",
+    "GuideAssignment",
+    "GuideAvailability",
+    "OrganisationKind",
+    "TourProgramme",
+]

@@ -612,6 +612,22 @@ if not 1 <= MUSEUM_GIFT_CARD_MIN <= MUSEUM_GIFT_CARD_MAX or MUSEUM_GIFT_CARD_YEA
 # (one an address, each within its mailbox's daily limit of emails).
 MUSEUM_VOUCHER_BATCH_MAX = envint("MUSEUM_VOUCHER_BATCH_MAX", 1000)
 MUSEUM_VOUCHER_BATCH_MAX_EMAILS = envint("MUSEUM_VOUCHER_BATCH_MAX_EMAILS", 500)
+# Groups and schools (docs/groups.md): how long a request holds its places waiting for staff,
+# the largest group, its invoice's deposit (percent, due days after approval), its balance (due
+# days before the visit), and the final-numbers date (days before the visit).
+MUSEUM_GROUP_REQUEST_HOLD_DAYS = envint("MUSEUM_GROUP_REQUEST_HOLD_DAYS", 7)
+MUSEUM_GROUP_MAX_PEOPLE = envint("MUSEUM_GROUP_MAX_PEOPLE", 200)
+MUSEUM_GROUP_DEPOSIT_PERCENT = envint("MUSEUM_GROUP_DEPOSIT_PERCENT", 30)
+MUSEUM_GROUP_DEPOSIT_DAYS = envint("MUSEUM_GROUP_DEPOSIT_DAYS", 7)
+MUSEUM_GROUP_BALANCE_DAYS = envint("MUSEUM_GROUP_BALANCE_DAYS", 14)
+MUSEUM_GROUP_FINAL_DAYS = envint("MUSEUM_GROUP_FINAL_DAYS", 14)
+if min(MUSEUM_GROUP_REQUEST_HOLD_DAYS, MUSEUM_GROUP_MAX_PEOPLE) < 1 or not (
+    0 <= MUSEUM_GROUP_DEPOSIT_PERCENT <= 100
+):
+    raise ImproperlyConfigured(
+        "MUSEUM_GROUP_REQUEST_HOLD_DAYS and MUSEUM_GROUP_MAX_PEOPLE must be 1+, "
+        "MUSEUM_GROUP_DEPOSIT_PERCENT 0 to 100"
+    )
 # The front desk sells to groups in front of it (a school class): its own, larger limit.
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)

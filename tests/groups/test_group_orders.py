@@ -182,3 +182,40 @@ def test_reminders_go_once_for_what_is_still_due(approved, staff):
     assert money.remind_groups() == 1
     assert money.remind_groups() == 0
     assert GroupRequest.objects.get(pk=approved.pk).deposit_reminded_at is not None
+
+
+def test_a_group_cancelled_before_the_final_date_owes_nothing(approved, group_day, staff):
+    cancelled = numbers.cancel_group(request_id=approved.pk, by=staff, reason="Bus strike")
+
+    order = cancelled.order
+    order.refresh_from_db()
+    assert cancelled.status == GroupStatus.CANCELLED
+    assert (order.status, order.total, order.due) == (OrderStatus.CANCELLED, 0, 0)
+    assert MuseumDay.objects.get(pk=group_day.pk).sold == 0
+    invoice, credit = documents(order)
+    assert credit.corrects == invoice and invoice.total + credit.total == 0
+
+
+def test_a_group_cancelled_after_the_final_date_is_still_billed(approved, group_day, staff):
+    GroupRequest.objects.filter(pk=approved.pk).update(
+        final_numbers_date=timezone.localdate() - dt.timedelta(days=1)
+    )
+
+    numbers.cancel_group(request_id=approved.pk, by=staff)
+
+    order = approved.order
+    order.refresh_from_db()
+    assert (order.status, order.due) == (OrderStatus.CANCELLED, Decimal("168.00"))
+    assert MuseumDay.objects.get(pk=group_day.pk).sold == 0
+
+
+def test_a_group_order_is_not_cancelled_or_moved_as_a_plain_order(approved, staff):
+    from orders.services.cancellation import cancel_order
+    from orders.services.changes import move_order
+
+    with pytest.raises(Exception) as refused:
+        cancel_order(order_id=approved.order_id, by=staff)
+    assert refused.value.code == "group_order"
+    with pytest.raises(Exception) as refused:
+        move_order(order_id=approved.order_id, by=staff, ticket_date=approved.date)
+    assert refused.value.code == "group_order"

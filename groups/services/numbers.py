@@ -16,7 +16,7 @@ from audit.services import record
 from groups.exceptions import GroupPaidBeyond, GroupRequestAnswered, UnknownGroupRequest
 from groups.models import GroupLine, GroupRequest, GroupStatus
 from groups.models.requests import HOLDING
-from groups.services.approval import counts_of, new_ticket, terms_of
+from groups.services.approval import counts_of, deposit_of, new_ticket, terms_of
 from groups.services.pricing import GroupPrice, Unit, price_group
 from groups.services.requests import counted, give_back, holding, locked
 from groups.tasks import mail_group
@@ -127,7 +127,9 @@ def renumber(
         GroupLine(request=group, category=category, quantity=n) for category, n in wanted.items()
     )
     if changed:
-        group.order = order
+        # The deposit is its share of the new total (what was paid counts toward it).
+        group.order, group.deposit = order, deposit_of(total)
+        group.save(update_fields=["deposit"])
         reissue_invoice(order, terms=terms_of(group))
     return before, after
 

@@ -16,8 +16,10 @@ from hours.models import MuseumDay
 from museum.exceptions import InvalidInput
 from orders.models import Channel, DocumentKind, OrderStatus, SaleDocument
 from orders.services.taxes import order_taxes
+from tests.conftest import client_for
 from tests.factories import staff_member
 from tests.groups.conftest import school
+from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 
 
 @pytest.fixture
@@ -219,3 +221,24 @@ def test_a_group_order_is_not_cancelled_or_moved_as_a_plain_order(approved, staf
     with pytest.raises(Exception) as refused:
         move_order(order_id=approved.order_id, by=staff, ticket_date=approved.date)
     assert refused.value.code == "group_order"
+
+
+@NEEDS_POPPLER
+def test_the_group_sees_its_invoices_terms_in_the_api_and_its_pdf(
+    pupil, teacher, chaperones, group_day, staff, visitor
+):
+    group = requests.request_group(account=visitor, **school(group_day.date, language="en"))
+    approved = approval.approve(request_id=group.pk, by=staff)
+    numbers.change_numbers(request_id=group.pk, by=staff, lines={"pupil": 30, "teacher": 3})
+    client = client_for(visitor)
+
+    answer = client.get(f"/v1.1/orders/{approved.order_id}/documents")
+
+    assert answer.status_code == 200
+    first, credit, second = answer.json()
+    assert (credit["corrects"], second["replaces"]) == (first["number"], first["number"])
+    assert [t["kind"] for t in second["terms"]] == ["deposit", "balance"]
+    assert second["terms"][0]["amount"] == 54.0  # 30 % of 180.00
+    text = " ".join(pdf_text(client.get(second["pdfUrl"]).content).split())
+    assert f"Replaces invoice {first['number']}" in text
+    assert "Deposit: €54.00 by" in text and "Balance: €126.00 by" in text

@@ -53,9 +53,20 @@ class ArrivalsReport:
 
 
 def _visits() -> QuerySet[GroupRequest]:
-    """Approved groups whose order stands (not cancelled), each with its order's figures."""
+    """Approved groups whose order stands (not cancelled)."""
     return GroupRequest.objects.filter(status=GroupStatus.APPROVED).exclude(
         order__status=OrderStatus.CANCELLED
+    )
+
+
+def _billed() -> QuerySet[GroupRequest]:
+    """The groups whose order bills something: approved ones, and those called off after their
+    final-numbers date, whose order, cancelled, still costs what it did
+    (groups.services.numbers.cancel_group)."""
+    return GroupRequest.objects.filter(
+        Q(status=GroupStatus.APPROVED)
+        | Q(status=GroupStatus.CANCELLED, order__total__gt=F("order__paid_back")),
+        order__isnull=False,
     )
 
 
@@ -64,11 +75,11 @@ def _due() -> Greatest:
 
 
 def arrivals_report(*, first: date, last: date) -> ArrivalsReport:
-    """The group visits from `first` to `last`, by date: booked (its headcount), arrived, no-show,
-    revenue (its order's total less what was paid back), paid (less paid back) and due; one
-    query."""
+    """The group visits from `first` to `last` that bill something (_billed), by date: booked
+    (its headcount), arrived, no-show, revenue (its order's total less what was paid back),
+    paid (less paid back) and due; one query."""
     rows = (
-        _visits()
+        _billed()
         .filter(date__gte=first, date__lte=last)
         .values("pk", "date", "entry_time", "code", "organisation", "arrived", "no_show")
         .annotate(
@@ -97,10 +108,10 @@ def arrivals_report(*, first: date, last: date) -> ArrivalsReport:
 
 
 def owing() -> QuerySet[GroupRequest]:
-    """The groups that still owe part of their invoice (`owed` on each): approved, their order
-    standing, and not marked as a no-show; by the date of their visit."""
+    """The groups that still owe part of their invoice (`owed` on each): those billed (_billed),
+    but not those marked as a no-show; by the date of their visit."""
     return (
-        _visits()
+        _billed()
         .filter(no_show=False)
         .annotate(owed=_due())
         .filter(owed__gt=0)

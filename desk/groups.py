@@ -141,7 +141,15 @@ def group_page(request, request_id: int):
 def _group_page(request, group: GroupRequest, *, forms_given: dict | None = None, status=200):
     today = timezone.localdate()
     given = forms_given or {}
+    # What a step refused, at the page's top too: its form may not show once the status moved.
+    errors = [
+        str(error)
+        for what, form in given.items()
+        if what != "no_show"
+        for error in form.non_field_errors()
+    ]
     context = {
+        "errors": errors,
         "group": group,
         "waiting": group.status in HOLDING,
         "approved": group.status == GroupStatus.APPROVED,

@@ -177,3 +177,22 @@ def test_the_api_refuses_another_days_group(door):
 
     assert answer.status_code == 409
     assert answer.json()["reason"] == "group_another_day"
+
+
+def test_an_approved_groups_order_is_admitted_unpaid_on_its_day(pupil, teacher, group_day, door):
+    from groups.services import approval, requests
+    from tests.factories import staff_member
+    from tests.groups.conftest import school
+
+    asked = requests.request_group(
+        account=None, **school(group_day.date, lines={"pupil": 27, "teacher": 3})
+    )
+    group = approval.approve(request_id=asked.pk, by=staff_member(username="desk"))
+    assert group.order is not None and not group.order.paid_in_full()
+
+    on_the_day = timezone.make_aware(dt.datetime.combine(group_day.date, dt.time(9, 30)))
+    with time_machine.travel(on_the_day, tick=False):
+        answer = admit(scanned=group.order.confirmation_code, by=door, people=27)
+
+    assert (answer.admitted, answer.headcount) == (27, 30)
+    assert GroupRequest.objects.get(pk=group.pk).arrived == 27

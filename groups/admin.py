@@ -28,7 +28,7 @@ ANSWER = "groups.answer_group_requests"
 class GroupLineInline(admin.TabularInline):
     model = GroupLine
     fields = ["category", "quantity"]
-    readonly_fields = fields
+    readonly_fields = ["category", "quantity"]
     extra = 0
     can_delete = False
 

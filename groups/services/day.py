@@ -9,7 +9,8 @@ from datetime import date, datetime
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.models import Action
 from audit.services import record
@@ -24,11 +25,11 @@ ANOTHER_DAY = "group_another_day"
 NO_SHOW = "group_no_show"
 ARRIVED_IN_FULL = "group_arrived_in_full"
 REFUSALS = {
-    NOT_APPROVED: _("The group's request is not approved: it has no visit to admit."),
-    CANCELLED: _("The group's visit was cancelled."),
-    ANOTHER_DAY: _("The group's visit is on another day."),
-    NO_SHOW: _("The group was marked as a no-show."),
-    ARRIVED_IN_FULL: _("The whole group has already been admitted."),
+    NOT_APPROVED: gettext_lazy("The group's request is not approved: it has no visit to admit."),
+    CANCELLED: gettext_lazy("The group's visit was cancelled."),
+    ANOTHER_DAY: gettext_lazy("The group's visit is on another day."),
+    NO_SHOW: gettext_lazy("The group was marked as a no-show."),
+    ARRIVED_IN_FULL: gettext_lazy("The whole group has already been admitted."),
 }
 
 

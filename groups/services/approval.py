@@ -187,8 +187,11 @@ def deposit_of(total: Decimal) -> Decimal:
 
 
 def terms_of(group: GroupRequest) -> list[dict]:
-    """The terms its invoice states: the deposit (if any) and the balance, with their dates."""
+    """The terms its invoice states: the deposit (if any) and the balance, with their dates;
+    none for a sales partner's, paid on account as it is confirmed."""
     assert group.order is not None
+    if group.order.channel == Channel.ON_ACCOUNT:
+        return []
     total = group.order.total
     deposit = group.deposit or ZERO
     terms = []

@@ -225,8 +225,9 @@ def test_a_group_order_is_not_cancelled_or_moved_as_a_plain_order(approved, staf
 
 @NEEDS_POPPLER
 def test_the_group_sees_its_invoices_terms_in_the_api_and_its_pdf(
-    pupil, teacher, chaperones, group_day, staff, visitor
+    pupil, teacher, chaperones, group_day, staff, online_visitor
 ):
+    visitor = online_visitor
     group = requests.request_group(account=visitor, **school(group_day.date, language="en"))
     approved = approval.approve(request_id=group.pk, by=staff)
     numbers.change_numbers(request_id=group.pk, by=staff, lines={"pupil": 30, "teacher": 3})

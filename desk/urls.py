@@ -1,6 +1,6 @@
 from django.urls import path
 
-from desk import members, views
+from desk import guides, members, views
 
 urlpatterns = [
     path("", views.today, name="desk"),
@@ -21,6 +21,7 @@ urlpatterns = [
         name="desk-order-confirm-cancel",
     ),
     path("orders/<uuid:order_id>/<str:what>", views.change_order, name="desk-order-change"),
+    path("guides/", guides.tours_without_guide, name="desk-guides"),
     path("members/", members.members, name="desk-members"),
     path("members/sell/", members.sell_member, name="desk-member-sell"),
     path("members/<uuid:membership_id>/", members.member_page, name="desk-member"),

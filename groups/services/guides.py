@@ -505,3 +505,15 @@ def tours_by_guide(month: date) -> list[GuideMonth]:
         )
         for row in rows
     ]
+
+
+def guide_calendar(guide: Guide, *, since: datetime) -> list[GuideAssignment]:
+    """The tours the guide is asked for or leads that end after `since`, with their groups (and
+    headcounts) and programmes, by time: the guide's calendar page and iCal feed."""
+    return list(
+        guide.assignments.filter(state__in=TAKEN, ends__gt=since)
+        .exclude(group__status__in=GONE)
+        .select_related("group__tour")
+        .prefetch_related("group__lines")
+        .order_by("starts", "pk")
+    )

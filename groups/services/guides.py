@@ -76,10 +76,8 @@ def tour_times(group: GroupRequest) -> tuple[datetime, datetime]:
 
 def fee_of(tour: TourProgramme, headcount: int) -> Decimal:
     """The tour's whole fee for a group of `headcount`: the fee per guide times the guides it
-    needs, or the fee per tour."""
-    if tour.fee_per == FeePer.GUIDE:
-        return tour.fee * tour.guides_needed(headcount)
-    return tour.fee if headcount else ZERO
+    needs, or the fee per tour (the programme's own answer, TourProgramme.fee_for)."""
+    return tour.fee_for(headcount)
 
 
 def fee_shares(tour: TourProgramme, guides: int) -> list[Decimal]:

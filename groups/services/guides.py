@@ -117,26 +117,30 @@ _REMOVAL_ORDER = [
 
 
 def replan_tour(group: GroupRequest) -> list[GuideAssignment]:
-    """In the caller's transaction, after the group's headcount changed: open assignments added
-    for the guides it needs now, or the surplus removed (a guide asked or confirmed for one is
-    told by email); the fee shared again among those left. Returns them, in order."""
+    """After the group's headcount changed (to none: called off): open assignments added for
+    the guides it needs now, or the surplus removed (a guide asked or confirmed for one is told
+    by email); the fee shared again among those left. Returns them, in order. In the caller's
+    transaction, or one of its own."""
     assert group.tour is not None
-    rows = list(group.assignments.select_for_update().order_by("pk"))
-    needed = group.tour.guides_needed(group.headcount)
-    if len(rows) < needed:
-        starts, ends = tour_times(group)
-        rows += GuideAssignment.objects.bulk_create(
-            GuideAssignment(group=group, starts=starts, ends=ends)
-            for _ in range(needed - len(rows))
-        )
-    elif len(rows) > needed:
-        surplus = sorted(rows, key=_removal_rank)[: len(rows) - needed]
-        _remove(group, surplus)
-        rows = [row for row in rows if row not in surplus]
-    for row, share in zip(rows, fee_shares(group.tour, len(rows)), strict=True):
-        if row.fee != share:
-            row.fee = share
-            row.save(update_fields=["fee"])
+    # Read again: the lines the caller loaded may be those before the change.
+    headcount = group.lines.aggregate(people=Sum("quantity", default=0))["people"]
+    needed = group.tour.guides_needed(headcount)
+    with transaction.atomic():
+        rows = list(group.assignments.select_for_update().order_by("pk"))
+        if len(rows) < needed:
+            starts, ends = tour_times(group)
+            rows += GuideAssignment.objects.bulk_create(
+                GuideAssignment(group=group, starts=starts, ends=ends)
+                for _ in range(needed - len(rows))
+            )
+        elif len(rows) > needed:
+            surplus = sorted(rows, key=_removal_rank)[: len(rows) - needed]
+            _remove(group, surplus)
+            rows = [row for row in rows if row not in surplus]
+        for row, share in zip(rows, fee_shares(group.tour, len(rows)), strict=True):
+            if row.fee != share:
+                row.fee = share
+                row.save(update_fields=["fee"])
     return rows
 
 

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 from django.contrib.auth.models import User
+from django_tasks_db.models import DBTaskResult
 
 from audit.models import AuditRecord
 from groups.exceptions import (
@@ -19,7 +20,7 @@ from groups.exceptions import (
     TourOver,
 )
 from groups.guide_links import answer_token
-from groups.models import AssignmentState, GuideAbsence, GuideAssignment
+from groups.models import AssignmentState, GroupRequest, GuideAbsence, GuideAssignment
 from groups.services import guides
 from tests.groups.tour_helpers import TOUR_DAY, make_group, make_guide, make_tour
 
@@ -341,6 +342,21 @@ def test_fewer_people_release_the_latest_confirmed_guide_last(tour, clerk):
     assert kept.guide == ada and kept.fee == Decimal("90.00")
     deleted = AuditRecord.objects.get(action="deleted")
     assert deleted.object_id == str(second.pk) and deleted.changes["guide"] == bob.pk
+
+
+def test_a_group_called_off_releases_its_guides_by_email(tour, clerk):
+    group = make_group(tour, people=40)
+    first, second = guides.plan_tour(group)
+    ada = make_guide("Ada")
+    guides.answer(token=answer_token(ask(first, ada, clerk)), accept=True)
+    group = GroupRequest.objects.prefetch_related("lines").get(pk=group.pk)
+    group.lines.all().delete()  # its prefetched lines still say 40
+
+    assert guides.replan_tour(group) == []
+
+    assert not GuideAssignment.objects.exists()
+    released = DBTaskResult.objects.get(task_path="groups.guide_emails.send_guide_released")
+    assert released.args_kwargs["kwargs"]["guide_id"] == ada.pk
 
 
 def test_more_people_add_open_assignments(tour):

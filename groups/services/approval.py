@@ -27,6 +27,11 @@ from orders.services.payments import mark_confirmed, record_on_account_payment
 from orders.services.receipts import issue_receipt
 
 
+def order_of(group: GroupRequest) -> Order:
+    """The approved group's order, its row locked for the caller's transaction."""
+    return Order.objects.select_for_update().get(group=group)
+
+
 def counts_of(group: GroupRequest) -> dict:
     """People per visitor category, as its lines say."""
     return {line.category: line.quantity for line in group.lines.select_related("category")}
@@ -183,6 +188,7 @@ def deposit_of(total: Decimal) -> Decimal:
 
 def terms_of(group: GroupRequest) -> list[dict]:
     """The terms its invoice states: the deposit (if any) and the balance, with their dates."""
+    assert group.order is not None
     total = group.order.total
     deposit = group.deposit or ZERO
     terms = []

@@ -177,9 +177,7 @@ def test_the_calendar_is_for_guides_only(client, db):
 
 @pytest.fixture
 def desk_clerk(client, db):
-    user = create_account(username="desk1", password=PASSWORD, desk=True)
-    user.user_permissions.add(Permission.objects.get(codename="answer_group_requests"))
-    client.force_login(user)
+    client.force_login(create_account(username="desk1", password=PASSWORD, desk=True))
     return client
 
 
@@ -212,7 +210,9 @@ def test_the_desk_lists_tours_without_a_guide_and_asks_a_free_one(
 
 
 def test_asking_a_guide_at_the_desk_needs_the_permission_to_answer_groups(client, tour):
-    client.force_login(create_account(username="desk2", password=PASSWORD, desk=True))
+    seller = User.objects.create_user("seller", password=PASSWORD, is_staff=True)
+    seller.user_permissions.add(Permission.objects.get(codename="sell_at_desk"))
+    client.force_login(seller)
     (assignment,) = guides.plan_tour(make_group(tour, people=20))
     ada = make_guide("Ada")
 
@@ -227,7 +227,7 @@ def test_asking_a_guide_at_the_desk_needs_the_permission_to_answer_groups(client
 # --- The admin's report -------------------------------------------------------------------------
 
 
-def test_the_admins_report_per_guide_and_month_with_its_csv(admin_client, tour, clerk):
+def test_staff_see_the_report_per_guide_and_month_with_its_csv(desk_client, tour, clerk):
     ada = make_guide("Ada")
     first, second = guides.plan_tour(make_group(tour, people=40))
     guides.answer(
@@ -235,19 +235,19 @@ def test_the_admins_report_per_guide_and_month_with_its_csv(admin_client, tour, 
         accept=True,
     )
 
-    page = admin_client.get("/admin/groups/guideassignment/report/?month=2030-06")
-    csv = admin_client.get("/admin/groups/guideassignment/report/?month=2030-06&format=csv")
+    page = desk_client.get("/admin/groups/guideassignment/report/?month=2030-06")
+    csv = desk_client.get("/admin/groups/guideassignment/report/?month=2030-06&format=csv")
 
     assert page.status_code == 200 and "June 2030" in page.content.decode()
     assert csv["Content-Type"] == "text/csv; charset=utf-8"
     lines = csv.content.decode().splitlines()
     assert lines[1:] == ["Ada,1,1,0,1.00,45.00", "Total,1,1,0,1.00,45.00"]
-    assert admin_client.get("/admin/groups/guideassignment/").status_code == 200
-    assert admin_client.get(f"/admin/groups/guide/{ada.pk}/change/").status_code == 200
+    assert desk_client.get("/admin/groups/guideassignment/").status_code == 200
+    assert desk_client.get(f"/admin/groups/guide/{ada.pk}/change/").status_code == 200
 
 
-def test_a_guide_is_made_in_the_admin_with_their_hours(admin_client, db):
-    answer = admin_client.post(
+def test_staff_make_a_guide_in_the_admin_with_their_hours(desk_client, db):
+    answer = desk_client.post(
         "/admin/groups/guide/add/",
         {
             "name": "Ada",

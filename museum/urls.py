@@ -23,6 +23,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("orders.urls")),
     path("", include("giftcards.urls")),
     path("", include("vouchers.urls")),
+    path("", include("groups.urls")),
     path("", include("webhooks.urls")),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-json"),
     path("openapi.yaml", SpectacularYAMLAPIView.as_view(), name="openapi-yaml"),
@@ -39,6 +40,8 @@ urlpatterns = [
     # Django's set_language: the admin's language switch (templates/admin/base_site.html).
     path("i18n/", include("django.conf.urls.i18n")),
     path("door/", door, name="door"),
+    # A guide's answer page, calendar and iCal feed (groups/pages/guides.py).
+    path("groups/guides/", include("groups.pages.guide_urls")),
     # The front desk (desk/urls.py).
     path("desk/", include("desk.urls")),
     # The visitor's own page of an order, opened by the signed link in its email and PDF.

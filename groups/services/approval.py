@@ -16,7 +16,7 @@ from audit.models import Action
 from audit.services import record
 from groups.models import GroupRequest, GroupStatus
 from groups.services.pricing import GroupPrice, price_group
-from groups.services.requests import holding, locked, move, refuse_unless_waiting
+from groups.services.requests import checked_tour, holding, locked, move, refuse_unless_waiting
 from groups.tasks import mail_group
 from museum import metrics
 from museum.money import ZERO, to_cent
@@ -43,10 +43,12 @@ def approve(
     by,
     date: date | None = None,
     entry_time: time | None = None,
+    tour_id: int | None = None,
     guide_ids: Sequence[int] = (),
 ) -> GroupRequest:
     """Approve the waiting request (at another `date` and `entry_time` if given: its places move
-    there first), with the guides staff chose for its tour."""
+    there first; with another tour programme if `tour_id` names one), with the guides staff
+    chose for its tour."""
 
     def approving() -> GroupRequest:
         now = timezone.now()
@@ -54,6 +56,10 @@ def approve(
         refuse_unless_waiting(group, now=now)
         if date is not None:
             move(group, day=date, entry_time=entry_time)
+        if tour_id is not None:
+            group.tour = checked_tour(
+                tour_id, language=group.language, kind=group.organisation_kind
+            )
         price = price_group(counts_of(group), tour=group.tour, language=group.language)
         order = _group_order(group, price, by=by, now=now)
         before = group.status

@@ -15,7 +15,7 @@ from django.utils import timezone
 from audit.models import Action
 from audit.services import record
 from groups.models import GroupRequest, GroupStatus
-from groups.services.pricing import GroupPrice, price_group
+from groups.services.pricing import GroupPrice, TourFee, price_group
 from groups.services.requests import checked_tour, holding, locked, move, refuse_unless_waiting
 from groups.tasks import mail_group
 from museum import metrics
@@ -127,16 +127,7 @@ def _group_order(group: GroupRequest, price: GroupPrice, *, by, now) -> Order:
     order.sold_tickets = Ticket.objects.bulk_create(
         new_ticket(order, unit.category, unit.taxed) for unit in price.units
     )
-    order.sold_fees = Fee.objects.bulk_create(
-        Fee(
-            order=order,
-            description=fee.description,
-            price=fee.taxed.gross,
-            tax_rate=fee.taxed.rate,
-            tax=fee.taxed.tax,
-        )
-        for fee in price.fees
-    )
+    order.sold_fees = Fee.objects.bulk_create(new_fee(order, fee) for fee in price.fees)
     order.sold_donations = []
     record_on_account_payment(order)
     record(
@@ -171,6 +162,17 @@ def new_ticket(order: Order, category, taxed) -> Ticket:
         category=category,
         slot_id=order.slot_id,
         museum_day_id=order.date,
+    )
+
+
+def new_fee(order: Order, fee: TourFee) -> Fee:
+    """The tour's fee as a line of the group's order."""
+    return Fee(
+        order=order,
+        description=fee.description,
+        price=fee.taxed.gross,
+        tax_rate=fee.taxed.rate,
+        tax=fee.taxed.tax,
     )
 
 

@@ -16,7 +16,14 @@ from audit.services import record
 from groups.exceptions import GroupPaidBeyond, GroupRequestAnswered, UnknownGroupRequest
 from groups.models import GroupLine, GroupRequest, GroupStatus
 from groups.models.requests import HOLDING
-from groups.services.approval import counts_of, deposit_of, new_ticket, order_of, terms_of
+from groups.services.approval import (
+    counts_of,
+    deposit_of,
+    new_fee,
+    new_ticket,
+    order_of,
+    terms_of,
+)
 from groups.services.pricing import GroupPrice, Unit, price_group
 from groups.services.requests import counted, give_back, holding, locked
 from groups.tasks import mail_group
@@ -202,16 +209,7 @@ def _refee(order: Order, price: GroupPrice, *, now, billed: bool) -> None:
     if new == old or (billed and new < old):
         return
     Fee.objects.filter(pk__in=[fee.pk for fee in fees]).update(cancelled_at=now)
-    Fee.objects.bulk_create(
-        Fee(
-            order=order,
-            description=fee.description,
-            price=fee.taxed.gross,
-            tax_rate=fee.taxed.rate,
-            tax=fee.taxed.tax,
-        )
-        for fee in price.fees
-    )
+    Fee.objects.bulk_create(new_fee(order, fee) for fee in price.fees)
 
 
 def _total_of(order: Order) -> Decimal:

@@ -494,6 +494,7 @@ SPECTACULAR_SETTINGS = {
         "webhooks.schema.MEMBERSHIP_EVENTS",
         "webhooks.schema.GIFT_CARD_EVENTS",
         "webhooks.schema.VOUCHER_EVENTS",
+        "webhooks.schema.GROUP_REQUEST_EVENTS",
         "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

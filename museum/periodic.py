@@ -47,6 +47,10 @@ PERIODIC_TASKS = {
     "museum.tasks.prune_task_results": timedelta(days=1),
     # Holds that ran out give their places back (a buyer who finds a row full does it too).
     "orders.jobs.release_expired_holds": timedelta(minutes=1),
+    # Group requests unanswered in time give their places back; deposits and balances due soon
+    # are reminded.
+    "groups.jobs.expire_group_requests": timedelta(minutes=5),
+    "groups.jobs.remind_groups": timedelta(hours=1),
     # Audit records older than MUSEUM_AUDIT_RETENTION_DAYS go.
     "audit.tasks.purge_audit_records": timedelta(days=1),
     # Audit records not yet offered to the webhooks, and deliveries lost with their worker.

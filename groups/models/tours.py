@@ -61,6 +61,12 @@ class TourProgramme(models.Model):
         """ceil(headcount / max_people_per_guide): 40 people at 25 a guide need 2."""
         return -(-headcount // self.max_people_per_guide) if headcount else 0
 
+    def fee_for(self, headcount: int) -> Decimal:
+        """What the tour costs a group of `headcount`: its fee once, or once per guide."""
+        if self.fee_per == FeePer.GUIDE:
+            return self.fee * self.guides_needed(headcount)
+        return self.fee
+
 
 def new_feed_token() -> str:
     return secrets.token_urlsafe(24)

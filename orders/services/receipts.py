@@ -309,8 +309,14 @@ def _sold_lines(order: Order) -> list[Ticket | MembershipSale]:
     tickets = getattr(order, "sold_tickets", None)
     if tickets is None:
         tickets = list(order.tickets.select_related("category"))
-    valid = [ticket for ticket in tickets if ticket.cancelled_at is None]
+    valid = [ticket for ticket in tickets if ticket.cancelled_at is None or _billed(order, ticket)]
     return sorted(valid, key=_ticket_order)
+
+
+def _billed(order: Order, ticket: Ticket) -> bool:
+    """Whether a cancelled ticket is still billed: a group's, taken off after its numbers were
+    final, keeps its price (one taken off before costs nothing: groups.services.numbers)."""
+    return order.channel == Channel.INVOICE and ticket.price > 0
 
 
 def _donations_of(order: Order) -> list[Donation]:

@@ -1,0 +1,55 @@
+"""The refusals of groups: each a kind and a reason."""
+
+from django.utils.translation import gettext_lazy as _
+
+from museum.exceptions import MuseumProblem, NotFound
+
+
+class UnknownGroupRequest(NotFound):
+    default_code = "unknown_group_request"
+    default_detail = _("No group request has this key.")
+
+
+class GroupTooLarge(MuseumProblem):
+    """More people than MUSEUM_GROUP_MAX_PEOPLE (`max`)."""
+
+    kind = "invalid"
+    default_code = "group_too_large"
+    title = _("Group too large")
+    default_detail = _("This group is larger than the museum takes in one group.")
+
+
+class GroupRequestAnswered(MuseumProblem):
+    """A step the request's status no longer allows (`status`): approving a declined one,
+    changing the numbers of one not approved."""
+
+    default_code = "group_request_answered"
+    title = _("Group request already answered")
+    default_detail = _("This group request can no longer be changed this way.")
+
+
+class GroupRequestExpired(MuseumProblem):
+    default_code = "group_request_expired"
+    title = _("Group request expired")
+    default_detail = _("This group request waited past its date and gave its places back.")
+
+
+class TooManyGroupRequests(MuseumProblem):
+    """A mailbox's requests waiting for an answer, at most MUSEUM_GROUP_OPEN_REQUESTS (`limit`):
+    a request holds places for days, so no one holds a museum's days with many."""
+
+    kind = "too_many"
+    default_code = "too_many_group_requests"
+    title = _("Too many group requests")
+    default_detail = _("This address has as many group requests waiting for an answer as it may.")
+
+
+class GroupPaidBeyond(MuseumProblem):
+    """Fewer people would cost less than the group has paid: the difference is refunded first."""
+
+    default_code = "group_paid_beyond"
+    title = _("Paid more than the new total")
+    default_detail = _(
+        "The group has paid more than it would cost with these numbers: refund the difference "
+        "first."
+    )

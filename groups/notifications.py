@@ -39,12 +39,16 @@ class Letter:
 def send_group_email(email: GroupEmail) -> None:
     group = email.group
     with i18n.speaking(email.language):
-        letter = staff_letter(group, email.kind) if email.to_staff else group_letter(group, email.kind)
+        if email.to_staff:
+            letter, greeting = staff_letter(group, email.kind), ""
+        else:
+            letter = group_letter(group, email.kind)
+            greeting = _("Dear %(name)s,") % {"name": group.contact_name}
         context = {
             "museum": one_line(settings.MUSEUM_NAME),
             "address": [part.strip() for part in settings.MUSEUM_ADDRESS.split(",") if part],
             "letter": letter,
-            "greeting": "" if email.to_staff else _("Dear %(name)s,") % {"name": group.contact_name},
+            "greeting": greeting,
             "language": translation.get_language() or settings.LANGUAGE_CODE,
         }
         message = EmailMultiAlternatives(
@@ -52,7 +56,8 @@ def send_group_email(email: GroupEmail) -> None:
             body=render_to_string("groups/email/group.txt", context),
             to=[email.email],
         )
-        message.attach_alternative(render_to_string("groups/email/group.html", context), "text/html")
+        html = render_to_string("groups/email/group.html", context)
+        message.attach_alternative(html, "text/html")
         if not email.to_staff and email.kind in WITH_INVOICE and group.order_id:
             attach_documents(message, group.order)
     message.send()
@@ -60,99 +65,115 @@ def send_group_email(email: GroupEmail) -> None:
 
 def group_letter(group: GroupRequest, kind: str) -> Letter:
     """The group's email of `kind`, in the active language."""
-    words = {
+    return _LETTERS[GroupEmailKind(kind)](group, _words(group))
+
+
+def _words(group: GroupRequest) -> dict:
+    return {
         "code": group.code,
-        "museum": one_line(settings.MUSEUM_NAME),
         "when": visit_in_words(group),
         "until": moment_in_words(group.expires_at) if group.expires_at else "",
     }
-    if kind == GroupEmailKind.RECEIVED:
-        return Letter(
-            _("Your group request %(code)s") % words,
-            [
-                _("Thank you: we have received your group's request for %(when)s.") % words,
-                _(
-                    "Its places are held for you until %(until)s while our staff answer it. "
-                    "We will write to you again."
-                )
-                % words,
-            ],
-            request_facts(group),
-        )
-    if kind == GroupEmailKind.APPROVED:
-        return Letter(
-            _("Your group visit on %(when)s is confirmed") % words,
-            [
-                _(
-                    "Your group's visit is confirmed, and its invoice is due. The door admits "
-                    "your group before it is paid."
-                ),
-                _("The invoice is attached; please quote the order's code with your payment."),
-            ],
-            [*request_facts(group), *invoice_facts(group)],
-        )
-    if kind == GroupEmailKind.OFFERED:
-        paragraphs = [
+
+
+def _received(group: GroupRequest, words: dict) -> Letter:
+    return Letter(
+        _("Your group request %(code)s") % words,
+        [
+            _("Thank you: we have received your group's request for %(when)s.") % words,
             _(
-                "We cannot welcome your group at the time you asked for. We offer you %(when)s "
-                "instead, and hold its places until %(until)s."
+                "Its places are held for you until %(until)s while our staff answer it. "
+                "We will write to you again."
             )
             % words,
-        ]
-        if group.message:
-            paragraphs.append(group.message)
-        return Letter(
-            _("Another time for your group visit: %(when)s") % words,
-            paragraphs,
-            request_facts(group),
-            (_("Accept this time"), links.accept_url(group)),
+        ],
+        request_facts(group),
+    )
+
+
+def _approved(group: GroupRequest, words: dict) -> Letter:
+    return Letter(
+        _("Your group visit on %(when)s is confirmed") % words,
+        [
+            _(
+                "Your group's visit is confirmed, and its invoice is due. The door admits "
+                "your group before it is paid."
+            ),
+            _("The invoice is attached; please quote the order's code with your payment."),
+        ],
+        [*request_facts(group), *invoice_facts(group)],
+    )
+
+
+def _offered(group: GroupRequest, words: dict) -> Letter:
+    paragraphs = [
+        _(
+            "We cannot welcome your group at the time you asked for. We offer you %(when)s "
+            "instead, and hold its places until %(until)s."
         )
-    if kind == GroupEmailKind.DECLINED:
-        paragraphs = [_("We are sorry: we cannot welcome your group as you asked.")]
-        if group.message:
-            paragraphs.append(_("Reason: %(reason)s") % {"reason": group.message})
-        return Letter(
-            _("Your group request %(code)s was declined") % words,
-            paragraphs,
-            request_facts(group),
-        )
-    if kind == GroupEmailKind.EXPIRED:
-        return Letter(
-            _("Your group request %(code)s has expired") % words,
-            [
-                _(
-                    "We could not answer your request in time, and the places it held have "
-                    "been given back. Please send a new request if you still wish to visit."
-                )
-            ],
-            request_facts(group),
-        )
-    if kind == GroupEmailKind.CHANGED:
-        return Letter(
-            _("Your group visit on %(when)s has changed") % words,
-            [
-                _(
-                    "Your group's numbers have changed. This is your visit as it is now; the "
-                    "invoice attached replaces the one sent before."
-                )
-            ],
-            [*request_facts(group), *invoice_facts(group)],
-        )
-    if kind == GroupEmailKind.DEPOSIT_REMINDER:
-        return _reminder(
-            group,
-            _("Reminder: the deposit for your group visit is due"),
-            _("The deposit of %(amount)s is due by %(due)s.")
-            % {"amount": money(group.deposit or 0), "due": _day(group.deposit_due)},
-        )
-    if kind == GroupEmailKind.BALANCE_REMINDER:
-        return _reminder(
-            group,
-            _("Reminder: the balance for your group visit is due"),
-            _("The balance of %(amount)s is due by %(due)s.")
-            % {"amount": money(balance_of(group)), "due": _day(group.balance_due)},
-        )
-    raise ValueError(f"no email of kind {kind!r}")
+        % words,
+    ]
+    if group.message:
+        paragraphs.append(group.message)
+    return Letter(
+        _("Another time for your group visit: %(when)s") % words,
+        paragraphs,
+        request_facts(group),
+        (_("Accept this time"), links.accept_url(group)),
+    )
+
+
+def _declined(group: GroupRequest, words: dict) -> Letter:
+    paragraphs = [_("We are sorry: we cannot welcome your group as you asked.")]
+    if group.message:
+        paragraphs.append(_("Reason: %(reason)s") % {"reason": group.message})
+    return Letter(
+        _("Your group request %(code)s was declined") % words, paragraphs, request_facts(group)
+    )
+
+
+def _expired(group: GroupRequest, words: dict) -> Letter:
+    return Letter(
+        _("Your group request %(code)s has expired") % words,
+        [
+            _(
+                "We could not answer your request in time, and the places it held have "
+                "been given back. Please send a new request if you still wish to visit."
+            )
+        ],
+        request_facts(group),
+    )
+
+
+def _changed(group: GroupRequest, words: dict) -> Letter:
+    return Letter(
+        _("Your group visit on %(when)s has changed") % words,
+        [
+            _(
+                "Your group's numbers have changed. This is your visit as it is now; the "
+                "invoice attached replaces the one sent before."
+            )
+        ],
+        [*request_facts(group), *invoice_facts(group)],
+    )
+
+
+def _deposit_reminder(group: GroupRequest, words: dict) -> Letter:
+    return _reminder(
+        group,
+        _("Reminder: the deposit for your group visit is due"),
+        _("The deposit of %(amount)s is due by %(due)s.")
+        % {"amount": money(group.deposit or 0), "due": _day(group.deposit_due)},
+    )
+
+
+def _balance_reminder(group: GroupRequest, words: dict) -> Letter:
+    return _reminder(
+        group,
+        _("Reminder: the balance for your group visit is due"),
+        _("The balance of %(amount)s is due by %(due)s.")
+        % {"amount": money(balance_of(group)), "due": _day(group.balance_due)},
+    )
 
 
 def _reminder(group: GroupRequest, subject: str, what: str) -> Letter:
@@ -161,6 +182,18 @@ def _reminder(group: GroupRequest, subject: str, what: str) -> Letter:
         [what, _("Please quote the order's code with your payment.")],
         [*request_facts(group), *invoice_facts(group)],
     )
+
+
+_LETTERS = {
+    GroupEmailKind.RECEIVED: _received,
+    GroupEmailKind.APPROVED: _approved,
+    GroupEmailKind.OFFERED: _offered,
+    GroupEmailKind.DECLINED: _declined,
+    GroupEmailKind.EXPIRED: _expired,
+    GroupEmailKind.CHANGED: _changed,
+    GroupEmailKind.DEPOSIT_REMINDER: _deposit_reminder,
+    GroupEmailKind.BALANCE_REMINDER: _balance_reminder,
+}
 
 
 def staff_letter(group: GroupRequest, kind: str) -> Letter:

@@ -44,7 +44,9 @@ TOO_MANY = gettext_lazy("Too many requests: try again later.")
 
 
 class GroupRequestForm(forms.Form):
-    organisation = forms.CharField(label=gettext_lazy("School, company or association"), max_length=200)
+    organisation = forms.CharField(
+        label=gettext_lazy("School, company or association"), max_length=200
+    )
     organisation_kind = forms.ChoiceField(
         label=gettext_lazy("Kind of group"), choices=list(ORGANISATION_KINDS.items())
     )
@@ -175,8 +177,8 @@ def group_form(request):
                 account=None, language=language, **form.request_kwargs()
             )
         except MuseumProblem as problem:
-            status = STATUS_OF_KIND[problem.kind]
-            return _form_page(request, language, form=form, outcome=str(problem.detail), status=status)
+            refused = {"outcome": str(problem.detail), "status": STATUS_OF_KIND[problem.kind]}
+            return _form_page(request, language, form=form, **refused)
         return _received_page(request, language, group)
 
 
@@ -197,12 +199,14 @@ def _form(data=None) -> GroupRequestForm:
 
 def _form_page(request, language: str, *, form=None, outcome: str = "", status: int = 200):
     form = form if form is not None else _form()
+    sections = [(legend, [form[name] for name in names]) for legend, names in form.sections()]
+    languages = [(code, settings.SHIPPED_LANGUAGES[code]) for code in settings.MUSEUM_LANGUAGES]
     context = {
         **_common(language),
         "form": form,
-        "sections": [(legend, [form[name] for name in names]) for legend, names in form.sections()],
+        "sections": sections,
         "outcome": outcome,
-        "languages": [(code, settings.SHIPPED_LANGUAGES[code]) for code in settings.MUSEUM_LANGUAGES],
+        "languages": languages,
     }
     return render(request, "groups/form.html", context, status=status)
 

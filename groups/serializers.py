@@ -43,9 +43,7 @@ def lines_of(lines: list[dict]) -> dict[str, int]:
 
 class GroupLinesField(serializers.ListField):
     def __init__(self, **kwargs):
-        super().__init__(
-            child=GroupLineSerializer(), min_length=1, max_length=MAX_LINES, **kwargs
-        )
+        super().__init__(child=GroupLineSerializer(), min_length=1, max_length=MAX_LINES, **kwargs)
 
 
 class RequestGroupRequestSerializer(serializers.Serializer):
@@ -108,6 +106,12 @@ class RequestGroupRequestSerializer(serializers.Serializer):
 
 
 class ApproveGroupRequestSerializer(serializers.Serializer):
+    date = StrictDateField(
+        required=False, help_text="Approve it at another day: its places move there first."
+    )
+    entryTime = HourMinuteField(
+        source="entry_time", required=False, allow_null=True, help_text="With `date`."
+    )
     guideIds = serializers.ListField(
         source="guide_ids",
         child=StrictIntegerField(min_value=1),
@@ -212,11 +216,15 @@ class GroupRequestSerializer(serializers.Serializer):
 
     @extend_schema_field(MoneyField(max_digits=10, allow_null=True))
     def get_total(self, group):
-        return MoneyField(max_digits=10).to_representation(group.order.total) if group.order_id else None
+        return _amount(group.order.total) if group.order_id else None
 
     @extend_schema_field(MoneyField(max_digits=10, allow_null=True))
     def get_due(self, group):
-        return MoneyField(max_digits=10).to_representation(group.order.due) if group.order_id else None
+        return _amount(group.order.due) if group.order_id else None
+
+
+def _amount(value):
+    return MoneyField(max_digits=10).to_representation(value)
 
 
 class GroupRequestListQuerySerializer(serializers.Serializer):

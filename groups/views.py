@@ -12,6 +12,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from groups import selectors
+from groups.models import GroupRequest
 from groups.serializers import (
     ApproveGroupRequestSerializer,
     DeclineGroupRequestSerializer,
@@ -22,7 +23,6 @@ from groups.serializers import (
     OfferGroupTimeRequestSerializer,
     RequestGroupRequestSerializer,
 )
-from groups.models import GroupRequest
 from groups.services import approval, money
 from groups.services import numbers as group_numbers
 from groups.services import requests as group_requests
@@ -105,8 +105,9 @@ class GroupRequestViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         summary="Approve a group request: its group order, confirmed, invoice due",
         description=(
             f"{STAFF}. The request becomes a confirmed group order, its tickets issued at once, "
-            "its invoice due (a deposit, then the balance); with `guideIds`, those guides are "
-            "asked to lead its tour. A request no longer waiting is 409."
+            "its invoice due (a deposit, then the balance); with `date` (and `entryTime`) at "
+            "that time, its places moved there first; with `guideIds`, those guides are asked "
+            "to lead its tour. A request no longer waiting is 409."
         ),
         parameters=[REQUEST_ID],
         request=ApproveGroupRequestSerializer,

@@ -157,7 +157,6 @@ class VoucherRateThrottle(AccountRateThrottle):
     scope = "voucher"
 
 
-
 class GroupRequestRateThrottle(AccountRateThrottle):
     """MUSEUM_THROTTLE_GROUP_REQUEST_RATE group requests per account (POST /group-requests),
     within its rate of requests: each holds places and mails the address it names."""

@@ -153,26 +153,17 @@ def envelope(event_type: str, data) -> str:
 
 def messages_of(entry: AuditRecord) -> Iterator[Message]:
     """The messages `entry` makes (what it names may be gone since: then none)."""
-    if entry.object_type == EVENT:
-        yield from _event_messages(entry)
-    elif entry.object_type == ORDER:
-        yield from _order_messages(entry)
-    elif entry.object_type == TICKET:
-        yield from _ticket_messages(entry)
-    elif entry.object_type == SLOT:
-        yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
-    elif entry.object_type == MEMBERSHIP:
-        yield from _membership_messages(entry)
-    elif entry.object_type == GIFT_CARD:
-        yield from _gift_card_messages(entry)
-    elif entry.object_type == VOUCHER and entry.action == Action.REDEEMED:
-        yield from _voucher_messages(entry)
-    elif entry.object_type == GROUP:
-        yield from _group_messages(entry)
+    make = _MESSAGES_OF.get(entry.object_type)
+    if make is not None:
+        yield from make(entry)
     key = (entry.object_type, entry.action)
     for maker in MAKERS.values():
         if key in maker.records:
             yield from maker.make(entry)
+
+
+def _slot_messages(entry: AuditRecord) -> Iterator[Message]:
+    yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
 
 
 def _ticket_messages(entry: AuditRecord) -> Iterator[Message]:
@@ -307,6 +298,8 @@ def _gift_card_messages(entry: AuditRecord) -> Iterator[Message]:
 def _voucher_messages(entry: AuditRecord) -> Iterator[Message]:
     """`voucher.redeemed`, told from the record alone (the code as it was recorded), to those
     who may see the order that used it."""
+    if entry.action != Action.REDEEMED:
+        return
     order = Order.objects.filter(pk=entry.changes.get("order")).first()
     if order is None:
         return
@@ -355,6 +348,19 @@ def _group_messages(entry: AuditRecord) -> Iterator[Message]:
     if group is not None:
         body = envelope(event_type, GroupRequestSerializer(group).data)
         yield Message(event_type, body, group=group)
+
+
+# The messages each kind of record makes, by its object's type.
+_MESSAGES_OF: dict[str, Callable[[AuditRecord], Iterator[Message]]] = {
+    EVENT: _event_messages,
+    ORDER: _order_messages,
+    TICKET: _ticket_messages,
+    SLOT: _slot_messages,
+    MEMBERSHIP: _membership_messages,
+    GIFT_CARD: _gift_card_messages,
+    VOUCHER: _voucher_messages,
+    GROUP: _group_messages,
+}
 
 
 def slot_payload(slot_id: int) -> str:

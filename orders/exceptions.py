@@ -93,6 +93,16 @@ class GiftCardSold(MuseumProblem):
     )
 
 
+class GroupOrder(MuseumProblem):
+    """A group's order (paid by invoice) changes through its group: its numbers, its time."""
+
+    default_code = "group_order"
+    title = _("Group order")
+    default_detail = _(
+        "This is a group's order: its numbers and its time change through the group request."
+    )
+
+
 class CheckedIn(MuseumProblem):
     """A ticket already used at the door: cancelling it would refund a visit that took place."""
 

@@ -93,6 +93,7 @@ def make_pdf(document: SaleDocument) -> bytes:
     _lines(pdf, document)
     _taxes(pdf, document)
     _payments(pdf, document)
+    _terms(pdf, document)
     if document.charity_statement:
         pdf.ln(4)
         _text(pdf, document.charity_statement, size=9, colour=GREY)
@@ -216,6 +217,25 @@ def _taxes(pdf: FPDF, document: SaleDocument) -> None:
         bold=True,
         widths=TOTAL_COLUMNS,
     )
+    pdf.ln(4)
+
+
+def _terms(pdf: FPDF, document: SaleDocument) -> None:
+    """An invoice paid later: what is due by when (a group's deposit and balance), and the
+    invoice it replaces after a change."""
+    if document.replaces_id:
+        _text(pdf, _("Replaces invoice %(number)s.") % {"number": document.replaces.number})
+    if not document.terms:
+        return
+    _text(pdf, _("To pay"), bold=True)
+    for term in document.terms:
+        day = parse_date(term["due"])
+        words = {
+            "what": _("Deposit") if term["kind"] == "deposit" else _("Balance"),
+            "day": day_in_words(day) if day else "",
+            "amount": money(Decimal(term["amount"])),
+        }
+        _text(pdf, _("%(what)s: %(amount)s by %(day)s") % words)
     pdf.ln(4)
 
 

@@ -433,6 +433,12 @@ class DocumentTaxSerializer(serializers.Serializer):
     gross = signed_money(help_text="Net and tax.")
 
 
+class DocumentTermSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["deposit", "balance"])
+    amount = signed_money()
+    due = serializers.DateField()
+
+
 class SaleDocumentSerializer(serializers.Serializer):
     number = serializers.CharField(help_text="From its kind's gapless series, e.g. R2026-000001.")
     kind = serializers.ChoiceField(
@@ -450,6 +456,16 @@ class SaleDocumentSerializer(serializers.Serializer):
         allow_null=True,
         default=None,
         help_text="A credit note: the number of the receipt or invoice it corrects.",
+    )
+    replaces = serializers.CharField(
+        source="replaces.number",
+        allow_null=True,
+        default=None,
+        help_text="An invoice issued anew after its order changed (a group's numbers): the "
+        "number of the invoice it replaces, which a credit note cancelled.",
+    )
+    terms = DocumentTermSerializer(
+        many=True, help_text="An invoice paid later (a group's): what is due by when."
     )
     pdfUrl = serializers.SerializerMethodField(help_text="The document as a PDF.")
 

@@ -17,11 +17,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
+from groups.exceptions import GroupNotAdmitted, TooManyArriving
+from groups.services import day
 from museum.exceptions import MuseumProblem
 from museum.permissions import MayCheckIn
 from orders.models import MemberEntry, Membership, Ticket
-from tickets import members, services
+from tickets import groups, members, services
 from tickets.exceptions import AlreadyCheckedIn, TicketRefused, TooEarly, WrongDay
+from tickets.selectors import scan_key
 
 # What the desk reads for each refusal reason of services.check_in.
 REFUSALS = {
@@ -51,6 +54,37 @@ class ScanForm(forms.Form):
     scanned = forms.CharField(max_length=400)
     # A member card on a day without slots: how many come in (empty: all the card still admits).
     people = forms.IntegerField(required=False, min_value=1, max_value=20)
+    # A group's order code: how many arrived, the door's answer to its question (GroupQuestion).
+    arrived = forms.IntegerField(required=False, min_value=1)
+
+
+@dataclass(frozen=True)
+class GroupQuestion:
+    """A group's order code scanned: before admitting, the door asks how many arrived, with
+    those still to come as the answer given."""
+
+    scanned: str
+    organisation: str
+    headcount: int
+    left: int
+
+    @property
+    def words(self) -> str:
+        return _("Group: %(organisation)s, %(headcount)s booked. How many arrived?") % {
+            "organisation": self.organisation,
+            "headcount": self.headcount,
+        }
+
+
+@dataclass(frozen=True)
+class GroupShown:
+    """What the door shows of a group it admitted."""
+
+    organisation: str
+    code: str
+    headcount: int
+    arrived: int
+    admitted: int
 
 
 @dataclass(frozen=True)
@@ -88,6 +122,7 @@ class Verdict:
     order_code: str | None = None
     lines: tuple[Line, ...] = ()
     member: MemberCard | None = None
+    group: GroupShown | None = None
 
 
 def admitted_today() -> int:
@@ -105,6 +140,8 @@ def admitted_today() -> int:
 def reason(problem: MuseumProblem) -> str:
     """What the desk reads for a refusal."""
     ticket = getattr(problem, "ticket", None)
+    if isinstance(problem, GroupNotAdmitted | TooManyArriving):
+        return _("Group refused: %(reason)s") % {"reason": problem.detail}
     words = str(REFUSALS.get(problem.default_code, problem.title))
     if isinstance(problem, AlreadyCheckedIn) and ticket is not None:
         at = time_format(timezone.localtime(ticket.checked_in_at), "H:i")
@@ -164,10 +201,33 @@ def refusal(problem: MuseumProblem) -> Verdict:
     return Verdict(admitted=False, words=reason(problem), ticket=getattr(problem, "ticket", None))
 
 
-def scan(*, scanned: str, by, people: int | None = None) -> Verdict:
-    # The API's check-in service and its refusals: the door and the scanners cannot disagree.
+def group_question(scanned: str) -> GroupQuestion | None:
+    """The question the door asks before admitting a group the scanned text names by its
+    order's code, if the group may come in today (else None: the scan itself says why not)."""
     try:
-        admission = members.admit(scanned=scanned, by=by, people=people)
+        group = groups.group_of(scan_key(scanned))
+    except MuseumProblem:
+        return None  # not a code: the scan says so
+    if group is None or day.admission_refusal(group, today=timezone.localdate()) is not None:
+        return None
+    return GroupQuestion(
+        scanned=scanned.strip(),
+        organisation=group.organisation,
+        headcount=group.headcount,
+        left=day.arrivals_left(group),
+    )
+
+
+def scan(
+    *, scanned: str, by, people: int | None = None, arrived: int | None = None
+) -> Verdict | GroupQuestion:
+    # The API's check-in service and its refusals: the door and the scanners cannot disagree.
+    if arrived is None and (question := group_question(scanned)) is not None:
+        return question
+    try:
+        admission = members.admit(
+            scanned=scanned, by=by, people=people if arrived is None else arrived
+        )
     except MuseumProblem as problem:
         membership = getattr(problem, "membership", None)
         if membership is not None:  # a member card's refusal shows whose card it is
@@ -175,6 +235,8 @@ def scan(*, scanned: str, by, people: int | None = None) -> Verdict:
         return refusal(problem)
     if isinstance(admission, members.MemberAdmission):
         return member_verdict(admission)
+    if isinstance(admission, groups.GroupAdmission):
+        return group_verdict(admission)
     if admission.order_code is not None:
         return order_verdict(admission)
     return Verdict(admitted=True, words=_("Welcome"), ticket=admission.ticket)
@@ -194,27 +256,71 @@ def member_verdict(admitted: members.MemberAdmission) -> Verdict:
     return Verdict(admitted=True, words=words, member=card)
 
 
+def group_verdict(admitted: groups.GroupAdmission) -> Verdict:
+    """A group's verdict: how many came in now, and of its headcount in all."""
+    group = admitted.group
+    arrived = group.arrived or 0
+    values = {
+        "organisation": group.organisation,
+        "count": admitted.admitted,
+        "arrived": arrived,
+        "headcount": admitted.headcount,
+    }
+    if admitted.admitted == arrived:
+        words = _("Group: %(organisation)s, %(arrived)s of %(headcount)s admitted") % values
+    else:
+        words = (
+            _("Group: %(organisation)s, %(count)s more admitted: %(arrived)s of %(headcount)s")
+            % values
+        )
+    if (turned := admitted.people - admitted.admitted) > 0:
+        words += " · " + ngettext(
+            "%(count)s more than booked not admitted",
+            "%(count)s more than booked not admitted",
+            turned,
+        ) % {"count": turned}
+    shown = GroupShown(
+        organisation=group.organisation,
+        code=group.code,
+        headcount=admitted.headcount,
+        arrived=arrived,
+        admitted=admitted.admitted,
+    )
+    return Verdict(
+        admitted=True, words=words, order_code=admitted.admission.order_code, group=shown
+    )
+
+
 @login_required(login_url="admin:login")
 @require_http_methods(["GET", "POST"])
 def door(request):
     if not request.user.has_perm(MayCheckIn.permission):
         raise PermissionDenied(_("The door page is for staff who check tickets in."))
-    verdict = None
+    verdict: Verdict | GroupQuestion | None = None
     if request.method == "POST":
         form = ScanForm(request.POST)
         if form.is_valid():
             data = form.cleaned_data
-            verdict = scan(scanned=data["scanned"], by=request.user, people=data["people"])
+            verdict = scan(
+                scanned=data["scanned"],
+                by=request.user,
+                people=data["people"],
+                arrived=data["arrived"],
+            )
         elif set(form.errors) == {"people"}:
             verdict = Verdict(
                 admitted=False, words=_("People coming in: a number from 1 to 20, or empty.")
             )
+        elif set(form.errors) == {"arrived"}:
+            verdict = Verdict(admitted=False, words=_("People arrived: a number from 1."))
         else:
             # Nothing a ticket's code could be (too long, empty, a NUL character): a verdict
             # all the same, which the page's script shows as it shows any other.
             verdict = Verdict(admitted=False, words=str(REFUSALS["unknown_code"]))
+    question = verdict if isinstance(verdict, GroupQuestion) else None
     context = {
-        "verdict": verdict,
+        "verdict": None if question else verdict,
+        "question": question,
         "admitted_today": admitted_today(),
         "museum_name": settings.MUSEUM_NAME,
     }

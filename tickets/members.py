@@ -37,7 +37,9 @@ from tickets.exceptions import (
     TicketRefused,
     UnknownMemberCard,
 )
-from tickets.services import Admission, check_in, check_in_order
+from tickets.groups import GroupAdmission, check_in_group, group_of
+from tickets.selectors import scan_key
+from tickets.services import Admission, check_in_order, check_in_scan
 
 
 @dataclass(frozen=True)
@@ -85,15 +87,22 @@ def member_card(scanned: str) -> Membership | None:
     return found
 
 
-def admit(*, scanned: str, by, people: int | None = None) -> Admission | MemberAdmission:
+def admit(
+    *, scanned: str, by, people: int | None = None
+) -> Admission | MemberAdmission | GroupAdmission:
     """The door's one entry point, for the door page and every scanner through the API alike:
     the scanned text (a ticket's token or code, an order's code, a member card's token or its
     typed code) lets its holders in, or raises the refusal with its reason. A member card
-    admits today's booked visit whole, or `people` walk-ins on a day without entry slots."""
+    admits today's booked visit whole, or `people` walk-ins on a day without entry slots; a
+    group order's code admits `people` of the group (by default all still to come)."""
     membership = member_card(scanned)
     if membership is not None:
         return check_in_member(membership=membership, by=by, people=people)
-    return check_in(scanned=scanned, by=by)
+    scan = scan_key(scanned)
+    group = group_of(scan)
+    if group is not None:
+        return check_in_group(group=group, by=by, people=people)
+    return check_in_scan(scan, by=by)
 
 
 def check_in_member(*, membership: Membership, by, people: int | None = None) -> MemberAdmission:

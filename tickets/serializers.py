@@ -8,6 +8,7 @@ from rest_framework import serializers
 from hours.serializers import HourMinuteField
 from museum.fields import StrictCharField, StrictDateField, StrictUUIDField
 from orders.models import TicketType
+from tickets.groups import GroupAdmission
 from tickets.members import MemberAdmission
 
 # A plausible international number: an optional +, 7 to 15 digits (E.164's most), and the
@@ -93,6 +94,12 @@ class CheckInRequestSerializer(serializers.Serializer):
         max_length=400,
         help_text="The scanned QR text, or a confirmation code read aloud.",
     )
+    people = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="How many come in: a group's arrivals (by its order's code; default all still "
+        "to come) or a member card's walk-ins (default all it still admits today).",
+    )
 
 
 class CheckedInTicketSerializer(serializers.Serializer):
@@ -153,6 +160,18 @@ class MemberEntrySerializer(serializers.Serializer):
     )
 
 
+class GroupEntrySerializer(serializers.Serializer):
+    """The group a scan of its order's code admitted: how many now, and of its headcount."""
+
+    groupCode = serializers.CharField(source="group.code")
+    organisation = serializers.CharField(source="group.organisation")
+    headcount = serializers.IntegerField(help_text="The people it booked.")
+    admitted = serializers.IntegerField(help_text="How many the scan let in.")
+    arrived = serializers.IntegerField(
+        source="group.arrived", help_text="How many of the group have come in, all scans."
+    )
+
+
 # The admitted ticket's fields a member card's walk-ins answer as null: they have no ticket.
 _NO_TICKET = dict.fromkeys(CheckedInTicketSerializer().fields)
 
@@ -177,6 +196,9 @@ class CheckInResponseSerializer(CheckedInTicketSerializer):
     member = MemberEntrySerializer(
         allow_null=True, help_text="The member card scanned, if one was; null otherwise."
     )
+    group = GroupEntrySerializer(
+        allow_null=True, help_text="The group whose order's code was scanned; null otherwise."
+    )
 
     @extend_schema_field(serializers.BooleanField(allow_null=True))
     def get_check_at_door(self, ticket) -> bool | None:
@@ -186,7 +208,10 @@ class CheckInResponseSerializer(CheckedInTicketSerializer):
     def to_representation(self, admission):
         # The door's every scan: one serializer for the admitted tickets, whose first is the
         # ticket the contract's fields describe, and none for an empty `refused`.
-        member = None
+        member = group = None
+        if isinstance(admission, GroupAdmission):
+            group = GroupEntrySerializer(admission).data
+            admission = admission.admission
         if isinstance(admission, MemberAdmission):
             member = MemberEntrySerializer(admission).data
             if admission.admission is None:
@@ -196,6 +221,7 @@ class CheckInResponseSerializer(CheckedInTicketSerializer):
                     "admitted": [],
                     "refused": [],
                     "member": member,
+                    "group": None,
                 }
             admission = admission.admission
         admitted = CheckedInTicketSerializer(admission.admitted, many=True).data
@@ -208,6 +234,7 @@ class CheckInResponseSerializer(CheckedInTicketSerializer):
             "admitted": admitted,
             "refused": refused,
             "member": member,
+            "group": group,
         }
 
 

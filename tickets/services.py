@@ -214,10 +214,41 @@ def check_in(*, scanned: str, by) -> Admission:
     return _counted(scan_key(scanned), by=by)
 
 
+def check_in_scan(scan: Scan, *, by) -> Admission:
+    """check_in for a scanned text already read (tickets.selectors.scan_key)."""
+    return _counted(scan, by=by)
+
+
 def check_in_order(*, order: Order, by) -> Admission:
     """Admit the order's tickets as its code's scan does, for an order already found (a member
     card's visit of the day): named by its key, not its code read again."""
     return _counted(Scan(order_id=order.pk, order_code=order.confirmation_code), by=by)
+
+
+def check_in_some(*, order: Order, by, people: int, now: datetime) -> Admission:
+    """Admit `people` of the order's tickets that every rule lets in now, in one statement (a
+    group's arrivals: its order's code admits as many as came, not all it booked); if none may
+    come in, raise the refusal of the first, the whole Admission riding along as an order's."""
+    scan = Scan(order_id=order.pk, order_code=order.confirmation_code)
+    try:
+        admitted = _admit_valid(scan=scan, by=by, now=now, limit=people)
+        if not admitted:
+            refused, changed = _refusals(scan=scan, now=now, excluding=())
+            if not (refused or changed):
+                raise scan.not_found()
+            problems = sorted(refused + changed, key=lambda p: p.ticket.confirmation_code)
+            problems[0].admission = Admission(
+                admitted=[], refused=problems, order_code=order.confirmation_code
+            )
+            raise problems[0]
+    except MuseumProblem as refusal:
+        metrics.CHECK_INS.labels("refused", refusal.code).inc()
+        raise
+    metrics.CHECK_INS.labels("admitted", "").inc(len(admitted))
+    return Admission(
+        admitted=sorted(admitted, key=lambda ticket: ticket.confirmation_code),
+        order_code=order.confirmation_code,
+    )
 
 
 def _counted(scan: Scan, *, by) -> Admission:
@@ -292,20 +323,24 @@ def _refusals(
     return refused, changed
 
 
-def _admit_valid(*, scan: Scan, by, now: datetime) -> list[Ticket]:
-    """The tickets `scan` names that every rule of the door lets in now, admitted in one statement
-    (an order's code admits each valid ticket of the order at once) with their audit records,
-    and with what the door shows; the others unchanged."""
+def _admit_valid(*, scan: Scan, by, now: datetime, limit: int | None = None) -> list[Ticket]:
+    """The tickets `scan` names that every rule of the door lets in now (at most `limit` of them,
+    in the order of their codes), admitted in one statement (an order's code admits each valid
+    ticket of the order at once) with their audit records, and with what the door shows; the
+    others unchanged."""
     if scan.date not in (None, timezone.localdate(now)):
         return []  # the token names another day's ticket: refused without a statement
     alias = router.db_for_write(Ticket)
     connection = connections[alias]
     scanned, scanned_values = _scanned(scan, connection)
     at = _Moment.at(now, connection)
-    values = [_db_value(Ticket, "checked_in_at", now, connection), by.pk, *scanned_values]
-    for rule in rules():
-        values += rule.values(at)
-    sql = _claim(scanned=scanned, language=get_language())
+    rule_values = [value for rule in rules() for value in rule.values(at)]
+    values = [_db_value(Ticket, "checked_in_at", now, connection), by.pk]
+    if limit is not None:
+        # The subquery choosing which `limit` of the valid tickets: the same scan and rules.
+        values += [*scanned_values, *rule_values, limit]
+    values += [*scanned_values, *rule_values]
+    sql = _claim(scanned=scanned, language=get_language(), limited=limit is not None)
     # Ticket instances, each column read as the ORM reads it; what the door shows of the
     # ticket's related rows rides along as attributes named as door_fields() names them.
     claim = Ticket.objects.db_manager(alias).raw
@@ -364,11 +399,12 @@ def _scanned(scan: Scan, connection) -> tuple[str, list]:
 
 
 @functools.cache
-def _claim(*, scanned: str, language: str) -> str:
-    """The claim of the tickets `scanned` (SQL) names that every rule lets in, returning what the
-    door shows of each (door_fields, in `language`: it reads the active one's columns): the
-    ticket's own columns, and a subquery for each column of a related row (RETURNING reads the
-    updated row alone)."""
+def _claim(*, scanned: str, language: str, limited: bool = False) -> str:
+    """The claim of the tickets `scanned` (SQL) names that every rule lets in (`limited`: only
+    those of them a subquery with a LIMIT chooses, a group's arrivals), returning what the door
+    shows of each (door_fields, in `language`: it reads the active one's columns): the ticket's
+    own columns, and a subquery for each column of a related row (RETURNING reads the updated
+    row alone)."""
     ticket = _Table(Ticket)
     returned: dict[str, str] = {}
     for name in door_fields():
@@ -385,10 +421,17 @@ def _claim(*, scanned: str, language: str) -> str:
         )
     conditions = " AND ".join(f"({rule.condition})" for rule in rules())
     shown = ", ".join(f'{sql} AS "{name}"' for name, sql in returned.items())
+    chosen = ""
+    if limited:
+        # The same table without an alias in the subquery: the rules' names read its rows there.
+        chosen = (
+            f"{ticket.pk} IN (SELECT {ticket.pk} FROM {ticket.source} WHERE ({scanned})"
+            f" AND {conditions} ORDER BY {ticket.confirmation_code} LIMIT %s) AND "
+        )
     return (
         f"UPDATE {ticket.name} SET {ticket.bare('checked_in_at')} = %s,"
         f" {ticket.bare('checked_in_by')} = %s"
-        f" WHERE ({scanned}) AND {conditions} RETURNING {shown}"
+        f" WHERE {chosen}({scanned}) AND {conditions} RETURNING {shown}"
     )
 
 

@@ -107,7 +107,12 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
             "have no tickets); refused with `unknown_member_card` (404), `card_expired`, "
             "`card_cancelled`, `card_pending`, `card_not_valid_yet` (with `validUntil`), "
             "`no_member_visit` (409, on a day with entry slots) or `member_visits_used` (409, "
-            "with `admits` and `left`)."
+            "with `admits` and `left`). A group order's code admits `people` of the group (by "
+            "default all still to come) though its invoice is unpaid, at most those of its "
+            "headcount not yet admitted (`group`: `headcount`, `admitted`, `arrived`); refused "
+            "with `more_than_booked` (409, `people` beyond its headcount), `group_not_approved`, "
+            "`group_cancelled`, `group_another_day`, `group_no_show` or "
+            "`group_arrived_in_full` (409)."
         ),
         request=CheckInRequestSerializer,
         responses={200: CheckInResponseSerializer, **problems(400, 401, 403, 404, 409, 415)},
@@ -117,7 +122,11 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
         serializer = CheckInRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            admission = members.admit(scanned=serializer.validated_data["scanned"], by=request.user)
+            admission = members.admit(
+                scanned=serializer.validated_data["scanned"],
+                by=request.user,
+                people=serializer.validated_data.get("people"),
+            )
         except TicketRefused as problem:
             if problem.admission is not None:
                 # An order none of whose tickets may come in: the problem names the first

@@ -168,12 +168,17 @@ def _set_terms(group: GroupRequest, *, total: Decimal, today: date) -> None:
     MUSEUM_GROUP_DEPOSIT_DAYS from `today`, the balance MUSEUM_GROUP_BALANCE_DAYS before the
     visit (never before today, nor the deposit after the balance); numbers are final
     MUSEUM_GROUP_FINAL_DAYS before it."""
-    group.deposit = to_cent(total * settings.MUSEUM_GROUP_DEPOSIT_PERCENT / 100)
+    group.deposit = deposit_of(total)
     group.balance_due = max(group.date - timedelta(days=settings.MUSEUM_GROUP_BALANCE_DAYS), today)
     group.deposit_due = min(
         today + timedelta(days=settings.MUSEUM_GROUP_DEPOSIT_DAYS), group.balance_due
     )
     group.final_numbers_date = group.date - timedelta(days=settings.MUSEUM_GROUP_FINAL_DAYS)
+
+
+def deposit_of(total: Decimal) -> Decimal:
+    """The deposit of a group order costing `total`: MUSEUM_GROUP_DEPOSIT_PERCENT of it."""
+    return to_cent(total * settings.MUSEUM_GROUP_DEPOSIT_PERCENT / 100)
 
 
 def terms_of(group: GroupRequest) -> list[dict]:

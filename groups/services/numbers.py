@@ -5,20 +5,24 @@ never edited). After it, more people only within the places left, and fewer stil
 places go back, the tickets are cancelled, but what the order costs stays."""
 
 from collections.abc import Mapping
+from datetime import date
 from decimal import Decimal
 
+from django.db import transaction
 from django.utils import timezone
 
 from audit.models import Action
 from audit.services import record
-from groups.exceptions import GroupPaidBeyond, GroupRequestAnswered
+from groups.exceptions import GroupPaidBeyond, GroupRequestAnswered, UnknownGroupRequest
 from groups.models import GroupLine, GroupRequest, GroupStatus
-from groups.services.approval import counts_of, new_ticket, terms_of
+from groups.models.requests import HOLDING
+from groups.services.approval import counts_of, deposit_of, new_ticket, terms_of
 from groups.services.pricing import GroupPrice, Unit, price_group
-from groups.services.requests import counted, holding, locked
+from groups.services.requests import counted, give_back, holding, locked
 from groups.tasks import mail_group
 from museum.money import ZERO
-from orders.models import Fee, Order, Ticket
+from orders.exceptions import CheckedIn
+from orders.models import Fee, Order, OrderStatus, Ticket, VisitorCategory
 from orders.services import places
 from orders.services.receipts import reissue_invoice
 
@@ -38,50 +42,96 @@ def change_numbers(*, request_id, by, lines: Mapping[str, int]) -> GroupRequest:
         if group.status != GroupStatus.APPROVED:
             raise GroupRequestAnswered(status=group.status)
         order = Order.objects.select_for_update().get(pk=group.order_id)
-        old = counts_of(group)
-        before, after = sum(old.values()), sum(wanted.values())
-        if after > before:
-            places.take(ticket_date=order.date, event_id=None, slot=order.slot, n=after - before)
-        elif after < before:
-            places.give_back(order=order, n=before - after)
         price = price_group(wanted, tour=group.tour, language=group.language)
-        billed = final(group, today=timezone.localdate(now))
-        _retick(order, price, by=by, now=now, billed=billed)
-        _refee(order, price, now=now, billed=billed)
-        total = _total_of(order)
-        if total < order.paid - order.paid_back:
-            raise GroupPaidBeyond()
-        changed_total = total != order.total
-        order.total = total
-        order.save(update_fields=["total"])
-        GroupLine.objects.filter(request=group).delete()
-        GroupLine.objects.bulk_create(
-            GroupLine(request=group, category=category, quantity=n)
-            for category, n in wanted.items()
-        )
-        record(
-            action=Action.CHANGED,
-            obj=group,
-            by=by,
-            changes={
-                "people": [before, after],
-                "total": [str(order.total) if not changed_total else None, str(total)],
-            },
-        )
-        if changed_total:
-            group.order = order
-            reissue_invoice(order, terms=terms_of(group))
+        before, after = renumber(group, order, wanted, price, by=by, now=now)
+        record(action=Action.CHANGED, obj=group, by=by, changes={"people": [before, after]})
         mail_group(group, "changed")
         return group
 
-    group = holding(
-        changing, day=GroupRequest.objects.values_list("date", flat=True).get(pk=request_id)
-    )
+    group = holding(changing, day=_date_of(request_id))
     if group.tour_id is not None:
         from groups.services import guides
 
         guides.replan_tour(group)
     return group
+
+
+def _date_of(request_id) -> date:
+    day = GroupRequest.objects.filter(pk=request_id).values_list("date", flat=True).first()
+    if day is None:
+        raise UnknownGroupRequest()
+    return day
+
+
+def cancel_group(*, request_id, by, reason: str = "") -> GroupRequest:
+    """The group's visit called off, by the group or staff for it. A waiting request gives its
+    places back. An approved one's order is cancelled and its places go back: before the final
+    date nothing is owed (a credit note cancels the invoice; what was paid is refunded first),
+    after it what it cost is still billed. Refused once anyone came through the door."""
+    with transaction.atomic():
+        now = timezone.now()
+        group = locked(request_id)
+        before = group.status
+        if group.status in HOLDING:
+            give_back(group)
+        elif group.status == GroupStatus.APPROVED:
+            order = Order.objects.select_for_update().get(pk=group.order_id)
+            if order.tickets.filter(checked_in_at__isnull=False).exists():
+                raise CheckedIn()
+            renumber(group, order, {}, GroupPrice(), by=by, now=now)
+            order.status, order.cancelled_at = OrderStatus.CANCELLED, now
+            order.save(update_fields=["status", "cancelled_at"])
+        else:
+            raise GroupRequestAnswered(status=group.status)
+        group.status, group.message = GroupStatus.CANCELLED, reason
+        group.save()
+        changes = {"status": [before, group.status], "reason": reason}
+        record(action=Action.CANCELLED, obj=group, by=by, changes=changes)
+        mail_group(group, "cancelled")
+    if group.tour_id is not None and before == GroupStatus.APPROVED:
+        from groups.services import guides
+
+        guides.replan_tour(group)
+    return group
+
+
+def renumber(
+    group: GroupRequest,
+    order: Order,
+    wanted: Mapping[VisitorCategory, int],
+    price: GroupPrice,
+    *,
+    by,
+    now,
+) -> tuple[int, int]:
+    """The locked group and order become `wanted` people at `price`: places taken or given
+    back, tickets and fee as they are now, the total their sum, the invoice issued anew if it
+    changed, the group's lines; how many people before and after."""
+    old = counts_of(group)
+    before, after = sum(old.values()), sum(wanted.values())
+    if after > before:
+        places.take(ticket_date=order.date, event_id=None, slot=order.slot, n=after - before)
+    elif after < before:
+        places.give_back(order=order, n=before - after)
+    billed = final(group, today=timezone.localdate(now))
+    _retick(order, price, by=by, now=now, billed=billed)
+    _refee(order, price, now=now, billed=billed)
+    total = _total_of(order)
+    if total < order.paid - order.paid_back:
+        raise GroupPaidBeyond()
+    changed = total != order.total
+    order.total = total
+    order.save(update_fields=["total"])
+    GroupLine.objects.filter(request=group).delete()
+    GroupLine.objects.bulk_create(
+        GroupLine(request=group, category=category, quantity=n) for category, n in wanted.items()
+    )
+    if changed:
+        # The deposit is its share of the new total (what was paid counts toward it).
+        group.order, group.deposit = order, deposit_of(total)
+        group.save(update_fields=["deposit"])
+        reissue_invoice(order, terms=terms_of(group))
+    return before, after
 
 
 def _retick(order: Order, price: GroupPrice, *, by, now, billed: bool) -> None:

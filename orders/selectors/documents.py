@@ -21,8 +21,8 @@ def documents_of(order_id: uuid.UUID) -> QuerySet[SaleDocument]:
     """The order's documents in the order they were issued, without their PDFs."""
     return (
         SaleDocument.objects.filter(order_id=order_id)
-        .select_related("corrects")
-        .defer("pdf", "corrects__pdf")
+        .select_related("corrects", "replaces")
+        .defer("pdf", "corrects__pdf", "replaces__pdf")
         .order_by("issued_at", "pk")
     )
 
@@ -38,8 +38,8 @@ def viewable_document(*, order_id: uuid.UUID, number: str, viewer) -> SaleDocume
     order; else NotFound, as for a number the order does not have."""
     order_id = _viewable_order_id(order_id=order_id, viewer=viewer)
     document = (
-        SaleDocument.objects.select_related("order", "corrects")
-        .defer("corrects__pdf")
+        SaleDocument.objects.select_related("order", "corrects", "replaces")
+        .defer("corrects__pdf", "replaces__pdf")
         .filter(order_id=order_id, number=number)
         .first()
     )

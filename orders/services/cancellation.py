@@ -17,8 +17,9 @@ from events.models import SpecialEvent
 from events.services import locked_event
 from museum import metrics
 from museum.exceptions import InvalidInput, NotFound
-from orders.exceptions import CheckedIn, GiftCardSold, OrderCancelled, TooLate
+from orders.exceptions import CheckedIn, GiftCardSold, GroupOrder, OrderCancelled, TooLate
 from orders.models import (
+    Channel,
     MembershipSale,
     Order,
     OrderKind,
@@ -62,8 +63,7 @@ def cancel_order(
         raise NotFound()  # it has no tickets: not one of them is cancelled as the whole order
     if refund_to_gift_card:
         _refuse_gift_card_refund(order, by=by, as_buyer=as_buyer)
-    if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
-        raise OrderCancelled()
+    _refuse_unless_open(order)
     if order.ticket_type == OrderKind.DONATION:
         # Given once paid, whatever the deadline: only staff refund a donation, one by one
         # (orders.services.donations.refund_donation); a hold may be let go.
@@ -90,6 +90,14 @@ def cancel_order(
         raise CheckedIn()
     _void(order, tickets, voided, by=by, now=now, to_gift_card=refund_to_gift_card)
     return order
+
+
+def _refuse_unless_open(order: Order) -> None:
+    """An order ended is not cancelled again; a group's changes through its group."""
+    if order.status in (OrderStatus.CANCELLED, OrderStatus.EXPIRED):
+        raise OrderCancelled()
+    if order.channel == Channel.INVOICE:
+        raise GroupOrder()
 
 
 def _refuse_gift_card_refund(order: Order, *, by, as_buyer: bool) -> None:

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from audit.models import Action
 from audit.services import record
 from museum.exceptions import InvalidInput
-from orders.exceptions import OrderCancelled
-from orders.models import BuyerEmail, Order, OrderStatus, RefundState, Ticket, TicketImage
+from orders.exceptions import GroupOrder, OrderCancelled
+from orders.models import BuyerEmail, Channel, Order, OrderStatus, RefundState, Ticket, TicketImage
 from orders.providers import DESK
 from orders.selectors import order_to_change, refuse_unless_printable, tickets_of
 from orders.services import places
@@ -38,6 +38,8 @@ def move_order(
         order = order_to_change(order_id=order_id, by=by)
         if order.status not in MOVABLE:
             raise OrderCancelled()
+        if order.channel == Channel.INVOICE:
+            raise GroupOrder()
         rows = list(
             Ticket.objects.select_for_update()
             .filter(order=order, cancelled_at__isnull=True, checked_in_at__isnull=True)

@@ -16,8 +16,10 @@ from hours.models import MuseumDay
 from museum.exceptions import InvalidInput
 from orders.models import Channel, DocumentKind, OrderStatus, SaleDocument
 from orders.services.taxes import order_taxes
+from tests.conftest import client_for
 from tests.factories import staff_member
 from tests.groups.conftest import school
+from tests.orders.test_tickets_pdf import NEEDS_POPPLER, pdf_text
 
 
 @pytest.fixture
@@ -182,3 +184,61 @@ def test_reminders_go_once_for_what_is_still_due(approved, staff):
     assert money.remind_groups() == 1
     assert money.remind_groups() == 0
     assert GroupRequest.objects.get(pk=approved.pk).deposit_reminded_at is not None
+
+
+def test_a_group_cancelled_before_the_final_date_owes_nothing(approved, group_day, staff):
+    cancelled = numbers.cancel_group(request_id=approved.pk, by=staff, reason="Bus strike")
+
+    order = cancelled.order
+    order.refresh_from_db()
+    assert cancelled.status == GroupStatus.CANCELLED
+    assert (order.status, order.total, order.due) == (OrderStatus.CANCELLED, 0, 0)
+    assert MuseumDay.objects.get(pk=group_day.pk).sold == 0
+    invoice, credit = documents(order)
+    assert credit.corrects == invoice and invoice.total + credit.total == 0
+
+
+def test_a_group_cancelled_after_the_final_date_is_still_billed(approved, group_day, staff):
+    GroupRequest.objects.filter(pk=approved.pk).update(
+        final_numbers_date=timezone.localdate() - dt.timedelta(days=1)
+    )
+
+    numbers.cancel_group(request_id=approved.pk, by=staff)
+
+    order = approved.order
+    order.refresh_from_db()
+    assert (order.status, order.due) == (OrderStatus.CANCELLED, Decimal("168.00"))
+    assert MuseumDay.objects.get(pk=group_day.pk).sold == 0
+
+
+def test_a_group_order_is_not_cancelled_or_moved_as_a_plain_order(approved, staff):
+    from orders.services.cancellation import cancel_order
+    from orders.services.changes import move_order
+
+    with pytest.raises(Exception) as refused:
+        cancel_order(order_id=approved.order_id, by=staff)
+    assert refused.value.code == "group_order"
+    with pytest.raises(Exception) as refused:
+        move_order(order_id=approved.order_id, by=staff, ticket_date=approved.date)
+    assert refused.value.code == "group_order"
+
+
+@NEEDS_POPPLER
+def test_the_group_sees_its_invoices_terms_in_the_api_and_its_pdf(
+    pupil, teacher, chaperones, group_day, staff, visitor
+):
+    group = requests.request_group(account=visitor, **school(group_day.date, language="en"))
+    approved = approval.approve(request_id=group.pk, by=staff)
+    numbers.change_numbers(request_id=group.pk, by=staff, lines={"pupil": 30, "teacher": 3})
+    client = client_for(visitor)
+
+    answer = client.get(f"/v1.1/orders/{approved.order_id}/documents")
+
+    assert answer.status_code == 200
+    first, credit, second = answer.json()
+    assert (credit["corrects"], second["replaces"]) == (first["number"], first["number"])
+    assert [t["kind"] for t in second["terms"]] == ["deposit", "balance"]
+    assert second["terms"][0]["amount"] == 54.0  # 30 % of 180.00
+    text = " ".join(pdf_text(client.get(second["pdfUrl"]).content).split())
+    assert f"Replaces invoice {first['number']}" in text
+    assert "Deposit: €54.00 by" in text and "Balance: €126.00 by" in text

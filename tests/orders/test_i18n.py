@@ -225,6 +225,7 @@ def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monk
         "orders",
         "giftcards",
         "vouchers",
+        "groups",
         "desk",
         "templates",
     ):

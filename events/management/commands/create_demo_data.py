@@ -139,6 +139,7 @@ class Command(BaseCommand):
             with transaction.atomic():
                 events = self._create_events()
                 kinds = self._membership_types()
+                self._groups()
                 codes = []
                 if visitor is not None:
                     codes = self._buy_tickets(events, visitor) + self._timed_day(visitor)
@@ -161,6 +162,63 @@ class Command(BaseCommand):
             )
             for name, location, description, price, capacity, offsets in DEMO_EVENTS
         ]
+
+    def _groups(self) -> None:
+        """What groups need: pupils and teachers (1 teacher free per 10 pupils), a guided tour
+        in English and German for schools, a guide working weekdays, and a school's request
+        waiting at the desk."""
+        from datetime import time
+
+        from groups.models import ChaperoneRule, Guide, TourProgramme
+        from groups.services.requests import request_group
+        from orders.models import VisitorCategory
+
+        pupil, _ = VisitorCategory.objects.get_or_create(
+            category="pupil",
+            defaults={"name": "Pupil", "plural_name": "Pupils", "general_price": Decimal("5")},
+        )
+        teacher, _ = VisitorCategory.objects.get_or_create(
+            category="teacher",
+            defaults={"name": "Teacher", "plural_name": "Teachers", "general_price": Decimal("12")},
+        )
+        ChaperoneRule.objects.get_or_create(
+            pupil_category=pupil, defaults={"name": "School classes", "adult_category": teacher}
+        )
+        tour, _ = TourProgramme.objects.get_or_create(
+            name="Highlights for schools",
+            defaults={
+                "duration_minutes": 60,
+                "languages": ["en", "de"],
+                "audiences": ["school"],
+                "max_people_per_guide": 25,
+                "fee": Decimal("60"),
+                "fee_per": "guide",
+            },
+        )
+        guide, _ = Guide.objects.get_or_create(
+            email="guide@example.com",
+            defaults={"name": "Demo Guide", "languages": ["en", "de"], "audiences": ["school"]},
+        )
+        for weekday in range(5):
+            guide.availability.get_or_create(weekday=weekday, starts=time(9), ends=time(17))
+        day = MuseumDay.objects.filter(
+            date__gte=timezone.localdate() + timedelta(days=21), is_closed=False
+        ).first()
+        if day is None:
+            return
+        slot = EntrySlot.objects.filter(day=day).order_by("entry_time").first()
+        request_group(
+            account=None,
+            organisation="Demo Primary School",
+            organisation_kind="school",
+            contact_name="Demo Teacher",
+            email=DEMO_EMAIL,
+            date=day.date,
+            entry_time=slot.entry_time if slot else None,
+            lines={"pupil": 24, "teacher": 2},
+            language="en",
+            tour_id=tour.pk,
+        )
 
     def _membership_types(self) -> int:
         """The demo's types, named in every shipped language; a type the museum made is kept."""

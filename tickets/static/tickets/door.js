@@ -17,7 +17,8 @@
   // would drop what a scanner already typed.
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) input.value = "";
-    input.focus();
+    // A group's question waits for its count; else the next scan.
+    (document.getElementById("arrived") || input).focus();
   });
 
   // Sound needs an AudioContext made after a tap or a key (the browser's autoplay rule): the
@@ -67,6 +68,12 @@
     document.title = page.title;
     var verdict = document.getElementById("verdict");
     if (verdict) signal(verdict.dataset.admitted === "true");
+    // A group's question: the count is typed next, over the number of those still to come.
+    var arrived = document.getElementById("arrived");
+    if (arrived) {
+      arrived.focus();
+      arrived.select();
+    }
     if (verdict && document.body.classList.contains("camera-on")) {
       clearing = window.setTimeout(function () {
         if (verdict.isConnected) verdict.remove();
@@ -78,13 +85,21 @@
   function send(text, done) {
     var body = new FormData(form);
     body.set("scanned", text);
-    var number = ++sent;
     input.value = "";
     // A count of people is for the one card scanned with it.
     var people = document.getElementById("people");
     if (people) people.value = "";
     input.focus();
-    fetch(form.action, { method: "POST", body: body, credentials: "same-origin" })
+    post(form, body, function () {
+      input.value = text;
+    }).then(done, done);
+  }
+
+  // Post `body` as `posting` (a form of the page) would, and show the answer; without one (the
+  // network), post the form itself, which shows what happened.
+  function post(posting, body, restore) {
+    var number = ++sent;
+    return fetch(posting.action, { method: "POST", body: body, credentials: "same-origin" })
       .then(function (response) {
         return response.text().then(function (html) {
           if (number !== sent) return;
@@ -93,12 +108,20 @@
         });
       })
       .catch(function () {
-        // No answer (the network): post the form itself, which shows what happened.
-        input.value = text;
-        form.submit();
-      })
-      .then(done, done);
+        restore();
+        posting.submit();
+      });
   }
+
+  // A group's answer to "how many arrived?", sent as a scan is.
+  document.addEventListener("submit", function (event) {
+    var asked = event.target.closest("form.arrivals");
+    if (!asked || !window.fetch || !window.DOMParser) return;
+    event.preventDefault();
+    var body = new FormData(asked);
+    input.focus();
+    post(asked, body, function () {});
+  });
 
   form.addEventListener("submit", function (event) {
     if (!window.fetch || !window.DOMParser) return;

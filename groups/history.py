@@ -40,6 +40,10 @@ def _group_record(entry: AuditRecord) -> str:
         return _("Approved by %(by)s: its group order made") % {"by": by}
     if entry.action == Action.CANCELLED and now == GroupStatus.DECLINED:
         return _("Declined by %(by)s: %(reason)s") % {"by": by, "reason": changes.get("reason")}
+    if entry.action == Action.CANCELLED and now == GroupStatus.CANCELLED:
+        if changes.get("reason"):
+            return _("Cancelled by %(by)s: %(reason)s") % {"by": by, "reason": changes["reason"]}
+        return _("Cancelled by %(by)s") % {"by": by}
     if entry.action == Action.EXPIRED:
         return _("Expired unanswered: its places were given back")
     if entry.action == Action.CHANGED:

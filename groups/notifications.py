@@ -23,7 +23,7 @@ from orders.notifications import counted
 from orders.receipts import attach_documents
 
 # The kinds whose email carries the order's invoice (and the credit notes since).
-WITH_INVOICE = {GroupEmailKind.APPROVED, GroupEmailKind.CHANGED}
+WITH_INVOICE = {GroupEmailKind.APPROVED, GroupEmailKind.CHANGED, GroupEmailKind.CANCELLED}
 
 
 @dataclass
@@ -58,7 +58,7 @@ def send_group_email(email: GroupEmail) -> None:
         )
         html = render_to_string("groups/email/group.html", context)
         message.attach_alternative(html, "text/html")
-        if not email.to_staff and email.kind in WITH_INVOICE and group.order_id:
+        if not email.to_staff and email.kind in WITH_INVOICE and group.order is not None:
             attach_documents(message, group.order)
     message.send()
 
@@ -158,12 +158,25 @@ def _changed(group: GroupRequest, words: dict) -> Letter:
     )
 
 
+def _cancelled(group: GroupRequest, words: dict) -> Letter:
+    paragraphs = [_("Your group's visit is cancelled.")]
+    if group.message:
+        paragraphs.append(_("Reason: %(reason)s") % {"reason": group.message})
+    if group.order is not None:
+        paragraphs.append(_("The documents attached say what is still due, if anything."))
+    return Letter(
+        _("Your group visit on %(when)s is cancelled") % words,
+        paragraphs,
+        [*request_facts(group), *invoice_facts(group)],
+    )
+
+
 def _deposit_reminder(group: GroupRequest, words: dict) -> Letter:
     return _reminder(
         group,
         _("Reminder: the deposit for your group visit is due"),
         _("The deposit of %(amount)s is due by %(due)s.")
-        % {"amount": money(group.deposit or 0), "due": _day(group.deposit_due)},
+        % {"amount": money(group.deposit or Decimal("0")), "due": _day(group.deposit_due)},
     )
 
 
@@ -191,6 +204,7 @@ _LETTERS = {
     GroupEmailKind.DECLINED: _declined,
     GroupEmailKind.EXPIRED: _expired,
     GroupEmailKind.CHANGED: _changed,
+    GroupEmailKind.CANCELLED: _cancelled,
     GroupEmailKind.DEPOSIT_REMINDER: _deposit_reminder,
     GroupEmailKind.BALANCE_REMINDER: _balance_reminder,
 }
@@ -225,9 +239,9 @@ def request_facts(group: GroupRequest) -> list[tuple[str, str]]:
     ]
     if group.age_group:
         facts.append((_("Age or school year"), group.age_group))
-    if group.tour_id:
+    if group.tour is not None:
         facts.append((_("Guided tour"), one_line(group.tour.name)))
-    if group.order_id:
+    if group.order is not None:
         facts.append((_("Order"), group.order.confirmation_code))
     return facts
 
@@ -235,9 +249,9 @@ def request_facts(group: GroupRequest) -> list[tuple[str, str]]:
 def invoice_facts(group: GroupRequest) -> list[tuple[str, str]]:
     """The invoice's terms, from the group's row: total, deposit and balance with their dates,
     what is still to pay, and the final-numbers date."""
-    if group.order_id is None:
-        return []
     order = group.order
+    if order is None:
+        return []
     facts = [(_("Total"), money(order.total))]
     if group.deposit:
         facts.append(
@@ -263,7 +277,7 @@ def invoice_facts(group: GroupRequest) -> list[tuple[str, str]]:
 
 def balance_of(group: GroupRequest) -> Decimal:
     """What the invoice asks after the deposit."""
-    total = group.order.total if group.order_id else Decimal("0")
+    total = group.order.total if group.order is not None else Decimal("0")
     return max(total - (group.deposit or Decimal("0")), Decimal("0"))
 
 

@@ -101,7 +101,9 @@ class GroupRequestForm(forms.Form):
                 max_value=MOST_OF_A_CATEGORY,
                 required=False,
             )
-        self.fields["tour"].choices = [("", _("No guided tour"))] + [
+        tour_field = self.fields["tour"]
+        assert isinstance(tour_field, forms.ChoiceField)
+        tour_field.choices = [("", _("No guided tour"))] + [
             (tour.pk, one_line(tour.name)) for tour in tours
         ]
 
@@ -117,7 +119,7 @@ class GroupRequestForm(forms.Form):
         ]
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         lines = {
             category.category: data.get(PEOPLE_PREFIX + category.category) or 0
             for category in self.categories
@@ -177,8 +179,8 @@ def group_form(request):
                 account=None, language=language, **form.request_kwargs()
             )
         except MuseumProblem as problem:
-            refused = {"outcome": str(problem.detail), "status": STATUS_OF_KIND[problem.kind]}
-            return _form_page(request, language, form=form, **refused)
+            outcome, status = str(problem.detail), STATUS_OF_KIND[problem.kind]
+            return _form_page(request, language, form=form, outcome=outcome, status=status)
         return _received_page(request, language, group)
 
 

@@ -75,7 +75,10 @@ POSSIBLE: dict[tuple[str, str], set[str]] = {
     (GROUP, Action.CREATED): {EventType.GROUP_REQUEST_CREATED},
     (GROUP, Action.CONFIRMED): {EventType.GROUP_REQUEST_APPROVED},
     (GROUP, Action.CHANGED): {EventType.GROUP_REQUEST_OFFERED, EventType.GROUP_REQUEST_CHANGED},
-    (GROUP, Action.CANCELLED): {EventType.GROUP_REQUEST_DECLINED, EventType.GROUP_REQUEST_CHANGED},
+    (GROUP, Action.CANCELLED): {
+        EventType.GROUP_REQUEST_DECLINED,
+        EventType.GROUP_REQUEST_CANCELLED,
+    },
     (GROUP, Action.EXPIRED): {EventType.GROUP_REQUEST_EXPIRED},
 }
 
@@ -328,13 +331,13 @@ GROUP_TYPES: dict[str, str] = {
 
 def group_event_type(entry: AuditRecord) -> str | None:
     """The type a group request's record makes: a change to `offered` is an offer, any other a
-    change; a cancellation is a decline unless it names another status."""
+    change; a cancellation is a decline (staff's answer) or the visit called off."""
     status = entry.changes.get("status")
     now = status[-1] if isinstance(status, list) and status else None
     if entry.action == Action.CHANGED and now == GroupStatus.OFFERED:
         return EventType.GROUP_REQUEST_OFFERED
-    if entry.action == Action.CANCELLED and now not in (None, GroupStatus.DECLINED):
-        return EventType.GROUP_REQUEST_CHANGED
+    if entry.action == Action.CANCELLED and now == GroupStatus.CANCELLED:
+        return EventType.GROUP_REQUEST_CANCELLED
     return GROUP_TYPES.get(entry.action)
 
 

@@ -27,6 +27,7 @@ class EventType(models.TextChoices):
     GROUP_REQUEST_DECLINED = "group_request.declined", "a group's request declined"
     GROUP_REQUEST_EXPIRED = "group_request.expired", "a group's request expired unanswered"
     GROUP_REQUEST_CHANGED = "group_request.changed", "a group's request or visit changed"
+    GROUP_REQUEST_CANCELLED = "group_request.cancelled", "a group's visit cancelled"
 
 
 class Subscription(models.Model):

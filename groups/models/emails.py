@@ -14,6 +14,7 @@ class GroupEmailKind(models.TextChoices):
     DECLINED = "declined", "Declined"
     EXPIRED = "expired", "Expired unanswered"
     CHANGED = "changed", "Numbers changed"
+    CANCELLED = "cancelled", "Visit cancelled"
     DEPOSIT_REMINDER = "deposit_reminder", "Deposit reminder"
     BALANCE_REMINDER = "balance_reminder", "Balance reminder"
 

@@ -150,6 +150,20 @@ def test_a_decline_tells_the_reason(asked, desk):
     assert "Reason: Wegen Umbau geschlossen" in declined.body
 
 
+def test_a_visit_cancelled_is_told_with_its_credit_note(asked, desk):
+    approval.approve(request_id=asked.pk, by=desk)
+    run_task_worker()
+    mail.outbox.clear()
+
+    numbers.cancel_group(request_id=asked.pk, by=desk, reason="Bus strike")
+    run_task_worker()
+
+    [told] = [m for m in sent_to("weber@schiller.example") if "cancelled" in m.subject]
+    assert "Reason: Bus strike" in told.body
+    names = [name for name, _, _ in told.attachments]
+    assert any(name.startswith("C") for name in names)  # the credit note
+
+
 def test_an_expired_request_tells_the_group_and_staff(asked):
     run_task_worker()
     mail.outbox.clear()

@@ -32,6 +32,7 @@ TYPES = [
     "group_request.declined",
     "group_request.expired",
     "group_request.changed",
+    "group_request.cancelled",
 ]
 
 
@@ -107,6 +108,10 @@ def test_each_step_tells_the_asking_account_and_staff_and_no_one_else(
     )
     GroupRequest.objects.filter(pk=expired.pk).update(expires_at=timezone.now())
     requests.expire_requests()
+    called_off = requests.request_group(
+        account=None, **school(other_day, email="y@other.example", lines={"pupil": 3})
+    )
+    numbers.cancel_group(request_id=called_off.pk, by=answerer, reason="Bus strike")
     run_task_worker()
 
     school_messages = received(httpserver, "/school", school_secret)
@@ -127,6 +132,8 @@ def test_each_step_tells_the_asking_account_and_staff_and_no_one_else(
         ("group_request.declined", declined.pk),
         ("group_request.created", expired.pk),
         ("group_request.expired", expired.pk),
+        ("group_request.created", called_off.pk),
+        ("group_request.cancelled", called_off.pk),
     ]
     assert {request.path for request, _ in httpserver.log} == {"/school", "/staff"}
 
@@ -138,6 +145,7 @@ def test_the_audit_log_words_a_groups_steps(pupil, teacher, chaperones, group_da
     requests.accept_offer(request_id=group.pk)
     approval.approve(request_id=group.pk, by=answerer)
     numbers.change_numbers(request_id=group.pk, by=answerer, lines={"pupil": 25, "teacher": 3})
+    numbers.cancel_group(request_id=group.pk, by=answerer, reason="Bus strike")
 
     records = AuditRecord.objects.filter(object_type="groups.grouprequest")
     texts = [change.text for change in describe(records, viewer=answerer, by_step=False)][::-1]
@@ -147,3 +155,4 @@ def test_the_audit_log_words_a_groups_steps(pupil, teacher, chaperones, group_da
     assert texts[2] == "The group accepted the time offered"
     assert texts[3] == "Approved by groups-staff: its group order made"
     assert texts[4] == "Numbers changed by groups-staff: from 31 people to 28 people"
+    assert texts[-1] == "Cancelled by groups-staff: Bus strike"

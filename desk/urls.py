@@ -1,6 +1,6 @@
 from django.urls import path
 
-from desk import groups, members, views
+from desk import groups, guides, members, views
 
 urlpatterns = [
     path("", views.today, name="desk"),
@@ -21,6 +21,7 @@ urlpatterns = [
         name="desk-order-confirm-cancel",
     ),
     path("orders/<uuid:order_id>/<str:what>", views.change_order, name="desk-order-change"),
+    path("guides/", guides.tours_without_guide, name="desk-guides"),
     path("groups/", groups.groups, name="desk-groups"),
     path("groups/<int:request_id>/", groups.group_page, name="desk-group"),
     path("groups/<int:request_id>/<str:what>", groups.change_group, name="desk-group-change"),

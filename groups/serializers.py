@@ -1,12 +1,13 @@
 """The group requests' API shapes (docs/groups.md): what a request takes, what staff's answers
 and a change of numbers take, and the request as every read answers it (and its webhooks tell
-it). They only translate; the rules are groups.services'."""
+it), and the tour programmes a group may book. They only translate; the rules are
+groups.services'."""
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from groups.models import GroupStatus, OrganisationKind
+from groups.models import FeePer, GroupStatus, OrganisationKind
 from hours.serializers import HourMinuteField
 from museum.fields import MoneyField, StrictCharField, StrictDateField, StrictIntegerField
 from orders.serializers import CurrencyField, LanguageField
@@ -111,6 +112,12 @@ class ApproveGroupRequestSerializer(serializers.Serializer):
     )
     entryTime = HourMinuteField(
         source="entry_time", required=False, allow_null=True, help_text="With `date`."
+    )
+    tourId = StrictIntegerField(
+        source="tour_id",
+        required=False,
+        min_value=1,
+        help_text="Another tour programme than the one asked for.",
     )
     guideIds = serializers.ListField(
         source="guide_ids",
@@ -229,3 +236,29 @@ def _amount(value):
 
 class GroupRequestListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=GroupStatus.choices, required=False)
+
+
+class TourProgrammeSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="As a group request's `tourId` names it.")
+    name = serializers.CharField()
+    description = serializers.CharField()
+    durationMinutes = serializers.IntegerField(source="duration_minutes")
+    languages = serializers.SerializerMethodField(help_text="The languages it is led in.")
+    audiences = serializers.SerializerMethodField(help_text="The organisations it is for.")
+    maxPeoplePerGuide = serializers.IntegerField(
+        source="max_people_per_guide",
+        help_text="A group needs one guide per this many people or part of it.",
+    )
+    fee = MoneyField(help_text="Per tour or per guide (`feePer`), beside admission.")
+    feePer = serializers.ChoiceField(source="fee_per", choices=FeePer.values)
+    currency = CurrencyField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_languages(self, tour) -> list[str]:
+        return list(tour.languages)
+
+    @extend_schema_field(
+        serializers.ListField(child=serializers.ChoiceField(choices=OrganisationKind.values))
+    )
+    def get_audiences(self, tour) -> list[str]:
+        return list(tour.audiences)

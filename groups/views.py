@@ -1,18 +1,19 @@
 """The group requests' API (docs/groups.md): each operation one service of groups.services, the
 reads through groups.selectors. Any account asks; staff who answer group requests
 (`groups.answer_group_requests`) approve, offer another time or decline; the owner or staff
-change the numbers; staff who take payments at the desk record the group's."""
+change the numbers; staff who take payments at the desk record the group's. And the tour
+programmes a group may book."""
 
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status, viewsets
+from rest_framework import generics, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from groups import selectors
-from groups.models import GroupRequest
+from groups.models import GroupRequest, TourProgramme
 from groups.serializers import (
     ApproveGroupRequestSerializer,
     DeclineGroupRequestSerializer,
@@ -22,6 +23,7 @@ from groups.serializers import (
     GroupRequestSerializer,
     OfferGroupTimeRequestSerializer,
     RequestGroupRequestSerializer,
+    TourProgrammeSerializer,
 )
 from groups.services import approval, money
 from groups.services import numbers as group_numbers
@@ -106,8 +108,9 @@ class GroupRequestViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         description=(
             f"{STAFF}. The request becomes a confirmed group order, its tickets issued at once, "
             "its invoice due (a deposit, then the balance); with `date` (and `entryTime`) at "
-            "that time, its places moved there first; with `guideIds`, those guides are asked "
-            "to lead its tour. A request no longer waiting is 409."
+            "that time, its places moved there first; with `tourId`, another tour programme; "
+            "with `guideIds`, those guides are asked to lead its tour. A request no longer "
+            "waiting is 409."
         ),
         parameters=[REQUEST_ID],
         request=ApproveGroupRequestSerializer,
@@ -225,3 +228,28 @@ def _validated(serializer_class, request) -> dict:
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+@extend_schema(tags=["Groups"])
+class TourProgrammeList(StrictQueryParameters, generics.ListAPIView):
+    """A plain list: a museum offers a handful of tours."""
+
+    serializer_class = TourProgrammeSerializer
+    pagination_class = None
+
+    def get_queryset(self):
+        return TourProgramme.objects.filter(active=True).order_by("name", "pk")
+
+    @extend_schema(
+        operation_id="listTourProgrammes",
+        summary="The guided tours a group may book",
+        description=(
+            "The active tour programmes, by name: how long each lasts, the languages it is led "
+            "in, the organisations it is for, the most people one guide leads (a group needs "
+            "one guide per that many people or part of it) and its fee, per tour or per guide, "
+            "charged beside admission."
+        ),
+        responses={200: TourProgrammeSerializer(many=True), **problems(401)},
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)

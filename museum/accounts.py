@@ -75,6 +75,22 @@ STAFF_PERMISSIONS = [
     # written by the sale, only read, refunded by staff (an action, orders.cancel_any_order).
     *(f"orders.{action}_fund" for action in ("view", "add", "change")),
     "orders.view_donation",
+    # Groups (docs/groups.md): requests answered through the services (the desk), only read
+    # here; group rates, chaperone rules, tour programmes and guides (their week, their
+    # exceptions) described here; a tour's guides assigned through the services.
+    "groups.answer_group_requests",
+    "groups.view_grouprequest",
+    *(
+        f"groups.{action}_{model}"
+        for action in ("view", "add", "change", "delete")
+        for model in ("grouprate", "chaperonerule", "guideavailability", "guideabsence")
+    ),
+    *(
+        f"groups.{action}_{model}"
+        for action in ("view", "add", "change")
+        for model in ("tourprogramme", "guide")
+    ),
+    "groups.view_guideassignment",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]
@@ -101,6 +117,10 @@ DESK_PERMISSIONS = [
     "orders.check_in_ticket",
     "orders.view_membership",
     "orders.sell_memberships",
+    # Groups' requests answered, their visits and payments, their tours' guides.
+    "groups.answer_group_requests",
+    "groups.view_grouprequest",
+    "groups.view_guideassignment",
 ]
 
 ROLES = {

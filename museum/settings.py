@@ -637,6 +637,11 @@ if min(MUSEUM_GROUP_REQUEST_HOLD_DAYS, MUSEUM_GROUP_MAX_PEOPLE) < 1 or not (
 # Where staff are told of a new group request and of one that expired unanswered (docs/groups.md);
 # empty: no email to staff.
 MUSEUM_GROUP_STAFF_EMAIL = os.environ.get("MUSEUM_GROUP_STAFF_EMAIL", "").strip()
+# A guided tour of a group without an entry time (an untimed day) starts at this time, "HH:MM"
+# in the museum's zone (docs/guides.md): its guides are asked for it.
+MUSEUM_GROUP_DEFAULT_TOUR_TIME = os.environ.get("MUSEUM_GROUP_DEFAULT_TOUR_TIME", "10:00").strip()
+if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", MUSEUM_GROUP_DEFAULT_TOUR_TIME):
+    raise ImproperlyConfigured("MUSEUM_GROUP_DEFAULT_TOUR_TIME must be a time of day, HH:MM")
 # The front desk sells to groups in front of it (a school class): its own, larger limit.
 MUSEUM_DESK_MAX_TICKETS_PER_ORDER = envint("MUSEUM_DESK_MAX_TICKETS_PER_ORDER", 200)
 MUSEUM_HOLD_MINUTES = envint("MUSEUM_HOLD_MINUTES", 10)

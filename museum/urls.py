@@ -7,7 +7,7 @@ from drf_spectacular.views import (
     SpectacularYAMLAPIView,
 )
 
-from groups.pages import accept_page, group_form
+from groups.pages.requests import accept_page, group_form
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders.pages import tickets as tickets_link
@@ -41,6 +41,8 @@ urlpatterns = [
     # Django's set_language: the admin's language switch (templates/admin/base_site.html).
     path("i18n/", include("django.conf.urls.i18n")),
     path("door/", door, name="door"),
+    # A guide's answer page, calendar and iCal feed (groups/pages/guides.py).
+    path("groups/guides/", include("groups.pages.guide_urls")),
     # The front desk (desk/urls.py).
     path("desk/", include("desk.urls")),
     # The visitor's own page of an order, opened by the signed link in its email and PDF.

@@ -223,7 +223,7 @@ def _taxes(pdf: FPDF, document: SaleDocument) -> None:
 def _terms(pdf: FPDF, document: SaleDocument) -> None:
     """An invoice paid later: what is due by when (a group's deposit and balance), and the
     invoice it replaces after a change."""
-    if document.replaces_id:
+    if document.replaces is not None:
         _text(pdf, _("Replaces invoice %(number)s.") % {"number": document.replaces.number})
     if not document.terms:
         return

@@ -16,7 +16,7 @@ from audit.models import Action
 from audit.services import record
 from groups.models import GroupRequest, GroupStatus
 from groups.services.pricing import GroupPrice, price_group
-from groups.services.requests import holding, locked, move, refuse_unless_waiting
+from groups.services.requests import checked_tour, holding, locked, move, refuse_unless_waiting
 from groups.tasks import mail_group
 from museum import metrics
 from museum.money import ZERO, to_cent
@@ -25,6 +25,11 @@ from orders.models import Channel, Fee, Order, OrderKind, Ticket, TicketType
 from orders.services.new_orders import new_order
 from orders.services.payments import mark_confirmed, record_on_account_payment
 from orders.services.receipts import issue_receipt
+
+
+def order_of(group: GroupRequest) -> Order:
+    """The approved group's order, its row locked for the caller's transaction."""
+    return Order.objects.select_for_update().get(group=group)
 
 
 def counts_of(group: GroupRequest) -> dict:
@@ -38,10 +43,12 @@ def approve(
     by,
     date: date | None = None,
     entry_time: time | None = None,
+    tour_id: int | None = None,
     guide_ids: Sequence[int] = (),
 ) -> GroupRequest:
     """Approve the waiting request (at another `date` and `entry_time` if given: its places move
-    there first), with the guides staff chose for its tour."""
+    there first; with another tour programme if `tour_id` names one), with the guides staff
+    chose for its tour."""
 
     def approving() -> GroupRequest:
         now = timezone.now()
@@ -49,6 +56,10 @@ def approve(
         refuse_unless_waiting(group, now=now)
         if date is not None:
             move(group, day=date, entry_time=entry_time)
+        if tour_id is not None:
+            group.tour = checked_tour(
+                tour_id, language=group.language, kind=group.organisation_kind
+            )
         price = price_group(counts_of(group), tour=group.tour, language=group.language)
         order = _group_order(group, price, by=by, now=now)
         before = group.status
@@ -182,7 +193,11 @@ def deposit_of(total: Decimal) -> Decimal:
 
 
 def terms_of(group: GroupRequest) -> list[dict]:
-    """The terms its invoice states: the deposit (if any) and the balance, with their dates."""
+    """The terms its invoice states: the deposit (if any) and the balance, with their dates;
+    none for a sales partner's, paid on account as it is confirmed."""
+    assert group.order is not None
+    if group.order.channel == Channel.ON_ACCOUNT:
+        return []
     total = group.order.total
     deposit = group.deposit or ZERO
     terms = []

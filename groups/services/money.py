@@ -12,6 +12,7 @@ from groups.exceptions import GroupRequestAnswered, UnknownGroupRequest
 from groups.models import GroupRequest, GroupStatus
 from groups.tasks import mail_group
 from museum.exceptions import InvalidInput
+from museum.money import ZERO
 from orders.models import Payment
 from orders.providers import DESK
 from orders.services.payments import start_payment
@@ -27,7 +28,7 @@ def record_payment(*, request_id, by, amount: Decimal, method: str = "bank_trans
     group = GroupRequest.objects.filter(pk=request_id).first()
     if group is None:
         raise UnknownGroupRequest()
-    if group.status != GroupStatus.APPROVED:
+    if group.status != GroupStatus.APPROVED or group.order_id is None:
         raise GroupRequestAnswered(status=group.status)
     return start_payment(
         order_id=group.order_id, by=by, provider_name=DESK, method=method, amount=amount
@@ -51,9 +52,9 @@ def remind_groups(*, today=None) -> int:
         ).select_related("order")
         for group in due:
             order = group.order
-            owed = order.total - (order.paid - order.paid_back)
-            if kind == "deposit_reminder":
-                owed = (group.deposit or 0) - (order.paid - order.paid_back)
+            assert order is not None  # approved
+            paid = order.paid - order.paid_back
+            owed = (group.deposit or ZERO) - paid if kind == "deposit_reminder" else order.due
             if owed <= 0:
                 continue
             with transaction.atomic():

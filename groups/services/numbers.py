@@ -16,7 +16,7 @@ from audit.services import record
 from groups.exceptions import GroupPaidBeyond, GroupRequestAnswered, UnknownGroupRequest
 from groups.models import GroupLine, GroupRequest, GroupStatus
 from groups.models.requests import HOLDING
-from groups.services.approval import counts_of, deposit_of, new_ticket, terms_of
+from groups.services.approval import counts_of, deposit_of, new_ticket, order_of, terms_of
 from groups.services.pricing import GroupPrice, Unit, price_group
 from groups.services.requests import counted, give_back, holding, locked
 from groups.tasks import mail_group
@@ -41,7 +41,7 @@ def change_numbers(*, request_id, by, lines: Mapping[str, int]) -> GroupRequest:
         group = locked(request_id)
         if group.status != GroupStatus.APPROVED:
             raise GroupRequestAnswered(status=group.status)
-        order = Order.objects.select_for_update().get(pk=group.order_id)
+        order = order_of(group)
         price = price_group(wanted, tour=group.tour, language=group.language)
         before, after = renumber(group, order, wanted, price, by=by, now=now)
         record(action=Action.CHANGED, obj=group, by=by, changes={"people": [before, after]})
@@ -75,7 +75,7 @@ def cancel_group(*, request_id, by, reason: str = "") -> GroupRequest:
         if group.status in HOLDING:
             give_back(group)
         elif group.status == GroupStatus.APPROVED:
-            order = Order.objects.select_for_update().get(pk=group.order_id)
+            order = order_of(group)
             if order.tickets.filter(checked_in_at__isnull=False).exists():
                 raise CheckedIn()
             renumber(group, order, {}, GroupPrice(), by=by, now=now)
@@ -144,10 +144,10 @@ def _retick(order: Order, price: GroupPrice, *, by, now, billed: bool) -> None:
         .select_related("category")
         .order_by("checked_in_at", "purchased_at", "pk")
     )
-    by_category: dict[int, list[Ticket]] = {}
+    by_category: dict[int | None, list[Ticket]] = {}
     for ticket in tickets:
         by_category.setdefault(ticket.category_id, []).append(ticket)
-    categories = {unit.category.pk: unit.category for unit in price.units}
+    categories = {unit.category.pk for unit in price.units}
     changed, made = [], []
     for key in set(by_category) | set(categories):
         have = by_category.get(key, [])
@@ -171,7 +171,7 @@ def _retick(order: Order, price: GroupPrice, *, by, now, billed: bool) -> None:
                 )
                 changed.append(ticket)
             units = units[len(keep) :]
-        made += [new_ticket(order, categories[key], unit.taxed) for unit in units]
+        made += [new_ticket(order, unit.category, unit.taxed) for unit in units]
     Ticket.objects.bulk_update(
         changed, ["cancelled_at", "cancelled_by", "price", "tax_rate", "tax"]
     )

@@ -4,7 +4,6 @@ sold out; staff answer it (orders.services... through groups.services.approval),
 time (the places move there) or decline it; unanswered by `expires_at` it expires and gives its
 places back. Each step is audited and mailed to the group (groups.tasks.mail_group)."""
 
-import uuid
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 
@@ -172,7 +171,7 @@ def hold_until(day: date) -> datetime:
     return max(min(now + timedelta(days=settings.MUSEUM_GROUP_REQUEST_HOLD_DAYS), day_starts), now)
 
 
-def locked(request_id: uuid.UUID | int) -> GroupRequest:
+def locked(request_id: int) -> GroupRequest:
     """The request, its row locked for the caller's transaction, with its lines."""
     group = GroupRequest.objects.select_for_update(of=("self",)).filter(pk=request_id).first()
     if group is None:

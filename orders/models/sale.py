@@ -23,6 +23,7 @@ from .vouchers import Voucher
 
 if TYPE_CHECKING:
     from .donations import Donation
+    from .fees import Fee
 
 # What an anonymised order keeps instead of its buyer's address: a valid address at a domain
 # reserved never to exist (RFC 2606), so the row still passes the field's validation.
@@ -129,6 +130,8 @@ class Order(models.Model):
     # Its donations, where the service or selector that sold or loaded them kept them (else
     # unset, and readers read `donations`).
     sold_donations: list["Donation"]
+    # A group's fees in force, where the service or selector that sold or loaded them kept them.
+    sold_fees: list["Fee"]
     # What its refunds come to, where the service knows it without a read (a new order: 0, a
     # changed one: orders.selectors.order_to_change); else unset, and its answer reads `refunds`.
     refunded: Decimal

@@ -41,9 +41,11 @@ def day(db):
 
 
 def desk_account(username: str = "desk", *, answers: bool = True):
-    user = create_account(username=username, password=PASSWORD, desk=True)
+    """A desk role's account (which answers group requests), or one that only sells."""
     if answers:
-        user.user_permissions.add(Permission.objects.get(codename="answer_group_requests"))
+        return create_account(username=username, password=PASSWORD, desk=True)
+    user = create_account(username=username, password=PASSWORD)
+    user.user_permissions.add(Permission.objects.get(codename="sell_at_desk"))
     return user
 
 

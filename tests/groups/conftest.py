@@ -10,6 +10,7 @@ from django.utils import timezone
 from groups.models import ChaperoneRule
 from orders.models import VisitorCategory
 from tests.factories import MuseumDayFactory
+from tests.orders.test_stripe_payments import stripe_on  # noqa: F401 (the fixture)
 
 
 def ahead(days: int = 30) -> dt.date:

@@ -225,8 +225,9 @@ def test_a_group_order_is_not_cancelled_or_moved_as_a_plain_order(approved, staf
 
 @NEEDS_POPPLER
 def test_the_group_sees_its_invoices_terms_in_the_api_and_its_pdf(
-    pupil, teacher, chaperones, group_day, staff, visitor
+    pupil, teacher, chaperones, group_day, staff, online_visitor
 ):
+    visitor = online_visitor
     group = requests.request_group(account=visitor, **school(group_day.date, language="en"))
     approved = approval.approve(request_id=group.pk, by=staff)
     numbers.change_numbers(request_id=group.pk, by=staff, lines={"pupil": 30, "teacher": 3})
@@ -242,3 +243,32 @@ def test_the_group_sees_its_invoices_terms_in_the_api_and_its_pdf(
     text = " ".join(pdf_text(client.get(second["pdfUrl"]).content).split())
     assert f"Replaces invoice {first['number']}" in text
     assert "Deposit: €54.00 by" in text and "Balance: €126.00 by" in text
+
+
+def test_staff_approve_with_a_tour_whose_fee_is_a_line_at_its_own_rate(
+    pupil, teacher, chaperones, group_day, staff
+):
+    from groups.models import TourProgramme
+
+    tour = TourProgramme.objects.create(
+        name="Highlights",
+        languages=["de"],
+        audiences=["school"],
+        max_people_per_guide=25,
+        fee=Decimal("50.00"),
+        fee_per="guide",
+        tax_rate=Decimal("19.00"),
+    )
+    group = requests.request_group(account=None, **school(group_day.date))
+
+    approved = approval.approve(request_id=group.pk, by=staff, tour_id=tour.pk)
+
+    order = approved.order
+    # 31 people need 2 guides: 100.00 at 19 %, beside 168.00 of admission at 7 %.
+    assert approved.tour == tour and order.total == Decimal("268.00")
+    [invoice] = documents(order)
+    assert [(t["rate"], t["gross"]) for t in invoice.taxes] == [
+        ("7.00", "168.00"),
+        ("19.00", "100.00"),
+    ]
+    assert approved.assignments.count() == 2

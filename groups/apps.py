@@ -9,3 +9,8 @@ class GroupsConfig(AppConfig):
 
     name = "groups"
     verbose_name = "Groups and schools"
+
+    def ready(self):
+        from groups.history import register_descriptions
+
+        register_descriptions()

@@ -27,6 +27,10 @@ class GroupRequestAnswered(MuseumProblem):
     title = _("Group request already answered")
     default_detail = _("This group request can no longer be changed this way.")
 
+    def __init__(self, detail: str | None = None, *, status: str = "", **extra):
+        # `status` is the problem's own HTTP status in its body: the request's is `requestStatus`.
+        super().__init__(detail, requestStatus=status, **extra)
+
 
 class GroupRequestExpired(MuseumProblem):
     default_code = "group_request_expired"

@@ -68,6 +68,10 @@ class ErrorSerializer(serializers.Serializer):
     limit = serializers.IntegerField(
         required=False, help_text="`payload_too_large`: the largest body taken, in bytes."
     )
+    requestStatus = serializers.CharField(
+        required=False,
+        help_text="`group_request_answered`: the group request's status, which refused the step.",
+    )
     # Named like Serializer.errors, which it hides: this serializer only describes the schema.
     errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),

@@ -449,6 +449,9 @@ REST_FRAMEWORK = {
         # A voucher's code checked against an order (POST /vouchers/check), per account: a
         # buyer tries the one they were given, never a search of the codes.
         "voucher": envrate("MUSEUM_THROTTLE_VOUCHER_RATE", "10/min"),
+        # Group requests (docs/groups.md) per client address through the public form (/groups/)
+        # and per account through POST /group-requests: each holds places and mails its address.
+        "group_request": envrate("MUSEUM_THROTTLE_GROUP_REQUEST_RATE", "10/hour"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.
@@ -491,6 +494,7 @@ SPECTACULAR_SETTINGS = {
         "webhooks.schema.MEMBERSHIP_EVENTS",
         "webhooks.schema.GIFT_CARD_EVENTS",
         "webhooks.schema.VOUCHER_EVENTS",
+        "webhooks.schema.GROUP_REQUEST_EVENTS",
         "webhooks.schema.OTHER_EVENTS",
     ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -630,6 +634,9 @@ if min(MUSEUM_GROUP_REQUEST_HOLD_DAYS, MUSEUM_GROUP_MAX_PEOPLE) < 1 or not (
         "MUSEUM_GROUP_REQUEST_HOLD_DAYS and MUSEUM_GROUP_MAX_PEOPLE must be 1+, "
         "MUSEUM_GROUP_DEPOSIT_PERCENT 0 to 100"
     )
+# Where staff are told of a new group request and of one that expired unanswered (docs/groups.md);
+# empty: no email to staff.
+MUSEUM_GROUP_STAFF_EMAIL = os.environ.get("MUSEUM_GROUP_STAFF_EMAIL", "").strip()
 # A guided tour of a group without an entry time (an untimed day) starts at this time, "HH:MM"
 # in the museum's zone (docs/guides.md): its guides are asked for it.
 MUSEUM_GROUP_DEFAULT_TOUR_TIME = os.environ.get("MUSEUM_GROUP_DEFAULT_TOUR_TIME", "10:00").strip()

@@ -157,6 +157,30 @@ class VoucherRateThrottle(AccountRateThrottle):
     scope = "voucher"
 
 
+class GroupRequestRateThrottle(AccountRateThrottle):
+    """MUSEUM_THROTTLE_GROUP_REQUEST_RATE group requests per account (POST /group-requests),
+    within its rate of requests: each holds places and mails the address it names."""
+
+    scope = "group_request"
+
+
+class GroupFormRateThrottle(RateThrottle):
+    """MUSEUM_THROTTLE_GROUP_REQUEST_RATE group requests sent through the public form per client
+    address, signed in or not: the form needs no account."""
+
+    scope = "group_request"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
+
+
+def page_within_group_request_rate(request) -> bool:
+    """GroupFormRateThrottle for the public form's page, outside DRF."""
+    page = _Page()
+    page.headers = {}
+    return GroupFormRateThrottle().allow_request(request, page)
+
+
 # Failed sign-ins are counted in fixed windows: the window's number is part of the key, so a
 # lockout ends when its window does (a stranger cannot keep a real user out for long), Retry-After
 # is exact, and museum.cache.count counts atomically across workers.

@@ -7,6 +7,7 @@ from drf_spectacular.views import (
     SpectacularYAMLAPIView,
 )
 
+from groups.pages.requests import accept_page, group_form
 from museum.health import healthz, readyz
 from museum.monitoring import metrics_view
 from orders.pages import tickets as tickets_link
@@ -48,6 +49,10 @@ urlpatterns = [
     path("orders/cancel/<str:token>", cancel_page, name="cancel-page"),
     # A paid order's visitor gives to the museum's funds, by the signed link in its email.
     path("orders/donate/<str:token>", donate_page, name="donate-page"),
+    # Groups (docs/groups.md): the public form asking for a group's visit, without an account,
+    # and an offer's page, by the signed link in its email, that accepts the time offered.
+    path("groups/", group_form, name="group-form"),
+    path("groups/offers/<str:token>", accept_page, name="group-accept-page"),
     # An order's tickets PDF by its signed link, for a reseller's customer (OCTO's PDF_URL).
     path("orders/tickets/<str:token>.pdf", tickets_link.tickets_pdf, name="tickets-link"),
     # What payment providers call (docs/payments.md): outside the API and its schema.

@@ -126,6 +126,15 @@ ADDED_OPERATIONS = {
     ("/vouchers/import", "post"),
     ("/vouchers/stats", "get"),
     ("/vouchers/check", "post"),
+    ("/group-requests", "post"),
+    ("/group-requests", "get"),
+    ("/group-requests/{requestId}", "get"),
+    ("/group-requests/{requestId}/approve", "post"),
+    ("/group-requests/{requestId}/offer", "post"),
+    ("/group-requests/{requestId}/decline", "post"),
+    ("/group-requests/{requestId}/accept", "post"),
+    ("/group-requests/{requestId}/numbers", "post"),
+    ("/group-requests/{requestId}/payments", "post"),
 }
 
 

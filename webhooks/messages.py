@@ -5,7 +5,8 @@ contract's SpecialEvent, as the Museum API 1.2 declares it, and our additions (c
 The other types are ours and carry the Standard Webhooks envelope, `{"type", "timestamp",
 "data"}`: an order as `GET /v1.1/orders/{orderId}` answers it, a membership as
 `GET /v1.1/memberships/{membershipId}` answers it (without a gift's code), a ticket checked in,
-an event called off, a slot's places, a gift card's transaction (without the card's code).
+an event called off, a slot's places, a gift card's transaction (without the card's code), a
+group's request as `GET /v1.1/group-requests/{requestId}` answers it.
 """
 
 import json
@@ -25,6 +26,9 @@ from events.services import AUDITED
 from giftcards.models import GiftCard, Transaction, TransactionKind
 from giftcards.selectors import VIEW_ANY_GIFT_CARD
 from giftcards.serializers import TransactionEventSerializer
+from groups.models import GroupRequest, GroupStatus
+from groups.selectors import may_answer, with_details
+from groups.serializers import GroupRequestSerializer
 from hours.models import EntrySlot
 from hours.serializers import EntrySlotSerializer
 from hours.services import slots_on_sale
@@ -42,6 +46,7 @@ SLOT = EntrySlot._meta.label_lower
 MEMBERSHIP = Membership._meta.label_lower
 GIFT_CARD = GiftCard._meta.label_lower
 VOUCHER = Voucher._meta.label_lower
+GROUP = GroupRequest._meta.label_lower
 
 # The types each kind of record may make: records that make none are never read.
 POSSIBLE: dict[tuple[str, str], set[str]] = {
@@ -65,6 +70,16 @@ POSSIBLE: dict[tuple[str, str], set[str]] = {
     (GIFT_CARD, Action.CHANGED): {EventType.GIFT_CARD_TRANSACTION},
     # orders.services.vouchers.record_redeemed: one a voucher an order confirmed used.
     (VOUCHER, Action.REDEEMED): {EventType.VOUCHER_REDEEMED},
+    # groups.services: a request made, approved, moved or offered another time, its numbers
+    # changed, declined, expired.
+    (GROUP, Action.CREATED): {EventType.GROUP_REQUEST_CREATED},
+    (GROUP, Action.CONFIRMED): {EventType.GROUP_REQUEST_APPROVED},
+    (GROUP, Action.CHANGED): {EventType.GROUP_REQUEST_OFFERED, EventType.GROUP_REQUEST_CHANGED},
+    (GROUP, Action.CANCELLED): {
+        EventType.GROUP_REQUEST_DECLINED,
+        EventType.GROUP_REQUEST_CANCELLED,
+    },
+    (GROUP, Action.EXPIRED): {EventType.GROUP_REQUEST_EXPIRED},
 }
 
 
@@ -82,8 +97,12 @@ class Message:
     membership: Membership | None = None
     # Only the subscriptions whose owner bought this gift card, or may view any, hear of it.
     gift_card: GiftCard | None = None
+    # Only the subscriptions whose owner asked for this group's visit, or answers groups' requests.
+    group: GroupRequest | None = None
 
     def visible_to(self, owner) -> bool:
+        if self.group is not None:
+            return owner.pk == self.group.account_id or may_answer(owner)
         if self.gift_card is not None:
             return owner.pk == self.gift_card.buyer_id or owner.has_perm(VIEW_ANY_GIFT_CARD)
         if self.membership is not None:
@@ -137,24 +156,17 @@ def envelope(event_type: str, data) -> str:
 
 def messages_of(entry: AuditRecord) -> Iterator[Message]:
     """The messages `entry` makes (what it names may be gone since: then none)."""
-    if entry.object_type == EVENT:
-        yield from _event_messages(entry)
-    elif entry.object_type == ORDER:
-        yield from _order_messages(entry)
-    elif entry.object_type == TICKET:
-        yield from _ticket_messages(entry)
-    elif entry.object_type == SLOT:
-        yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
-    elif entry.object_type == MEMBERSHIP:
-        yield from _membership_messages(entry)
-    elif entry.object_type == GIFT_CARD:
-        yield from _gift_card_messages(entry)
-    elif entry.object_type == VOUCHER and entry.action == Action.REDEEMED:
-        yield from _voucher_messages(entry)
+    make = _MESSAGES_OF.get(entry.object_type)
+    if make is not None:
+        yield from make(entry)
     key = (entry.object_type, entry.action)
     for maker in MAKERS.values():
         if key in maker.records:
             yield from maker.make(entry)
+
+
+def _slot_messages(entry: AuditRecord) -> Iterator[Message]:
+    yield Message(EventType.SLOT_AVAILABILITY_CHANGED, "", slot_id=int(entry.object_id))
 
 
 def _ticket_messages(entry: AuditRecord) -> Iterator[Message]:
@@ -289,6 +301,8 @@ def _gift_card_messages(entry: AuditRecord) -> Iterator[Message]:
 def _voucher_messages(entry: AuditRecord) -> Iterator[Message]:
     """`voucher.redeemed`, told from the record alone (the code as it was recorded), to those
     who may see the order that used it."""
+    if entry.action != Action.REDEEMED:
+        return
     order = Order.objects.filter(pk=entry.changes.get("order")).first()
     if order is None:
         return
@@ -304,6 +318,52 @@ def _voucher_messages(entry: AuditRecord) -> Iterator[Message]:
     yield Message(
         EventType.VOUCHER_REDEEMED, envelope(EventType.VOUCHER_REDEEMED, data), order=order
     )
+
+
+GROUP_TYPES: dict[str, str] = {
+    Action.CREATED: EventType.GROUP_REQUEST_CREATED,
+    Action.CONFIRMED: EventType.GROUP_REQUEST_APPROVED,
+    Action.CHANGED: EventType.GROUP_REQUEST_CHANGED,
+    Action.CANCELLED: EventType.GROUP_REQUEST_DECLINED,
+    Action.EXPIRED: EventType.GROUP_REQUEST_EXPIRED,
+}
+
+
+def group_event_type(entry: AuditRecord) -> str | None:
+    """The type a group request's record makes: a change to `offered` is an offer, any other a
+    change; a cancellation is a decline (staff's answer) or the visit called off."""
+    status = entry.changes.get("status")
+    now = status[-1] if isinstance(status, list) and status else None
+    if entry.action == Action.CHANGED and now == GroupStatus.OFFERED:
+        return EventType.GROUP_REQUEST_OFFERED
+    if entry.action == Action.CANCELLED and now == GroupStatus.CANCELLED:
+        return EventType.GROUP_REQUEST_CANCELLED
+    return GROUP_TYPES.get(entry.action)
+
+
+def _group_messages(entry: AuditRecord) -> Iterator[Message]:
+    """The request as `GET /v1.1/group-requests/{requestId}` answers it when the fan-out reads
+    it, to those who asked for it and staff who answer requests."""
+    event_type = group_event_type(entry)
+    if event_type is None:
+        return
+    group = with_details(GroupRequest.objects.filter(pk=entry.object_id)).first()
+    if group is not None:
+        body = envelope(event_type, GroupRequestSerializer(group).data)
+        yield Message(event_type, body, group=group)
+
+
+# The messages each kind of record makes, by its object's type.
+_MESSAGES_OF: dict[str, Callable[[AuditRecord], Iterator[Message]]] = {
+    EVENT: _event_messages,
+    ORDER: _order_messages,
+    TICKET: _ticket_messages,
+    SLOT: _slot_messages,
+    MEMBERSHIP: _membership_messages,
+    GIFT_CARD: _gift_card_messages,
+    VOUCHER: _voucher_messages,
+    GROUP: _group_messages,
+}
 
 
 def slot_payload(slot_id: int) -> str:

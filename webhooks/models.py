@@ -21,6 +21,13 @@ class EventType(models.TextChoices):
     GIFT_CARD_ISSUED = "giftcard.issued", "a gift card issued (its order paid)"
     GIFT_CARD_TRANSACTION = "giftcard.transaction", "a gift card's balance moved (any transaction)"
     VOUCHER_REDEEMED = "voucher.redeemed", "a voucher used by an order confirmed"
+    GROUP_REQUEST_CREATED = "group_request.created", "a group's request received"
+    GROUP_REQUEST_APPROVED = "group_request.approved", "a group's request approved (its order)"
+    GROUP_REQUEST_OFFERED = "group_request.offered", "another time offered to a group"
+    GROUP_REQUEST_DECLINED = "group_request.declined", "a group's request declined"
+    GROUP_REQUEST_EXPIRED = "group_request.expired", "a group's request expired unanswered"
+    GROUP_REQUEST_CHANGED = "group_request.changed", "a group's request or visit changed"
+    GROUP_REQUEST_CANCELLED = "group_request.cancelled", "a group's visit cancelled"
 
 
 class Subscription(models.Model):

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from events.serializers import SpecialEventResponseSerializer
 from giftcards.serializers import TransactionEventSerializer
+from groups.serializers import GroupRequestSerializer
 from orders.serializers import MembershipSerializer, OrderSerializer
 from vouchers.serializers import VoucherRedeemedEventSerializer
 from webhooks.models import EventType
@@ -49,6 +50,16 @@ class VoucherWebhookSerializer(serializers.Serializer):
     timestamp = serializers.DateTimeField()
     data = VoucherRedeemedEventSerializer(  # type: ignore[assignment]
         help_text="The voucher, the order that used it, its uses and the discount it gave."
+    )
+
+
+class GroupRequestWebhookSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(
+        choices=[t for t in EventType.values if t.startswith("group_request.")]
+    )
+    timestamp = serializers.DateTimeField()
+    data = GroupRequestSerializer(  # type: ignore[assignment]
+        help_text="The request as GET /group-requests/{requestId} answers it."
     )
 
 
@@ -106,4 +117,10 @@ VOUCHER_EVENTS = _webhook(
     "voucherEvent",
     "A voucher used by an order confirmed (voucher.redeemed)",
     VoucherWebhookSerializer,
+)
+GROUP_REQUEST_EVENTS = _webhook(
+    "groupRequestEvent",
+    "A group's request received, approved, offered another time, declined, expired or changed "
+    "(group_request.*)",
+    GroupRequestWebhookSerializer,
 )

@@ -1,6 +1,8 @@
 """Groups' models by concern: what a group pays (`prices`), tour programmes and their guides
-(`tours`), and a group's request and visit (`requests`). Every importer takes them from here."""
+(`tours`), a group's request and visit (`requests`), and its emails (`emails`). Every importer
+takes them from here."""
 
+from .emails import GroupEmail, GroupEmailKind
 from .prices import ChaperoneRule, GroupRate
 from .requests import GroupLine, GroupRequest, GroupStatus, OrganisationKind
 from .tours import (
@@ -17,6 +19,8 @@ __all__ = [
     "AssignmentState",
     "ChaperoneRule",
     "FeePer",
+    "GroupEmail",
+    "GroupEmailKind",
     "GroupLine",
     "GroupRate",
     "GroupRequest",

@@ -31,6 +31,7 @@ def test_the_served_schema_is_valid_and_lists_its_webhooks(served):
         "membershipEvent",
         "giftCardEvent",
         "voucherEvent",
+        "groupRequestEvent",
         "museumEvent",
     }
 

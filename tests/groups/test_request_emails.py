@@ -46,7 +46,7 @@ def test_a_request_received_is_mailed_to_the_group_in_its_language_and_to_staff(
     run_task_worker()
 
     [group_mail] = sent_to("weber@schiller.example")
-    assert group_mail.subject == f"Your group request {asked.code}"
+    assert group_mail.subject == f"Ihre Gruppenanfrage {asked.code}"
     weekday = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
     assert weekday[group_day.date.weekday()] in group_mail.body  # German dates
     assert "Frau Weber" in group_mail.body and "28" in group_mail.body
@@ -84,7 +84,7 @@ def test_the_approval_says_confirmed_with_the_invoice_its_deposit_and_balance(as
     run_task_worker()
 
     # Beside the order's own email with its tickets (orders.tasks), the group's: confirmed.
-    [message] = [m for m in sent_to("weber@schiller.example") if "confirmed" in m.subject]
+    [message] = [m for m in sent_to("weber@schiller.example") if "bestätigt" in m.subject]
     order = approved.order
     assert approved.date.strftime("%Y") in message.subject
     assert order.confirmation_code in message.body
@@ -103,7 +103,7 @@ def test_changed_numbers_are_mailed_with_the_invoice_issued_anew(asked, desk):
     numbers.change_numbers(request_id=asked.pk, by=desk, lines={"pupil": 30, "teacher": 3})
     run_task_worker()
 
-    [message] = [m for m in sent_to("weber@schiller.example") if "changed" in m.subject]
+    [message] = [m for m in sent_to("weber@schiller.example") if "geändert" in m.subject]
     assert "30 " in message.body and "3 " in message.body
     names = sorted(name for name, _, _ in message.attachments)
     assert len(names) == 3  # the first invoice, its credit note, the new invoice
@@ -146,8 +146,8 @@ def test_a_decline_tells_the_reason(asked, desk):
     run_task_worker()
 
     [declined] = sent_to("weber@schiller.example")
-    assert declined.subject == f"Your group request {asked.code} was declined"
-    assert "Reason: Wegen Umbau geschlossen" in declined.body
+    assert declined.subject == f"Ihre Gruppenanfrage {asked.code} wurde abgelehnt"
+    assert "Grund: Wegen Umbau geschlossen" in declined.body
 
 
 def test_a_visit_cancelled_is_told_with_its_credit_note(asked, desk):
@@ -158,8 +158,8 @@ def test_a_visit_cancelled_is_told_with_its_credit_note(asked, desk):
     numbers.cancel_group(request_id=asked.pk, by=desk, reason="Bus strike")
     run_task_worker()
 
-    [told] = [m for m in sent_to("weber@schiller.example") if "cancelled" in m.subject]
-    assert "Reason: Bus strike" in told.body
+    [told] = [m for m in sent_to("weber@schiller.example") if "abgesagt" in m.subject]
+    assert "Grund: Bus strike" in told.body
     names = [name for name, _, _ in told.attachments]
     assert any(name.startswith("C") for name in names)  # the credit note
 

@@ -176,6 +176,27 @@ def _order_lines(today: dt.date, rng: random.Random) -> list[str]:
     return lines
 
 
+def _group_request_lines(today: dt.date, rng: random.Random) -> list[str]:
+    """A school's request of 25 people (22 children, 3 adults) on a timed day, each line from
+    its own mailbox (a mailbox has at most MUSEUM_GROUP_OPEN_REQUESTS waiting)."""
+    times = _slot_times(today)
+    days = list(times)
+    lines = []
+    for n, username in enumerate(_visitors(4000)):
+        day = rng.choice(days)
+        body = {
+            "organisation": f"Bench school {n}",
+            "organisationKind": "school",
+            "contactName": "Bench Teacher",
+            "email": f"teacher{n}-{rng.randrange(10**9)}@bench.example",
+            "date": day.isoformat(),
+            "entryTime": rng.choice(times[day]),
+            "lines": [{"category": "child", "quantity": 22}, {"category": "adult", "quantity": 3}],
+        }
+        lines.append(request_line("POST", "/v1.1/group-requests", username, body=body))
+    return lines
+
+
 # The codes the voucher purchases name, 10 % off: a promotion code anyone may use, and one with
 # a limit every sale counts on its row (a million uses).
 BENCH_VOUCHERS = {"order-voucher": ("BENCH10", None), "order-voucher-counted": ("BENCH10C", 10**6)}
@@ -498,6 +519,13 @@ def endpoints(wanted: Collection[str] = ()) -> list[Endpoint]:
                 lambda: _voucher_order_lines(today, rng, key="order-voucher-counted"),
             ),
             {201},
+        ),
+        Endpoint(
+            "group-request",
+            "POST /v1.1/group-requests (25 people, holding their places)",
+            lines("group-request", lambda: _group_request_lines(today, rng)),
+            {201},
+            again={201},
         ),
         Endpoint(
             "confirm",

@@ -49,8 +49,9 @@ SERVICE_ENV = {
     # Purchases have their own limit too (30/min by default would refuse most of them here),
     # counted the same way.
     "MUSEUM_THROTTLE_PURCHASE_RATE": "1000/s",
-    # And gift card codes tried (10/min by default), the same way.
+    # And gift card codes tried (10/min by default), the same way; and group requests (10/hour).
     "MUSEUM_THROTTLE_GIFT_CARD_RATE": "1000/s",
+    "MUSEUM_THROTTLE_GROUP_REQUEST_RATE": "1000/s",
     # A remembered sign-in outlives the run (the default 300 s would expire mid-measurement and
     # make each account pay PBKDF2 again there; in production a client pays it once per 300 s).
     "MUSEUM_AUTH_CACHE_SECONDS": "3600",

@@ -194,6 +194,11 @@ class GroupRequestSerializer(serializers.Serializer):
     createdAt = serializers.DateTimeField(source="created_at")
     answeredAt = serializers.DateTimeField(source="answered_at", allow_null=True)
     orderCode = serializers.SerializerMethodField(help_text="Approved: its group order's code.")
+    estimate = serializers.SerializerMethodField(
+        help_text="Waiting: what it would cost as it stands (group rates, free chaperones, its "
+        "tour's fee), the price approval invoices. In the answer of one request only (null in "
+        "a list), and null once approved (see `total`)."
+    )
     total = serializers.SerializerMethodField(help_text="Approved: what its invoice asks.")
     due = serializers.SerializerMethodField(help_text="Approved: what is left to pay.")
     deposit = MoneyField(max_digits=10, allow_null=True)
@@ -220,6 +225,11 @@ class GroupRequestSerializer(serializers.Serializer):
 
     def get_orderCode(self, group) -> str | None:
         return group.order.confirmation_code if group.order_id else None
+
+    @extend_schema_field(MoneyField(max_digits=10, allow_null=True))
+    def get_estimate(self, group):
+        estimate = getattr(group, "estimate", None)
+        return None if estimate is None else _amount(estimate)
 
     @extend_schema_field(MoneyField(max_digits=10, allow_null=True))
     def get_total(self, group):

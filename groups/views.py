@@ -25,7 +25,7 @@ from groups.serializers import (
     RequestGroupRequestSerializer,
     TourProgrammeSerializer,
 )
-from groups.services import approval, money
+from groups.services import approval, money, pricing
 from groups.services import numbers as group_numbers
 from groups.services import requests as group_requests
 from museum import i18n
@@ -221,6 +221,7 @@ def _must_answer(request) -> None:
 
 def _answer(request_id: int, viewer) -> dict:
     group = selectors.viewable_group(request_id=request_id, viewer=viewer)
+    group.estimate = pricing.estimate(group)
     return GroupRequestSerializer(group).data
 
 

@@ -58,6 +58,15 @@ class GroupPrice:
         return sum(1 for unit in self.units if unit.free_chaperone)
 
 
+def estimate(group) -> Decimal | None:
+    """What a request waiting for an answer would cost as it stands (its lines, as loaded, and
+    its tour): the price approval would invoice; None once it has its order (its total)."""
+    if group.order_id is not None:
+        return None
+    counts = {line.category: line.quantity for line in group.lines.all()}
+    return price_group(counts, tour=group.tour, language=group.language).total if counts else None
+
+
 def group_price_of(category: VisitorCategory, *, size: int, rates: Mapping[int, list]) -> Decimal:
     """A category's price per person in a group of `size` (`rates`: the categories' rates,
     (min_people, price) by category key, largest minimum first)."""

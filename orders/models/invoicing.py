@@ -77,7 +77,7 @@ class SaleDocument(models.Model):
     )
     # An invoice's terms of payment: [{"label", "amount", "due": "YYYY-MM-DD"}, ...] (a group's
     # deposit and balance); empty: paid as issued.
-    terms = models.JSONField(default=list, blank=True)
+    terms = models.JSONField(default=list, db_default=[], blank=True)
     # Its PDF, made once on its first request (orders.receipts), outside any locking
     # transaction; empty until then.
     pdf = models.BinaryField(default=b"", editable=False)

@@ -78,6 +78,8 @@ def test_any_account_asks_and_its_places_are_held_at_once(asked, group_day, teac
     assert asked["expiresAt"] and asked["language"] == "de"
     assert asked["alternatives"] == [{"date": ahead(31).isoformat(), "time": None}]
     assert asked["orderCode"] is None and asked["total"] is None and asked["tour"] is None
+    # 28 pupils at 6.00, 3 teachers free with them: what approval will invoice.
+    assert asked["estimate"] == 168
     assert MuseumDay.objects.get(pk=group_day.pk).sold == 31
     assert GroupRequest.objects.get(pk=asked["id"]).account == teacher_account
 

@@ -60,6 +60,10 @@ class DeclineForm(forms.Form):
     reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea)
 
 
+class CancelForm(forms.Form):
+    reason = forms.CharField(label=gettext_lazy("Reason"), required=False, widget=forms.Textarea)
+
+
 class GroupPaymentForm(forms.Form):
     amount = forms.DecimalField(
         label=gettext_lazy("Amount"), max_digits=10, decimal_places=2, min_value=0.01
@@ -162,6 +166,7 @@ def _group_page(request, group: GroupRequest, *, forms_given: dict | None = None
         "decline_form": given.get("decline") or DeclineForm(),
         "payment_form": given.get("payment") or GroupPaymentForm(),
         "numbers_form": given.get("numbers") or NumbersForm(group=group),
+        "cancel_form": given.get("cancel") or CancelForm(),
         "no_show_error": given.get("no_show"),
         "currency": settings.MUSEUM_CURRENCY,
     }
@@ -216,6 +221,11 @@ def _numbers(request, group: GroupRequest, form: NumbersForm) -> str:
     return _("Numbers changed.")
 
 
+def _cancel(request, group: GroupRequest, form: CancelForm) -> str:
+    numbers.cancel_group(request_id=group.pk, by=request.user, reason=form.cleaned_data["reason"])
+    return _("The visit is called off.")
+
+
 # What each POST does: the permission it needs, its form, and the service it calls.
 ACTIONS: dict[str, tuple[str, Callable, Callable]] = {
     "approve": (ANSWER, lambda post, group: ApproveForm(post), _approve),
@@ -223,6 +233,7 @@ ACTIONS: dict[str, tuple[str, Callable, Callable]] = {
     "decline": (ANSWER, lambda post, group: DeclineForm(post), _decline),
     "payment": (TAKE_DESK_PAYMENT, lambda post, group: GroupPaymentForm(post), _payment),
     "numbers": (ANSWER, lambda post, group: NumbersForm(post, group=group), _numbers),
+    "cancel": (ANSWER, lambda post, group: CancelForm(post), _cancel),
 }
 
 

@@ -140,6 +140,10 @@ class DeclineGroupRequestSerializer(serializers.Serializer):
     reason = StrictCharField(max_length=2000, help_text="Told to the group.")
 
 
+class CancelGroupVisitRequestSerializer(serializers.Serializer):
+    reason = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
+
+
 class GroupNumbersRequestSerializer(serializers.Serializer):
     lines = GroupLinesField(help_text="The group's people now, every category it brings.")
 

@@ -16,6 +16,7 @@ from groups import selectors
 from groups.models import GroupRequest, TourProgramme
 from groups.serializers import (
     ApproveGroupRequestSerializer,
+    CancelGroupVisitRequestSerializer,
     DeclineGroupRequestSerializer,
     GroupNumbersRequestSerializer,
     GroupPaymentRequestSerializer,
@@ -190,6 +191,27 @@ class GroupRequestViewSet(StrictQueryParameters, viewsets.GenericViewSet):
         selectors.viewable_group(request_id=requestId, viewer=request.user)
         data = _validated(GroupNumbersRequestSerializer, request)
         group_numbers.change_numbers(request_id=requestId, by=request.user, lines=data["lines"])
+        return Response(_answer(requestId, request.user))
+
+    @extend_schema(
+        operation_id="cancelGroupVisit",
+        summary="Call a group's visit off",
+        description=(
+            f"The request's own account, or {STAFF}, with an optional `reason`. A waiting "
+            "request gives its places back. An approved one's order is cancelled and its "
+            "places go back: before `finalNumbersDate` nothing is owed (a credit note cancels "
+            "the invoice; what was paid is refunded first: 409 `group_paid_beyond`), after it "
+            "what it cost is still billed. Once anyone came through the door: 409 `checked_in`."
+        ),
+        parameters=[REQUEST_ID],
+        request=CancelGroupVisitRequestSerializer,
+        responses={200: GroupRequestSerializer, **problems(400, 401, 404, 409, 415)},
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, requestId):
+        selectors.viewable_group(request_id=requestId, viewer=request.user)
+        data = _validated(CancelGroupVisitRequestSerializer, request)
+        group_numbers.cancel_group(request_id=requestId, by=request.user, **data)
         return Response(_answer(requestId, request.user))
 
     @extend_schema(

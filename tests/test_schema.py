@@ -134,6 +134,7 @@ ADDED_OPERATIONS = {
     ("/group-requests/{requestId}/decline", "post"),
     ("/group-requests/{requestId}/accept", "post"),
     ("/group-requests/{requestId}/numbers", "post"),
+    ("/group-requests/{requestId}/cancel", "post"),
     ("/group-requests/{requestId}/payments", "post"),
 }
 

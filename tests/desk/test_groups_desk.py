@@ -166,3 +166,17 @@ def test_a_no_show_is_marked_on_its_day_not_before(desk, day):
 
     assert GroupRequest.objects.get(pk=group.pk).no_show
     assert "No-show" in page and "The group was marked as a no-show." in page
+
+
+def test_the_desk_calls_a_visit_off_and_a_paid_one_is_refused_until_refunded(desk, day):
+    paid = approval.approve(request_id=ask(day.date).pk, by=desk_account("other"))
+    desk.post(f"/desk/groups/{paid.pk}/payment", {"amount": "10.00", "method": "cash"})
+
+    refused = desk.post(f"/desk/groups/{paid.pk}/cancel", {"reason": "Bus strike"})
+
+    assert refused.status_code == 400 and "refund the difference first" in refused.content.decode()
+    assert GroupRequest.objects.get(pk=paid.pk).status == GroupStatus.APPROVED
+    waiting = ask(day.date, "Andere", lines={"adult": 5})
+    answer = desk.post(f"/desk/groups/{waiting.pk}/cancel", {"reason": ""})
+    assert answer.status_code == 302
+    assert GroupRequest.objects.get(pk=waiting.pk).status == GroupStatus.CANCELLED

@@ -262,3 +262,29 @@ def test_a_request_made_by_the_service_reads_alike(pupil, teacher, group_day, an
         31,
         "Schiller-Gymnasium",
     )
+
+
+def test_the_owner_calls_its_visit_off_and_owes_nothing_before_the_final_date(
+    asked, answerer_client, teacher_client, group_day
+):
+    answerer_client.post(f"{URL}/{asked['id']}/approve", {}, format="json")
+
+    called_off = teacher_client.post(
+        f"{URL}/{asked['id']}/cancel", {"reason": "Bus strike"}, format="json"
+    )
+
+    assert called_off.status_code == 200, called_off.content
+    answer = called_off.json()
+    assert (answer["status"], answer["total"], answer["due"]) == ("cancelled", 0, 0)
+    assert MuseumDay.objects.get(pk=group_day.pk).sold == 0
+    again = teacher_client.post(f"{URL}/{asked['id']}/cancel", {}, format="json")
+    assert again.status_code == 409 and again.json()["code"] == "group_request_answered"
+
+
+def test_another_account_cannot_call_a_visit_off(asked, client):
+    stranger = client_for(UserFactory(username="stranger"))
+
+    answer = stranger.post(f"{URL}/{asked['id']}/cancel", {}, format="json")
+
+    assert answer.status_code == 404
+    assert GroupRequest.objects.get(pk=asked["id"]).status == "requested"

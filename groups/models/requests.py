@@ -1,6 +1,8 @@
 """A group's request and, once approved, its visit: the places it holds while staff answer, the
 group order it becomes, its invoice's terms and how many came."""
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -110,6 +112,10 @@ class GroupRequest(models.Model):
     arrived = models.PositiveIntegerField(null=True, blank=True)
     arrived_at = models.DateTimeField(null=True, blank=True)
     no_show = models.BooleanField(default=False)
+
+    # What it would cost as it stands, where a face that answers one request put it
+    # (groups.services.pricing.estimate); else unset.
+    estimate: "Decimal | None"
 
     class Meta:
         ordering = ["date", "entry_time", "created_at"]

@@ -15,6 +15,7 @@ from django.utils import timezone
 from audit.models import Action
 from audit.services import record
 from groups.models import GroupRequest, GroupStatus
+from groups.services import guides
 from groups.services.pricing import GroupPrice, TourFee, price_group
 from groups.services.requests import checked_tour, holding, locked, move, refuse_unless_waiting
 from groups.tasks import mail_group
@@ -48,7 +49,7 @@ def approve(
 ) -> GroupRequest:
     """Approve the waiting request (at another `date` and `entry_time` if given: its places move
     there first; with another tour programme if `tour_id` names one), with the guides staff
-    chose for its tour."""
+    chose for its tour: all of it, or nothing (a guide not free refuses the approval)."""
 
     def approving() -> GroupRequest:
         now = timezone.now()
@@ -77,15 +78,15 @@ def approve(
                 "total": order.total,
             },
         )
+        if group.tour_id is not None:
+            _plan_tour(group, guide_ids=guide_ids)
         # Last: its number's lock is held to the commit.
         issue_receipt(order, terms=terms_of(group))
         mail_group(group, "approved")
         return group
 
-    group = holding(approving, day=date) if date is not None else _in_transaction(approving)
-    if group.tour_id is not None:
-        _plan_tour(group, guide_ids=guide_ids)
-    return group
+    # Only a move counts places anew: holding gives back what ran out on its day if it is full.
+    return holding(approving, day=date) if date is not None else _in_transaction(approving)
 
 
 def _in_transaction(step):
@@ -94,12 +95,10 @@ def _in_transaction(step):
 
 
 def _plan_tour(group: GroupRequest, *, guide_ids: Sequence[int]) -> None:
-    """The tour's guides: as many as it needs, those staff chose asked (each checked free);
-    any left without one shows on the desk's list."""
-    from groups.services import guides
-
-    with transaction.atomic():
-        assignments = guides.plan_tour(group)
+    """The tour's guides, in the approval's transaction: as many as it needs, those staff chose
+    asked (each checked free under the guide's lock, or the approval is refused); any left
+    without one shows on the desk's list."""
+    assignments = guides.plan_tour(group)
     for assignment, guide_id in zip(assignments, guide_ids, strict=False):
         guides.assign(assignment_id=assignment.pk, guide_id=guide_id, by=group.answered_by)
 

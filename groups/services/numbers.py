@@ -16,6 +16,7 @@ from audit.services import record
 from groups.exceptions import GroupPaidBeyond, GroupRequestAnswered, UnknownGroupRequest
 from groups.models import GroupLine, GroupRequest, GroupStatus
 from groups.models.requests import HOLDING
+from groups.services import guides
 from groups.services.approval import (
     counts_of,
     deposit_of,
@@ -51,16 +52,13 @@ def change_numbers(*, request_id, by, lines: Mapping[str, int]) -> GroupRequest:
         order = order_of(group)
         price = price_group(wanted, tour=group.tour, language=group.language)
         before, after = renumber(group, order, wanted, price, by=by, now=now)
+        if group.tour_id is not None:
+            guides.replan_tour(group)
         record(action=Action.CHANGED, obj=group, by=by, changes={"people": [before, after]})
         mail_group(group, "changed")
         return group
 
-    group = holding(changing, day=_date_of(request_id))
-    if group.tour_id is not None:
-        from groups.services import guides
-
-        guides.replan_tour(group)
-    return group
+    return holding(changing, day=_date_of(request_id))
 
 
 def _date_of(request_id) -> date:
@@ -94,11 +92,9 @@ def cancel_group(*, request_id, by, reason: str = "") -> GroupRequest:
         group.save()
         changes = {"status": [before, group.status], "reason": reason}
         record(action=Action.CANCELLED, obj=group, by=by, changes=changes)
+        if group.tour_id is not None and before == GroupStatus.APPROVED:
+            guides.replan_tour(group)
         mail_group(group, "cancelled")
-    if group.tour_id is not None and before == GroupStatus.APPROVED:
-        from groups.services import guides
-
-        guides.replan_tour(group)
     return group
 
 
@@ -149,14 +145,13 @@ def _retick(order: Order, price: GroupPrice, *, by, now, billed: bool) -> None:
     tickets = list(
         order.tickets.filter(cancelled_at__isnull=True)
         .select_related("category")
-        .order_by("checked_in_at", "purchased_at", "pk")
+        .order_by("purchased_at", "pk")
     )
     by_category: dict[int | None, list[Ticket]] = {}
     for ticket in tickets:
         by_category.setdefault(ticket.category_id, []).append(ticket)
-    categories = {unit.category.pk for unit in price.units}
     changed, made = [], []
-    for key in set(by_category) | set(categories):
+    for key in set(by_category) | {unit.category.pk for unit in price.units}:
         have = by_category.get(key, [])
         units = [u for u in price.units if u.category.pk == key]
         # Admitted ones first, so that the ones cancelled are those not yet through the door.

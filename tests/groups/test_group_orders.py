@@ -272,3 +272,32 @@ def test_staff_approve_with_a_tour_whose_fee_is_a_line_at_its_own_rate(
         ("19.00", "100.00"),
     ]
     assert approved.assignments.count() == 2
+
+
+def test_approval_with_a_guide_not_free_is_refused_whole(
+    pupil, teacher, chaperones, group_day, staff
+):
+    from groups.models import AssignmentState, GuideAbsence
+    from orders.models import Order
+    from tests.groups.tour_helpers import make_guide, make_tour
+
+    tour = make_tour(languages=["de"], audiences=["school"], max_people_per_guide=25)
+    anna = make_guide("Anna", languages=["de"])
+    away = make_guide("Ben", languages=["de"])
+    GuideAbsence.objects.create(guide=away, date=group_day.date)
+    group = requests.request_group(account=None, **school(group_day.date, tour_id=tour.pk))
+
+    with pytest.raises(Exception) as refused:
+        approval.approve(request_id=group.pk, by=staff, guide_ids=[anna.pk, away.pk])
+
+    # Nothing of it stands: not the approval, its order, nor its guides.
+    assert refused.value.code == "guide_not_free"
+    group.refresh_from_db()
+    assert (group.status, group.places, group.order_id) == (GroupStatus.REQUESTED, 31, None)
+    assert not Order.objects.exists() and not group.assignments.exists()
+
+    approved = approval.approve(request_id=group.pk, by=staff, guide_ids=[anna.pk])
+
+    # 31 people at 25 a guide need 2: Anna asked, the other still open for the desk.
+    states = sorted((a.state, a.guide_id) for a in approved.assignments.all())
+    assert states == sorted([(AssignmentState.ASKED, anna.pk), (AssignmentState.OPEN, None)])

@@ -24,11 +24,8 @@ from groups.exceptions import (
 from groups.models import GroupLine, GroupRequest, GroupStatus, TourProgramme
 from groups.models.requests import HOLDING
 from groups.tasks import mail_group
-from hours.locking import give_back_places
-from hours.models import EntrySlot, MuseumDay
 from museum import i18n
 from museum.exceptions import InvalidInput
-from museum.response_cache import group_changed
 from orders.codes import new_confirmation_code
 from orders.exceptions import DateInPast, SoldOut
 from orders.models import VisitorCategory
@@ -190,14 +187,7 @@ def refuse_unless_waiting(group: GroupRequest, *, now: datetime) -> None:
 
 def give_back(group: GroupRequest) -> None:
     """The places the locked request holds go back to the sale."""
-    if group.places:
-        give_back_places(
-            n=group.places,
-            slots=EntrySlot.objects.filter(pk=group.slot_id) if group.slot_id else None,
-            days=MuseumDay.objects.filter(date=group.date),
-        )
-        if group.slot_id:
-            group_changed("slots")
+    places.give_back_on(day=group.date, slot_id=group.slot_id, n=group.places)
     group.places = 0
 
 

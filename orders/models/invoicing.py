@@ -75,8 +75,8 @@ class SaleDocument(models.Model):
     replaces = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
     )
-    # An invoice's terms of payment: [{"label", "amount", "due": "YYYY-MM-DD"}, ...] (a group's
-    # deposit and balance); empty: paid as issued.
+    # An invoice's terms of payment: [{"kind": "deposit" or "balance", "amount", "due":
+    # "YYYY-MM-DD"}, ...] (a group's); empty: paid as issued.
     terms = models.JSONField(default=list, db_default=[], blank=True)
     # Its PDF, made once on its first request (orders.receipts), outside any locking
     # transaction; empty until then.

@@ -260,18 +260,27 @@ def _left(row: QuerySet, *, held_back) -> int:
 
 def give_back(*, order: Order, n: int, member: int = 0) -> None:
     """Uncount n places on the order's rows, `member` of them members'."""
+    give_back_on(day=order.date, slot_id=order.slot_id, event_id=order.event_id, n=n, member=member)
+
+
+def give_back_on(
+    *,
+    day: date,
+    slot_id: int | None,
+    event_id: uuid.UUID | None = None,
+    n: int,
+    member: int = 0,
+) -> None:
+    """Uncount n places, `member` of them members', on the rows a visit of `day` counts on: its
+    slot, then the day or the event's date (an order's, or a group's request's)."""
     if n == 0:
         return
     give_back_places(
         n=n,
         member=member,
-        slots=EntrySlot.objects.filter(pk=order.slot_id) if order.slot_id else None,
-        days=None if order.event_id else MuseumDay.objects.filter(date=order.date),
-        event_dates=(
-            EventDate.objects.filter(event_id=order.event_id, date=order.date)
-            if order.event_id
-            else None
-        ),
+        slots=EntrySlot.objects.filter(pk=slot_id) if slot_id else None,
+        days=None if event_id else MuseumDay.objects.filter(date=day),
+        event_dates=(EventDate.objects.filter(event_id=event_id, date=day) if event_id else None),
     )
-    if order.slot_id is not None:
+    if slot_id is not None:
         group_changed("slots")

@@ -195,7 +195,7 @@ def _issue_for(
         company=company,
         address=address,
         vat_id=vat_id,
-        terms=list(terms),
+        terms=terms,
         replaces=replaces,
     )
 
@@ -248,6 +248,8 @@ def _issue(
     payments: list[dict],
     now,
     corrects: SaleDocument | None = None,
+    replaces: SaleDocument | None = None,
+    terms: Sequence[dict] = (),
     language: str = "",
     **buyer,
 ) -> SaleDocument:
@@ -274,6 +276,8 @@ def _issue(
         total=sum((t.gross for t in taxes), ZERO),
         tax=sum((t.tax for t in taxes), ZERO),
         corrects=corrects,
+        replaces=replaces,
+        terms=list(terms),
         charity_statement=statement,
         **buyer,
     )

@@ -22,6 +22,7 @@ from decimal import Decimal
 from django.conf import settings
 
 from museum.money import ZERO, to_cent
+from orders.models import Channel
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,6 @@ def order_taxes(order) -> list[RateTotal]:
 def fees_of(order) -> list:
     """The order's fees in its total (none taken off), kept on it (`sold_fees`) once read. Only
     a group's order (Channel.INVOICE) has any: others read nothing."""
-    from orders.models import Channel
-
     if order.channel != Channel.INVOICE:
         return []
     kept = getattr(order, "sold_fees", None)

@@ -64,6 +64,7 @@ STATUS_OF_KIND = {
     "payment_required": status.HTTP_402_PAYMENT_REQUIRED,
     "too_many": status.HTTP_429_TOO_MANY_REQUESTS,
     "provider_down": status.HTTP_502_BAD_GATEWAY,
+    "unavailable": status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 
@@ -90,7 +91,10 @@ def museum_problem_response(problem: MuseumProblem) -> Response:
         reason=problem.code,
         **problem.extra,
     )
-    return Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+    response = Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+    if retry_after := getattr(problem, "retry_after", None):
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 # The titles of the statuses the API answers with, in the request's language (HTTP's own phrase for

@@ -17,7 +17,9 @@ class MuseumProblem(Exception):
 
     # What sort of problem: "invalid" (the request itself), "not_found", "forbidden", "conflict"
     # (with the museum's state), "payment_required", "too_many" (a limit on what one may take),
-    # "provider_down" (a payment provider failed us). The faces decide what each means to them.
+    # "provider_down" (a payment provider failed us), "unavailable" (a part of ours is away for
+    # a moment; `retry_after` seconds, if set, say when to ask again). The faces decide what
+    # each means to them.
     kind = "conflict"
     default_code = "conflict"
     title = _("Conflict")

@@ -43,6 +43,15 @@ ORDERS_HELD = Counter("museum_orders_held", "Orders placed on hold", ["channel"]
 ORDERS_EXPIRED = Counter("museum_orders_expired", "Held orders whose hold ran out")
 ORDERS_CANCELLED = Counter("museum_orders_cancelled", "Orders cancelled", ["channel"])
 
+# Drops (drops/): buyers let in from a waiting room's line, tickets a let-in buyer bought, and
+# purchases refused for their admission (`reason`: required, used, expired). Those still
+# waiting are read when scraped (drops/monitoring.py).
+DROP_ADMISSIONS = Counter("museum_drop_admissions", "Buyers let in from a drop's line")
+DROP_TICKETS_SOLD = Counter("museum_drop_tickets_sold", "Tickets bought with a drop's admission")
+DROP_TOKENS_REFUSED = Counter(
+    "museum_drop_tokens_refused", "Purchases refused for their drop admission", ["reason"]
+)
+
 # The door. `reason` is the refusal's problem code (too_early, checked_in, ...), empty if admitted.
 CHECK_INS = Counter("museum_check_ins", "Tickets scanned at the door", ["outcome", "reason"])
 

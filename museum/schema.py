@@ -2,7 +2,7 @@
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from museum.errors import PROBLEM_CONTENT_TYPE
@@ -149,6 +149,18 @@ def use_contract_component_names(result, generator, request, public):
                 for content in operation["responses"]["200"]["content"].values():
                     content["schema"] = _as_component(schemas, name, content["schema"])
     return result
+
+
+QUEUE_TOKEN_PARAMETER = OpenApiParameter(
+    "Queue-Token",
+    {"type": "string", "maxLength": 500},
+    OpenApiParameter.HEADER,
+    description=(
+        "While a drop's waiting room stands in front of these places: the admission its line "
+        "gave you (`GET /v1.1/drops/{dropId}/queue`), which buys once. Without it 403 "
+        "`queue_token_required`; spent 403 `queue_token_used`; run out 403 `queue_token_expired`."
+    ),
+)
 
 
 def _header(description: str, schema: dict | None = None) -> dict:

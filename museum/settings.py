@@ -120,6 +120,7 @@ INSTALLED_APPS = [
     "giftcards",
     "vouchers",
     "groups",
+    "drops",
     "webhooks",
     "octo",
     "desk",
@@ -633,6 +634,20 @@ if min(MUSEUM_GROUP_REQUEST_HOLD_DAYS, MUSEUM_GROUP_MAX_PEOPLE) < 1 or not (
     raise ImproperlyConfigured(
         "MUSEUM_GROUP_REQUEST_HOLD_DAYS and MUSEUM_GROUP_MAX_PEOPLE must be 1+, "
         "MUSEUM_GROUP_DEPOSIT_PERCENT 0 to 100"
+    )
+# Drops (docs/operations.md, "A blockbuster drop"): the Redis server that keeps the waiting
+# rooms' lines (by default the shared cache's; without one no drop sells: it answers 503
+# `queue_paused`), how long a command may wait for it, the admissions a minute a new drop
+# lets in by default (a third of the purchases a minute `make bench` measured: the places of
+# the drop, not the server, should be what runs out), and the hours a place offered to the
+# waiting list is kept for its buyer.
+MUSEUM_DROP_REDIS_URL = os.environ.get("MUSEUM_DROP_REDIS_URL", os.environ.get("REDIS_URL", ""))
+MUSEUM_DROP_REDIS_TIMEOUT = envfloat("MUSEUM_DROP_REDIS_TIMEOUT", 1.0)
+MUSEUM_DROP_OUTFLOW_PER_MINUTE = envint("MUSEUM_DROP_OUTFLOW_PER_MINUTE", 600)
+MUSEUM_DROP_OFFER_HOURS = envint("MUSEUM_DROP_OFFER_HOURS", 4)
+if min(MUSEUM_DROP_OUTFLOW_PER_MINUTE, MUSEUM_DROP_OFFER_HOURS) < 1:
+    raise ImproperlyConfigured(
+        "MUSEUM_DROP_OUTFLOW_PER_MINUTE and MUSEUM_DROP_OFFER_HOURS must be 1+"
     )
 # Where staff are told of a new group request and of one that expired unanswered (docs/groups.md);
 # empty: no email to staff.

@@ -10,3 +10,8 @@ order_confirmed = Signal()
 # sender Order, `order`, `refunds` (saved, state GIFT_CARD), `by`. A receiver issues the card and
 # names it in each refund's `reference`; none means none is issued (RefundNotIssued).
 refunds_to_gift_card = Signal()
+
+# Places were given back (a hold ran out, an order or a group's visit was cancelled or moved):
+# sender None, `day`, `slot_id`, `event_id`, `n`. A drop gives them to its line or its waiting
+# list once the change commits.
+places_given_back = Signal()

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.query import StrictQueryParameters, parameter_names, validated_query
 from museum.renderers import MuseumJSONRenderer, PNGRenderer
-from museum.schema import problems
+from museum.schema import QUEUE_TOKEN_PARAMETER, problems
 from museum.throttling import GiftCardRateThrottle
 from orders import documents, membership_cards, receipts, selectors
 from orders.models import Membership, Order
@@ -167,9 +167,9 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
             "`voucher_is_gift_card`). `donations` give to the museum's funds beside the tickets "
             "(`GET /funds`), in the order's total, untaxed."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, QUEUE_TOKEN_PARAMETER],
         request=PlaceOrderRequestSerializer,
-        responses={201: OrderSerializer, **problems(400, 401, 404, 409, 415, 422, 429)},
+        responses={201: OrderSerializer, **problems(400, 401, 403, 404, 409, 415, 422, 429)},
     )
     @idempotent
     def create(self, request):
@@ -183,7 +183,8 @@ class OrderViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericVi
                 quoted = {name: data[name] for name in QUOTED if name in data}
                 quote = quote_order(**quoted, buyer=request.user)
                 return Response(QuoteSerializer(quote).data)
-            order = place_order(buyer=request.user, **data)
+            admission = request.headers.get("Queue-Token")
+            order = place_order(buyer=request.user, admission=admission, **data)
         location = reverse("orders-detail", kwargs={"orderId": order.pk})
         return Response(
             OrderSerializer(order).data,

@@ -25,6 +25,7 @@ LAYERS = [
     "giftcards",
     "vouchers",
     "groups",
+    "drops",
     "tickets",
     "webhooks",
     "octo",

@@ -136,6 +136,8 @@ ADDED_OPERATIONS = {
     ("/group-requests/{requestId}/numbers", "post"),
     ("/group-requests/{requestId}/cancel", "post"),
     ("/group-requests/{requestId}/payments", "post"),
+    ("/drops/{dropId}/queue", "post"),
+    ("/drops/{dropId}/queue", "get"),
 }
 
 

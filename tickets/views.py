@@ -13,7 +13,7 @@ from museum.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotent
 from museum.permissions import MayCheckIn
 from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer, PNGRenderer
-from museum.schema import problems
+from museum.schema import QUEUE_TOKEN_PARAMETER, problems
 from museum.throttling import PurchaseRateThrottle
 from orders import tokens
 from orders.models import Ticket
@@ -66,17 +66,21 @@ class TicketViewSet(PurchasesThrottled, StrictQueryParameters, viewsets.GenericV
         operation_id="buyMuseumTickets",
         summary="Buy museum tickets",
         request=BuyMuseumTicketsRequestSerializer,
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, QUEUE_TOKEN_PARAMETER],
         responses={
             201: BuyMuseumTicketsResponseSerializer,
-            **problems(400, 401, 404, 409, 415, 422, 429),
+            **problems(400, 401, 403, 404, 409, 415, 422, 429),
         },
     )
     @idempotent
     def create(self, request):
         serializer = BuyMuseumTicketsRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ticket = buy_ticket(buyer=request.user, **serializer.validated_data)
+        ticket = buy_ticket(
+            buyer=request.user,
+            admission=request.headers.get("Queue-Token"),
+            **serializer.validated_data,
+        )
         # The order the purchase made (orders' operations), which holds the ticket.
         location = reverse("orders-detail", kwargs={"orderId": ticket.order_id})
         return Response(

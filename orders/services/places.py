@@ -26,6 +26,7 @@ from museum.response_cache import group_changed
 from orders.exceptions import EventNotOnDate, MuseumClosed, SoldOut, UnknownEvent
 from orders.models import Order
 from orders.services import vouchers
+from orders.signals import places_given_back
 
 
 @dataclass(frozen=True)
@@ -284,3 +285,4 @@ def give_back_on(
     )
     if slot_id is not None:
         group_changed("slots")
+    places_given_back.send(None, day=day, slot_id=slot_id, event_id=event_id, n=n)

@@ -26,7 +26,7 @@ from orders.models import (
     Voucher,
 )
 from orders.services import donations as giving
-from orders.services import places, vouchers
+from orders.services import gates, places, vouchers
 from orders.services.holds import release_expired_holds
 from orders.services.limits import OWN_LIMITS, check_places, max_tickets_per_order
 from orders.services.member_visits import (
@@ -70,7 +70,12 @@ class Purchase:
 def sale_cache_reads() -> list[str]:
     """What a sale reads from the cache (the kept categories' and limits' versions), for its
     view's sign-in to read along (`cache_reads`, museum/authentication.py)."""
-    return ON_SALE.cache_reads() + OWN_LIMITS.cache_reads() + vouchers.ROWS_KEPT.cache_reads()
+    return (
+        ON_SALE.cache_reads()
+        + OWN_LIMITS.cache_reads()
+        + vouchers.ROWS_KEPT.cache_reads()
+        + gates.cache_reads()
+    )
 
 
 def place_order(
@@ -95,6 +100,7 @@ def place_order(
     voucher: str | None = None,
     octo: bool = False,
     donations: Sequence[dict] = (),
+    admission: str | None = None,
 ) -> Order:
     """Sell the order's tickets, all or none; prices come from the visitor categories.
 
@@ -122,6 +128,9 @@ def place_order(
 
     `donations` ({"fund", "amount"}): gifts to the museum's funds beside the tickets, in its
     total, untaxed (orders.services.donations).
+
+    `admission`: what the buyer was let in with, where a gate stands in front of these places
+    (a drop's waiting room: orders.services.gates).
     """
     count = sum(line["quantity"] for line in lines)
     general = ticket_type == TicketType.GENERAL
@@ -189,8 +198,19 @@ def place_order(
             purchase, taken, lines_priced, hold=hold, hold_until=hold_until, gifts=gifts
         )
 
+    entry = gates.Entry(
+        **sold_by,
+        ticket_type=ticket_type,
+        ticket_date=ticket_date,
+        event_id=event_id,
+        entry_time=entry_time,
+        earliest_slot=earliest_slot,
+        quantity=count,
+        voucher=voucher,
+        admission=admission,
+    )
     # With earliest_slot, holds that ran out anywhere on the day may free a place.
-    with one_visit_a_day(membership, ticket_date=ticket_date):
+    with gates.passing(entry), one_visit_a_day(membership, ticket_date=ticket_date):
         return _selling(sell, ticket_date=ticket_date, event_id=event_id, voucher_ids=list(taking))
 
 
@@ -327,10 +347,12 @@ def buy_ticket(
     email: str,
     event_id: uuid.UUID | None = None,
     phone: str = "",
+    admission: str | None = None,
 ) -> Ticket:
     """The contract's purchase: an order of one ticket of the default category, in the earliest
     slot with room on a timed day; its ticket."""
     order = place_order(
+        admission=admission,
         buyer=buyer,
         email=email,
         phone=phone,

@@ -1,0 +1,364 @@
+"""A drop's rules: which sales it stands in front of, joining its line, where one stands, the
+admission a buyer spends on a purchase, and the places it still has. The line itself is
+drops/queue.py's; this module turns its answers into the domain's (and its refusals), and keeps
+the drops Redis needs written there.
+
+`standing_of` (a poll) reads Redis alone: the drop's settings are in Redis too, written when
+staff save the drop and whenever Redis is found without them.
+"""
+
+import json
+import logging
+import math
+import random
+import secrets
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import NoReturn
+
+from django.core import signing
+from django.db import transaction
+from django.utils import timezone
+
+from drops import queue
+from drops.exceptions import (
+    DropClosed,
+    MailboxInLine,
+    NotInLine,
+    QueueNotOpen,
+    QueuePaused,
+    QueueTokenExpired,
+    QueueTokenRequired,
+    QueueTokenUsed,
+    TooManyForDrop,
+)
+from drops.models import Drop
+from hours.services import held_back_on, slots_on_sale
+from museum import metrics
+from museum.exceptions import NotFound
+from museum.kept import Kept
+from orders.services.limits import mailbox_of
+
+logger = logging.getLogger("museum.drops")
+TOKEN_SALT = "museum.drops.admission"
+PAUSE_SECONDS = QueuePaused.retry_after
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def _at(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def member_of(account) -> str:
+    return f"a{account.pk}"
+
+
+# The drops not over, each with what it covers: kept in every process while no drop changes
+# (museum/kept.py), so that a sale no drop covers pays no query to learn so.
+@dataclass(frozen=True)
+class Cover:
+    drop: Drop
+    rows: frozenset
+
+    def covers(self, *, ticket_type: str, ticket_date, event_id, entry_time, earliest_slot) -> bool:
+        if event_id is not None:
+            return ("event", str(event_id), ticket_date) in self.rows
+        if ("day", ticket_date) in self.rows:
+            return True
+        if earliest_slot or entry_time is None:
+            return ("slot-day", ticket_date) in self.rows
+        return ("slot", ticket_date, entry_time) in self.rows
+
+
+def _load_covers() -> list[Cover]:
+    drops = Drop.objects.filter(closes_at__gt=timezone.now()).prefetch_related(
+        "days", "slots", "event_dates"
+    )
+    covers = []
+    for drop in drops:
+        rows: set = {("day", day.date) for day in drop.days.all()}
+        for slot in drop.slots.all():
+            rows |= {("slot", slot.day_id, slot.entry_time), ("slot-day", slot.day_id)}
+        rows |= {("event", str(d.event_id), d.date) for d in drop.event_dates.all()}
+        covers.append(Cover(drop, frozenset(rows)))
+    return covers
+
+
+ACTIVE: Kept[list[Cover]] = Kept("drops", _load_covers)
+
+
+def covering(**visit) -> Drop | None:
+    """The drop whose waiting room stands in front of this visit's places now, if any."""
+    now = timezone.now()
+    for cover in ACTIVE.get():
+        if cover.drop.is_on(now) and cover.covers(**visit):
+            return cover.drop
+    return None
+
+
+# Places.
+
+
+def places_left(drop: Drop) -> int:
+    """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
+    them: the slots' free places within their day's, the days' and the event dates', less what
+    vouchers keep there."""
+    total = 0
+    slots_by_day: dict = {}
+    for slot in drop.slots.select_related("day"):
+        slots_by_day.setdefault(slot.day, set()).add(slot.pk)
+    for day in drop.days.all():
+        slots_by_day[day] = None  # all of them
+    for day, chosen in slots_by_day.items():
+        if day.is_closed:
+            continue
+        slots = list(day.slots.order_by("entry_time"))
+        if slots:
+            counted = [
+                s for s in slots_on_sale(day=day, slots=slots) if chosen is None or s.pk in chosen
+            ]
+            available = [slot.available for slot in counted]
+            if None in available:
+                return -1
+            total += sum(n for n in available if n is not None)
+        elif day.capacity is None:
+            return -1
+        else:
+            held = held_back_on("day", [day.date])[day.date]
+            total += max(day.capacity - day.sold - held, 0)
+    event_dates = list(drop.event_dates.all())
+    held = held_back_on("event_date", [d.pk for d in event_dates])
+    for event_date in event_dates:
+        if event_date.capacity is None:
+            return -1
+        total += max(event_date.capacity - event_date.sold - held.get(event_date.pk, 0), 0)
+    return total
+
+
+def configure(drop: Drop) -> None:
+    """Write the drop's settings and places left where the line reads them."""
+    queue.configure(
+        drop.pk,
+        {
+            "prequeue": _ms(drop.prequeue_opens_at),
+            "opens": _ms(drop.opens_at),
+            "closes": _ms(drop.closes_at),
+            "rate": drop.outflow_per_minute,
+            "admit_ms": drop.admission_minutes * 60_000,
+            "max": drop.max_tickets,
+            "left": places_left(drop),
+        },
+        seed=drop.seed if drop.seed is not None else secrets.randbits(31),
+    )
+
+
+def recount(drop: Drop) -> None:
+    """The places left as the sale last committed them, for the line to let in by (after a
+    sale, a place given back, and every minute)."""
+    queue.set_left(drop.pk, places_left(drop))
+
+
+def recount_after_commit(drop: Drop) -> None:
+    """recount once the change commits; never failing it (the line then counts by the last
+    recount until the next)."""
+
+    def recount_now() -> None:
+        try:
+            recount(drop)
+        except Exception:  # the sale has committed: it is answered as made, whatever this says
+            logger.warning("Drop %s: places left recounted later", drop.pk, exc_info=True)
+
+    transaction.on_commit(recount_now)
+
+
+# The line.
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an account stands in a drop's line, as a poll answers it."""
+
+    drop_id: int
+    state: str
+    opens_at: datetime
+    position: int | None = None
+    ahead: int | None = None
+    wait_seconds: int | None = None
+    likely_sold_out: bool = False
+    places_left: int = -1
+    poll_after: int = 0
+    token: str | None = None
+    expires_at: datetime | None = None
+    max_tickets: int = 0
+
+
+def _paused(error: Exception):
+    logger.warning("Drop paused: Redis unreachable (%s)", type(error).__name__)
+    return QueuePaused()
+
+
+def _step_or_configure(drop_id: int, run):
+    """Run a step of the line; where Redis has no settings for the drop (it never had, or lost
+    them), write them from the database first."""
+    try:
+        step = run()
+        if step is None:
+            drop = Drop.objects.filter(pk=drop_id).first()
+            if drop is None:
+                raise NotFound()
+            configure(drop)
+            step = run()
+    except queue.Unreachable as error:
+        raise _paused(error) from error
+    assert step is not None
+    _log_admissions(drop_id, step.newly)
+    return step
+
+
+def _log_admissions(drop_id: int, newly) -> None:
+    if not newly:
+        return
+    metrics.DROP_ADMISSIONS.inc(len(newly))
+    for member, position in newly:
+        logger.info(
+            json.dumps(
+                {"event": "drop_admission", "drop": drop_id, "member": member, "position": position}
+            )
+        )
+
+
+def join(drop_id: int, account) -> tuple[Place, bool]:
+    """Join the drop's line (one place per account and per mailbox: joining again answers the
+    same place); the place, and whether this call gave it."""
+    mailbox = mailbox_of(account.email) if account.email else ""
+    now = timezone.now()
+    step = _step_or_configure(
+        drop_id, lambda: queue.join(drop_id, member_of(account), mailbox, _ms(now))
+    )
+    refused = {
+        "not_open": QueueNotOpen,
+        "closed": DropClosed,
+        "mailbox_taken": MailboxInLine,
+    }.get(step.standing.state)
+    if refused is not None:
+        raise refused()
+    return _place(drop_id, account, step, now), step.joined
+
+
+def standing_of(drop_id: int, account) -> Place:
+    """Where the account stands (a poll): Redis alone answers."""
+    now = timezone.now()
+    step = _step_or_configure(drop_id, lambda: queue.status(drop_id, member_of(account), _ms(now)))
+    if step.standing.state == "none":
+        raise NotInLine()
+    return _place(drop_id, account, step, now)
+
+
+def _place(drop_id: int, account, step: queue.Step, now: datetime) -> Place:
+    standing, rate = step.standing, step.rate
+    opens_at = _at(step.opens_ms)
+    if standing.state == "pending":
+        # Places are drawn at the opening, whoever asks first: no use asking before it, and
+        # spread out after it, so that the crowd does not ask in the same second.
+        until = max(math.ceil((opens_at - now).total_seconds()), 0)
+        return Place(drop_id, "pending", opens_at, poll_after=min(until, 30) + random.randint(1, 5))
+    base = Place(
+        drop_id,
+        standing.state,
+        opens_at,
+        position=standing.position,
+        places_left=standing.left,
+        likely_sold_out=standing.state == "sold_out",
+    )
+    if standing.state == "waiting":
+        assert standing.position is not None
+        ahead = max(standing.position - standing.cursor - 1, 0)
+        wait = math.ceil(ahead * 60 / rate)
+        return replace(
+            base,
+            ahead=ahead,
+            wait_seconds=wait,
+            likely_sold_out=0 <= standing.left <= ahead + standing.deciding,
+            poll_after=min(max(wait // 4, 2), 30),
+        )
+    if standing.state == "admitted":
+        assert standing.runs_out_ms is not None
+        token = signing.dumps(
+            {"d": drop_id, "m": member_of(account), "x": standing.runs_out_ms}, salt=TOKEN_SALT
+        )
+        return replace(
+            base,
+            ahead=0,
+            wait_seconds=0,
+            token=token,
+            expires_at=_at(standing.runs_out_ms),
+            max_tickets=step.max_tickets,
+        )
+    return base
+
+
+# The admission a purchase spends.
+
+
+def spend_admission(drop: Drop, *, buyer, token: str | None, quantity: int) -> str:
+    """Spend the buyer's admission to buy `quantity` of the drop's places: the member whose
+    admission it was (give_back_admission returns it if the sale fails). Refuses an absent,
+    foreign, spent or expired one."""
+    if not token:
+        _refused("required")
+    try:
+        claims = signing.loads(token, salt=TOKEN_SALT)
+    except signing.BadSignature:
+        _refused("required")
+    member = member_of(buyer)
+    if claims.get("d") != drop.pk or claims.get("m") != member:
+        _refused("required")  # another drop's, or another account's: not shared
+    if quantity > drop.max_tickets:
+        raise TooManyForDrop(max=drop.max_tickets)
+    now = _ms(timezone.now())
+    if claims.get("x", 0) <= now:
+        _refused("expired")
+    try:
+        answer = queue.spend(drop.pk, member, now)
+        if answer is None:
+            configure(drop)
+            answer = queue.spend(drop.pk, member, now)
+    except queue.Unreachable as error:
+        raise _paused(error) from error
+    if answer != "ok":
+        _refused(answer or "required")
+    return member
+
+
+def give_back_admission(drop: Drop, member: str) -> None:
+    try:
+        queue.unspend(drop.pk, member, _ms(timezone.now()))
+    except queue.Unreachable:
+        logger.warning("Drop %s: Redis away; an admission whose sale failed stays spent", drop.pk)
+
+
+REFUSALS = {"required": QueueTokenRequired, "used": QueueTokenUsed, "expired": QueueTokenExpired}
+
+
+def _refused(reason: str) -> NoReturn:
+    metrics.DROP_TOKENS_REFUSED.labels(reason).inc()
+    raise REFUSALS[reason]()
+
+
+def take_reseller_places(drop: Drop, n: int) -> bool:
+    """Take n of the resellers' allocation (OCTO books them without waiting): False when it has
+    not that many left."""
+    try:
+        return queue.take_allocation(drop.pk, n, drop.octo_allocation)
+    except queue.Unreachable as error:
+        raise _paused(error) from error
+
+
+def give_back_reseller_places(drop: Drop, n: int) -> None:
+    try:
+        queue.give_back_allocation(drop.pk, n)
+    except queue.Unreachable:
+        logger.warning("Drop %s: Redis away; %s reseller places stay taken", drop.pk, n)

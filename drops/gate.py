@@ -10,6 +10,7 @@ from django.db import transaction
 
 from drops import services
 from drops.models import WaitingEntry
+from hours.services import register_held_back
 from museum import metrics
 from orders.services import gates
 from orders.services.vouchers import normalized
@@ -17,6 +18,7 @@ from orders.services.vouchers import normalized
 
 def register() -> None:
     gates.register(admit, cache_reads=services.ACTIVE.cache_reads)
+    register_held_back(services.held_for_the_line)
 
 
 @contextmanager

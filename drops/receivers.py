@@ -9,6 +9,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from drops import queue, services
 from drops.models import Drop
+from museum.response_cache import group_changed
 from orders.signals import places_given_back
 
 logger = logging.getLogger("museum.drops")
@@ -30,6 +31,9 @@ def _covers_changed(sender, instance, action, **kwargs) -> None:
 
 
 def _saved(sender, instance: Drop, **kwargs) -> None:
+    # The public's availability of its places changes with it (services.held_for_the_line).
+    group_changed("slots")
+
     def configure() -> None:
         try:
             services.configure(instance)

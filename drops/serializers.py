@@ -1,6 +1,7 @@
 """The waiting room's answer: where an account stands in a drop's line (docs/operations.md, "A
 blockbuster drop"). It only translates drops.services.Place."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 
@@ -35,7 +36,10 @@ class DropPlaceSerializer(serializers.Serializer):
     pollAfterSeconds = serializers.IntegerField(
         source="poll_after", help_text="Ask again after this long (also Retry-After); 0: no need."
     )
-    admission = serializers.SerializerMethodField()
+    admission = serializers.SerializerMethodField(
+        help_text="When your turn has come: what you buy with."
+    )
 
-    def get_admission(self, place) -> AdmissionSerializer(allow_null=True):  # type: ignore[valid-type]
+    @extend_schema_field(AdmissionSerializer(allow_null=True))
+    def get_admission(self, place) -> dict | None:
         return AdmissionSerializer(place).data if place.token else None

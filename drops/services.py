@@ -12,6 +12,7 @@ import logging
 import math
 import random
 import secrets
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import NoReturn
@@ -33,6 +34,8 @@ from drops.exceptions import (
     TooManyForDrop,
 )
 from drops.models import Drop
+from events.models import EventDate
+from hours.models import EntrySlot, MuseumDay
 from hours.services import held_back_on, slots_on_sale
 from museum import metrics
 from museum.exceptions import NotFound
@@ -75,14 +78,18 @@ class Cover:
 
 def _load_covers() -> list[Cover]:
     drops = Drop.objects.filter(closes_at__gt=timezone.now()).prefetch_related(
-        "days", "slots", "event_dates"
+        "days__slots", "slots", "event_dates"
     )
     covers = []
     for drop in drops:
         rows: set = {("day", day.date) for day in drop.days.all()}
+        rows |= {("slot-pk", slot.pk) for day in drop.days.all() for slot in day.slots.all()}
         for slot in drop.slots.all():
             rows |= {("slot", slot.day_id, slot.entry_time), ("slot-day", slot.day_id)}
-        rows |= {("event", str(d.event_id), d.date) for d in drop.event_dates.all()}
+            rows.add(("slot-pk", slot.pk))
+        for event_date in drop.event_dates.all():
+            rows |= {("event", str(event_date.event_id), event_date.date)}
+            rows.add(("event-date-pk", event_date.pk))
         covers.append(Cover(drop, frozenset(rows)))
     return covers
 
@@ -101,16 +108,42 @@ def covering(**visit) -> Drop | None:
 
 # Places.
 
+# Set while the line counts its own places, which the public's availability leaves out.
+_counting_for_the_line: ContextVar[bool] = ContextVar("drops_counting", default=False)
+ALL_OF_THEM = 10**9
+_ROW_TAGS = {"slot": "slot-pk", "day": "day", "event_date": "event-date-pk"}
+
+
+def held_for_the_line(kind: str, keys) -> dict:
+    """What a drop holds back from the public's availability (hours.services.held_back_on):
+    while it is on, all its places, which only its line may buy, so that a place that comes
+    back is never shown free to whoever refreshes first."""
+    if _counting_for_the_line.get() or kind not in _ROW_TAGS:
+        return {}
+    now = timezone.now()
+    covers = [cover for cover in ACTIVE.get() if cover.drop.is_on(now)]
+    tag = _ROW_TAGS[kind]
+    return {key: ALL_OF_THEM for key in keys if any((tag, key) in c.rows for c in covers)}
+
 
 def places_left(drop: Drop) -> int:
+    token = _counting_for_the_line.set(True)
+    try:
+        return _places_left(drop)
+    finally:
+        _counting_for_the_line.reset(token)
+
+
+def _places_left(drop: Drop) -> int:
     """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
     them: the slots' free places within their day's, the days' and the event dates', less what
     vouchers keep there."""
+    # Read afresh: a kept drop (ACTIVE) holds its rows as they were when it was loaded.
     total = 0
     slots_by_day: dict = {}
-    for slot in drop.slots.select_related("day"):
+    for slot in EntrySlot.objects.filter(drops=drop).select_related("day"):
         slots_by_day.setdefault(slot.day, set()).add(slot.pk)
-    for day in drop.days.all():
+    for day in MuseumDay.objects.filter(drops=drop):
         slots_by_day[day] = None  # all of them
     for day, chosen in slots_by_day.items():
         if day.is_closed:
@@ -129,7 +162,7 @@ def places_left(drop: Drop) -> int:
         else:
             held = held_back_on("day", [day.date])[day.date]
             total += max(day.capacity - day.sold - held, 0)
-    event_dates = list(drop.event_dates.all())
+    event_dates = list(EventDate.objects.filter(drops=drop))
     held = held_back_on("event_date", [d.pk for d in event_dates])
     for event_date in event_dates:
         if event_date.capacity is None:
@@ -212,6 +245,9 @@ def _step_or_configure(drop_id: int, run):
             configure(drop)
             step = run()
     except queue.Unreachable as error:
+        # A drop that does not exist is not paused (this path alone may ask the database).
+        if not Drop.objects.filter(pk=drop_id).exists():
+            raise NotFound() from error
         raise _paused(error) from error
     assert step is not None
     _log_admissions(drop_id, step.newly)

@@ -40,6 +40,8 @@ def _as_octo() -> Iterator[None]:
     except OctoError:
         raise
     except MuseumProblem as problem:
+        if problem.kind == "unavailable":
+            raise  # not a refusal: ask again (octo/views.py answers 503)
         raise Unprocessable(str(problem.detail)) from None
 
 

@@ -26,6 +26,12 @@ def octo_exception_handler(exc, context):
         return Response(body, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, NotFound):
         return Response({"error": "NOT_FOUND", "errorMessage": str(exc.detail)}, status=404)
+    if isinstance(exc, MuseumProblem) and exc.kind == "unavailable":
+        # A part of ours away for a moment (a drop's waiting room without Redis): ask again.
+        body = {"error": "INTERNAL_SERVER_ERROR", "errorMessage": str(exc.detail)}
+        unavailable = Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        unavailable["Retry-After"] = str(getattr(exc, "retry_after", 5))
+        return unavailable
     if isinstance(exc, MuseumProblem):
         body = {"error": "UNPROCESSABLE_ENTITY", "errorMessage": str(exc.detail)}
         return Response(body, status=status.HTTP_400_BAD_REQUEST)

@@ -29,7 +29,7 @@ from museum.exceptions import InvalidInput
 from orders.codes import new_confirmation_code
 from orders.exceptions import DateInPast, SoldOut
 from orders.models import VisitorCategory
-from orders.services import places
+from orders.services import gates, places
 from orders.services.holds import release_expired_holds
 from orders.services.limits import mailbox_of
 
@@ -143,7 +143,22 @@ def request_group(
         mail_group(group, "received")
         return group
 
-    return holding(hold, day=date)
+    # A drop's places are its line's: a request for them would skip it (orders.services.gates).
+    entry = gates.Entry(
+        buyer=account,
+        seller=None,
+        octo=False,
+        ticket_type="general",
+        ticket_date=date,
+        event_id=None,
+        entry_time=entry_time,
+        earliest_slot=False,
+        quantity=size,
+        voucher=None,
+        admission=None,
+    )
+    with gates.passing(entry):
+        return holding(hold, day=date)
 
 
 def holding(step, *, day: date):

@@ -226,6 +226,7 @@ def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monk
         "giftcards",
         "vouchers",
         "groups",
+        "drops",
         "desk",
         "templates",
     ):

@@ -58,19 +58,6 @@ def _deleted(sender, instance: Drop, **kwargs) -> None:
 
 
 def _given_back(sender, *, day, slot_id, event_id, n, **kwargs) -> None:
-    entry_time = None
-    if slot_id is not None:
-        from hours.models import EntrySlot
-
-        entry_time = (
-            EntrySlot.objects.filter(pk=slot_id).values_list("entry_time", flat=True).first()
-        )
-    drop = services.covering(
-        ticket_type="event" if event_id else "general",
-        ticket_date=day,
-        event_id=event_id,
-        entry_time=entry_time,
-        earliest_slot=False,
-    )
+    drop = services.covering_row(day=day, slot_id=slot_id, event_id=event_id)
     if drop is not None:
         services.recount_after_commit(drop)

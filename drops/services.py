@@ -106,6 +106,20 @@ def covering(**visit) -> Drop | None:
     return None
 
 
+def covering_row(*, day, slot_id: int | None, event_id) -> Drop | None:
+    """The drop on now that covers these counted rows (a visit's: its slot, else its day, or
+    its event's date), if any."""
+    if event_id is not None:
+        row = ("event", str(event_id), day)
+    else:
+        row = ("slot-pk", slot_id) if slot_id is not None else ("day", day)
+    now = timezone.now()
+    for cover in ACTIVE.get():
+        if cover.drop.is_on(now) and row in cover.rows:
+            return cover.drop
+    return None
+
+
 # Places.
 
 # Set while the line counts its own places, which the public's availability leaves out.

@@ -109,6 +109,7 @@ def covering(**visit) -> Drop | None:
 def covering_row(*, day, slot_id: int | None, event_id) -> Drop | None:
     """The drop on now that covers these counted rows (a visit's: its slot, else its day, or
     its event's date), if any."""
+    row: tuple
     if event_id is not None:
         row = ("event", str(event_id), day)
     else:

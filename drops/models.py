@@ -114,3 +114,25 @@ class WaitingEntry(models.Model):
 
     def __str__(self):
         return f"{self.drop}: {self.email}"
+
+
+class OfferEmail(models.Model):
+    """The email telling a waiting list's entry of the places offered to it (its voucher's code
+    and until when), claimed once by its task (`sent_at`) and counted toward its mailbox's
+    daily limit of emails (drops.tasks)."""
+
+    entry = models.ForeignKey(WaitingEntry, on_delete=models.CASCADE, related_name="emails")
+    email = models.EmailField(max_length=254)
+    # The address as every limit counts it (orders.services.limits.mailbox_of).
+    mailbox = models.CharField(max_length=254, db_index=True)
+    language = models.CharField(max_length=10)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Why it was not sent: its mailbox's limit reached.
+    skipped = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        verbose_name = "waiting list offer email"
+
+    def __str__(self):
+        return f"offer of {self.entry_id} to {self.email}"

@@ -7,7 +7,7 @@ import logging
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
-from drops import queue, services
+from drops import queue, services, waiting_list
 from drops.models import Drop
 from orders.signals import places_given_back
 
@@ -69,4 +69,4 @@ def _given_back(sender, *, day, slot_id, event_id, n, **kwargs) -> None:
         earliest_slot=False,
     )
     if drop is not None:
-        services.recount_after_commit(drop)
+        waiting_list.recount_and_offer_after_commit(drop)

@@ -14,7 +14,7 @@ import random
 import secrets
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from django.core import signing
 from django.db import transaction
@@ -102,11 +102,21 @@ def covering(**visit) -> Drop | None:
 # Places.
 
 
-def places_left(drop: Drop) -> int:
-    """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
-    them: the slots' free places within their day's, the days' and the event dates', less what
-    vouchers keep there."""
-    total = 0
+@dataclass(frozen=True)
+class Room:
+    """One of the drop's rows that count places (an entry slot, an untimed day or an event
+    date: `kind` as the vouchers that keep places name it) and what the public may still buy
+    of it (None: unlimited)."""
+
+    kind: str
+    row: Any
+    left: int | None
+
+
+def rooms_of(drop: Drop) -> list[Room]:
+    """The drop's rows as the sale counts them: a slot's free places within its day's, a day's
+    and an event date's, each less what vouchers keep there."""
+    rooms = []
     slots_by_day: dict = {}
     for slot in drop.slots.select_related("day"):
         slots_by_day.setdefault(slot.day, set()).add(slot.pk)
@@ -117,25 +127,31 @@ def places_left(drop: Drop) -> int:
             continue
         slots = list(day.slots.order_by("entry_time"))
         if slots:
-            counted = [
-                s for s in slots_on_sale(day=day, slots=slots) if chosen is None or s.pk in chosen
+            rooms += [
+                Room("slot", slot, slot.available)
+                for slot in slots_on_sale(day=day, slots=slots)
+                if chosen is None or slot.pk in chosen
             ]
-            available = [slot.available for slot in counted]
-            if None in available:
-                return -1
-            total += sum(n for n in available if n is not None)
         elif day.capacity is None:
-            return -1
+            rooms.append(Room("day", day, None))
         else:
             held = held_back_on("day", [day.date])[day.date]
-            total += max(day.capacity - day.sold - held, 0)
-    event_dates = list(drop.event_dates.all())
+            rooms.append(Room("day", day, max(day.capacity - day.sold - held, 0)))
+    event_dates = list(drop.event_dates.select_related("event"))
     held = held_back_on("event_date", [d.pk for d in event_dates])
     for event_date in event_dates:
-        if event_date.capacity is None:
-            return -1
-        total += max(event_date.capacity - event_date.sold - held.get(event_date.pk, 0), 0)
-    return total
+        left = None
+        if event_date.capacity is not None:
+            left = max(event_date.capacity - event_date.sold - held.get(event_date.pk, 0), 0)
+        rooms.append(Room("event_date", event_date, left))
+    return rooms
+
+
+def places_left(drop: Drop) -> int:
+    """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
+    them (rooms_of)."""
+    left = [room.left for room in rooms_of(drop)]
+    return -1 if None in left else sum(n for n in left if n is not None)
 
 
 def configure(drop: Drop) -> None:

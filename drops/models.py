@@ -86,6 +86,16 @@ class Drop(models.Model):
         """Whether the waiting room stands in front of the sale of its places at `now`."""
         return self.prequeue_opens_at <= now < self.closes_at
 
+    def stage(self, now: datetime) -> str:
+        """Where the drop stands at `now`, by its times (what staff read in the admin's list)."""
+        if now < self.prequeue_opens_at:
+            return "upcoming"
+        if now < self.opens_at:
+            return "waiting room open"
+        if now < self.closes_at:
+            return "on sale"
+        return "closed"
+
 
 class WaitingEntry(models.Model):
     """Someone told the drop sold out who asked to be offered a place that comes back: offered

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
+from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
@@ -152,6 +153,19 @@ def places_left(drop: Drop) -> int:
     them (rooms_of)."""
     left = [room.left for room in rooms_of(drop)]
     return -1 if None in left else sum(n for n in left if n is not None)
+
+
+def outflow_warning(drop: Drop) -> str | None:
+    """What staff are told of an outflow above the purchases a minute the server was measured
+    to keep up with (MUSEUM_DROP_OUTFLOW_WARNING), else None."""
+    limit = settings.MUSEUM_DROP_OUTFLOW_WARNING
+    if drop.outflow_per_minute <= limit:
+        return None
+    return (
+        f"{drop.outflow_per_minute} admissions a minute is above {limit} "
+        "(MUSEUM_DROP_OUTFLOW_WARNING): the server may then not keep up with the purchases of "
+        "those it lets in. `make bench` measured its purchase rate (docs/performance.md)."
+    )
 
 
 def configure(drop: Drop) -> None:

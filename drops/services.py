@@ -151,7 +151,12 @@ def rooms_of(drop: Drop) -> list[Room]:
 def places_left(drop: Drop) -> int:
     """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
     them (rooms_of)."""
-    left = [room.left for room in rooms_of(drop)]
+    return left_in(rooms_of(drop))
+
+
+def left_in(rooms: list[Room]) -> int:
+    """The places left in all these rooms (-1: unlimited)."""
+    left = [room.left for room in rooms]
     return -1 if None in left else sum(n for n in left if n is not None)
 
 

@@ -103,11 +103,11 @@ def offer_freed_places(drop: Drop) -> list[WaitingEntry]:
         # moment ago may not have reached this one's kept copy yet, and would be offered again.
         keeping_changed()
         rooms = services.rooms_of(locked)
-        left = [room.left for room in rooms]
-        if None in left or sum(n for n in left if n is not None) <= 0:
+        left = services.left_in(rooms)
+        if left <= 0:  # none, or unlimited: nobody waits for places then
             return []
         waiting = locked.waiting_list.filter(offered_at=None).order_by("joined_at", "pk")
-        for entry in waiting[: sum(n for n in left if n is not None)]:
+        for entry in waiting[:left]:  # each takes one place at least
             room = next((r for r in rooms if r.left is not None and r.left >= entry.quantity), None)
             if room is None:
                 break

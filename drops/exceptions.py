@@ -58,3 +58,16 @@ class NotInLine(NotFound):
 class TooManyForDrop(MuseumProblem):
     default_code = "drop_max_tickets"
     default_detail = _("Too many tickets for one buyer of this sale.")
+
+
+class NotSoldOut(MuseumProblem):
+    default_code = "not_sold_out"
+    default_detail = _(
+        "The waiting list is for those the waiting room told the places are sold out: keep "
+        "your place in line."
+    )
+
+
+class NotOnWaitingList(NotFound):
+    default_code = "not_on_waiting_list"
+    default_detail = _("You are not on this drop's waiting list.")

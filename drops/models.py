@@ -86,6 +86,16 @@ class Drop(models.Model):
         """Whether the waiting room stands in front of the sale of its places at `now`."""
         return self.prequeue_opens_at <= now < self.closes_at
 
+    def stage(self, now: datetime) -> str:
+        """Where the drop stands at `now`, by its times (what staff read in the admin's list)."""
+        if now < self.prequeue_opens_at:
+            return "upcoming"
+        if now < self.opens_at:
+            return "waiting room open"
+        if now < self.closes_at:
+            return "on sale"
+        return "closed"
+
 
 class WaitingEntry(models.Model):
     """Someone told the drop sold out who asked to be offered a place that comes back: offered
@@ -114,3 +124,25 @@ class WaitingEntry(models.Model):
 
     def __str__(self):
         return f"{self.drop}: {self.email}"
+
+
+class OfferEmail(models.Model):
+    """The email telling a waiting list's entry of the places offered to it (its voucher's code
+    and until when), claimed once by its task (`sent_at`) and counted toward its mailbox's
+    daily limit of emails (drops.tasks)."""
+
+    entry = models.ForeignKey(WaitingEntry, on_delete=models.CASCADE, related_name="emails")
+    email = models.EmailField(max_length=254)
+    # The address as every limit counts it (orders.services.limits.mailbox_of).
+    mailbox = models.CharField(max_length=254, db_index=True)
+    language = models.CharField(max_length=10)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Why it was not sent: its mailbox's limit reached.
+    skipped = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        verbose_name = "waiting list offer email"
+
+    def __str__(self):
+        return f"offer of {self.entry_id} to {self.email}"

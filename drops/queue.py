@@ -332,6 +332,15 @@ def give_back_allocation(drop_id: int, n: int) -> None:
         raise Unreachable(str(error)) from error
 
 
+def sold_out(drop_id: int) -> bool:
+    """Whether the line has told those still waiting that the places are gone: from then on, a
+    place that comes back is the waiting list's."""
+    try:
+        return client().hget(_keys(drop_id)[1], "soldout") == "1"
+    except redis.RedisError as error:
+        raise Unreachable(str(error)) from error
+
+
 def waiting(drop_id: int) -> int:
     """How many are in line and not yet let in (for /metrics)."""
     try:

@@ -7,7 +7,7 @@ import logging
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
-from drops import queue, services
+from drops import queue, services, waiting_list
 from drops.models import Drop
 from museum.response_cache import group_changed
 from orders.signals import places_given_back
@@ -60,4 +60,4 @@ def _deleted(sender, instance: Drop, **kwargs) -> None:
 def _given_back(sender, *, day, slot_id, event_id, n, **kwargs) -> None:
     drop = services.covering_row(day=day, slot_id=slot_id, event_id=event_id)
     if drop is not None:
-        services.recount_after_commit(drop)
+        waiting_list.recount_and_offer_after_commit(drop)

@@ -43,3 +43,34 @@ class DropPlaceSerializer(serializers.Serializer):
     @extend_schema_field(AdmissionSerializer(allow_null=True))
     def get_admission(self, place) -> dict | None:
         return AdmissionSerializer(place).data if place.token else None
+
+
+class WaitingListJoinSerializer(serializers.Serializer):
+    quantity = serializers.IntegerField(
+        min_value=1, help_text="Tickets wanted, at most the drop's most per buyer."
+    )
+
+
+class OfferSerializer(serializers.Serializer):
+    voucherCode = serializers.CharField(
+        source="code", help_text="Give it as the order's `voucher`; it needs no Queue-Token."
+    )
+    expiresAt = serializers.DateTimeField(
+        source="valid_until", help_text="Until then its places are kept for you."
+    )
+    quantity = serializers.IntegerField(source="max_uses", help_text="The tickets it buys.")
+
+
+class WaitingEntrySerializer(serializers.Serializer):
+    dropId = serializers.IntegerField(source="drop_id")
+    position = serializers.IntegerField(
+        help_text="Place on the waiting list, from 1, in the order of joining."
+    )
+    quantity = serializers.IntegerField()
+    joinedAt = serializers.DateTimeField(source="joined_at")
+    offer = serializers.SerializerMethodField(
+        help_text="Once places are offered to you: the voucher that buys them; else null."
+    )
+
+    def get_offer(self, entry) -> OfferSerializer(allow_null=True):  # type: ignore[valid-type]
+        return OfferSerializer(entry.voucher).data if entry.voucher is not None else None

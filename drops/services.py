@@ -15,8 +15,9 @@ import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import NoReturn
+from typing import Any, NoReturn
 
+from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
@@ -141,20 +142,31 @@ def held_for_the_line(kind: str, keys) -> dict:
     return {key: ALL_OF_THEM for key in keys if any((tag, key) in c.rows for c in covers)}
 
 
-def places_left(drop: Drop) -> int:
+@dataclass(frozen=True)
+class Room:
+    """One of the drop's rows that count places (an entry slot, an untimed day or an event
+    date: `kind` as the vouchers that keep places name it) and what the public may still buy
+    of it (None: unlimited)."""
+
+    kind: str
+    row: Any
+    left: int | None
+
+
+def rooms_of(drop: Drop) -> list[Room]:
+    """The drop's rows as the sale counts them: a slot's free places within its day's, a day's
+    and an event date's, each less what vouchers keep there (not what the drop itself holds
+    back from the public: those are the line's to buy)."""
     token = _counting_for_the_line.set(True)
     try:
-        return _places_left(drop)
+        return _rooms_of(drop)
     finally:
         _counting_for_the_line.reset(token)
 
 
-def _places_left(drop: Drop) -> int:
-    """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
-    them: the slots' free places within their day's, the days' and the event dates', less what
-    vouchers keep there."""
+def _rooms_of(drop: Drop) -> list[Room]:
     # Read afresh: a kept drop (ACTIVE) holds its rows as they were when it was loaded.
-    total = 0
+    rooms = []
     slots_by_day: dict = {}
     for slot in EntrySlot.objects.filter(drops=drop).select_related("day"):
         slots_by_day.setdefault(slot.day, set()).add(slot.pk)
@@ -165,25 +177,49 @@ def _places_left(drop: Drop) -> int:
             continue
         slots = list(day.slots.order_by("entry_time"))
         if slots:
-            counted = [
-                s for s in slots_on_sale(day=day, slots=slots) if chosen is None or s.pk in chosen
+            rooms += [
+                Room("slot", slot, slot.available)
+                for slot in slots_on_sale(day=day, slots=slots)
+                if chosen is None or slot.pk in chosen
             ]
-            available = [slot.available for slot in counted]
-            if None in available:
-                return -1
-            total += sum(n for n in available if n is not None)
         elif day.capacity is None:
-            return -1
+            rooms.append(Room("day", day, None))
         else:
             held = held_back_on("day", [day.date])[day.date]
-            total += max(day.capacity - day.sold - held, 0)
-    event_dates = list(EventDate.objects.filter(drops=drop))
+            rooms.append(Room("day", day, max(day.capacity - day.sold - held, 0)))
+    event_dates = list(EventDate.objects.filter(drops=drop).select_related("event"))
     held = held_back_on("event_date", [d.pk for d in event_dates])
     for event_date in event_dates:
-        if event_date.capacity is None:
-            return -1
-        total += max(event_date.capacity - event_date.sold - held.get(event_date.pk, 0), 0)
-    return total
+        left = None
+        if event_date.capacity is not None:
+            left = max(event_date.capacity - event_date.sold - held.get(event_date.pk, 0), 0)
+        rooms.append(Room("event_date", event_date, left))
+    return rooms
+
+
+def places_left(drop: Drop) -> int:
+    """What the public may still buy of the drop's places (-1: unlimited), as the sale counts
+    them (rooms_of)."""
+    return left_in(rooms_of(drop))
+
+
+def left_in(rooms: list[Room]) -> int:
+    """The places left in all these rooms (-1: unlimited)."""
+    left = [room.left for room in rooms]
+    return -1 if None in left else sum(n for n in left if n is not None)
+
+
+def outflow_warning(drop: Drop) -> str | None:
+    """What staff are told of an outflow above the purchases a minute the server was measured
+    to keep up with (MUSEUM_DROP_OUTFLOW_WARNING), else None."""
+    limit = settings.MUSEUM_DROP_OUTFLOW_WARNING
+    if drop.outflow_per_minute <= limit:
+        return None
+    return (
+        f"{drop.outflow_per_minute} admissions a minute is above {limit} "
+        "(MUSEUM_DROP_OUTFLOW_WARNING): the server may then not keep up with the purchases of "
+        "those it lets in. `make bench` measured its purchase rate (docs/performance.md)."
+    )
 
 
 def configure(drop: Drop) -> None:

@@ -82,10 +82,15 @@ def send_group_email(*, group_email_id: int) -> str:
 
 def mailbox_full(mailbox: str, *, now) -> bool:
     """Whether the mailbox had its day's emails: every email the museum sent it counts."""
+    return emails_sent(mailbox, now=now) >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY
+
+
+def emails_sent(mailbox: str, *, now) -> int:
+    """The emails sent to the mailbox in the day before `now`, of the orders, the vouchers and
+    the groups (an app above adds its own)."""
     since = now - timedelta(days=1)
-    sent = (
+    return (
         BuyerEmail.objects.filter(order__mailbox=mailbox, sent_at__gt=since).count()
         + VoucherEmail.objects.filter(mailbox=mailbox, sent_at__gt=since).count()
         + GroupEmail.objects.filter(mailbox=mailbox, to_staff=False, sent_at__gt=since).count()
     )
-    return sent >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY

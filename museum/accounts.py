@@ -91,6 +91,10 @@ STAFF_PERMISSIONS = [
         for model in ("tourprogramme", "guide")
     ),
     "groups.view_guideassignment",
+    # Drops (docs/operations.md, "A blockbuster drop"): set up, changed and deleted here; their
+    # waiting lists, written by the services, only read.
+    *(f"drops.{action}_drop" for action in ("view", "add", "change", "delete")),
+    "drops.view_waitingentry",
 ]
 # Temporary door staff check tickets in, and nothing else.
 DOOR_PERMISSIONS = ["orders.check_in_ticket"]

@@ -51,6 +51,9 @@ PERIODIC_TASKS = {
     # are reminded.
     "groups.jobs.expire_group_requests": timedelta(minutes=5),
     "groups.jobs.remind_groups": timedelta(hours=1),
+    # Drops count their places again (the line lets in by them) and offer those that came
+    # back, an offer run out unused among them, to their waiting lists.
+    "drops.jobs.tend_drops": timedelta(minutes=1),
     # Audit records older than MUSEUM_AUDIT_RETENTION_DAYS go.
     "audit.tasks.purge_audit_records": timedelta(days=1),
     # Audit records not yet offered to the webhooks, and deliveries lost with their worker.

@@ -639,15 +639,18 @@ if min(MUSEUM_GROUP_REQUEST_HOLD_DAYS, MUSEUM_GROUP_MAX_PEOPLE) < 1 or not (
 # rooms' lines (by default the shared cache's; without one no drop sells: it answers 503
 # `queue_paused`), how long a command may wait for it, the admissions a minute a new drop
 # lets in by default (a third of the purchases a minute `make bench` measured: the places of
-# the drop, not the server, should be what runs out), and the hours a place offered to the
-# waiting list is kept for its buyer.
+# the drop, not the server, should be what runs out), the admissions a minute above which the
+# admin warns that the server may not keep up (the purchases a minute `make bench` measured),
+# and the hours a place offered to the waiting list is kept for its buyer.
 MUSEUM_DROP_REDIS_URL = os.environ.get("MUSEUM_DROP_REDIS_URL", os.environ.get("REDIS_URL", ""))
 MUSEUM_DROP_REDIS_TIMEOUT = envfloat("MUSEUM_DROP_REDIS_TIMEOUT", 1.0)
 MUSEUM_DROP_OUTFLOW_PER_MINUTE = envint("MUSEUM_DROP_OUTFLOW_PER_MINUTE", 600)
+MUSEUM_DROP_OUTFLOW_WARNING = envint("MUSEUM_DROP_OUTFLOW_WARNING", 1800)
 MUSEUM_DROP_OFFER_HOURS = envint("MUSEUM_DROP_OFFER_HOURS", 4)
-if min(MUSEUM_DROP_OUTFLOW_PER_MINUTE, MUSEUM_DROP_OFFER_HOURS) < 1:
+if min(MUSEUM_DROP_OUTFLOW_PER_MINUTE, MUSEUM_DROP_OUTFLOW_WARNING, MUSEUM_DROP_OFFER_HOURS) < 1:
     raise ImproperlyConfigured(
-        "MUSEUM_DROP_OUTFLOW_PER_MINUTE and MUSEUM_DROP_OFFER_HOURS must be 1+"
+        "MUSEUM_DROP_OUTFLOW_PER_MINUTE, MUSEUM_DROP_OUTFLOW_WARNING and MUSEUM_DROP_OFFER_HOURS "
+        "must be 1+"
     )
 # Where staff are told of a new group request and of one that expired unanswered (docs/groups.md);
 # empty: no email to staff.

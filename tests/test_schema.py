@@ -138,6 +138,8 @@ ADDED_OPERATIONS = {
     ("/group-requests/{requestId}/payments", "post"),
     ("/drops/{dropId}/queue", "post"),
     ("/drops/{dropId}/queue", "get"),
+    ("/drops/{dropId}/waiting-list", "post"),
+    ("/drops/{dropId}/waiting-list", "get"),
 }
 
 

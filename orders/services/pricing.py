@@ -229,7 +229,9 @@ def _line(
 ) -> Line:
     """`quantity` tickets of `category` whose catalogue price is `full`, `member` with a
     member's discount: with `voucher`, at its price where that is lower (of the member's price
-    where it stacks, else the better of the two), each one of its uses."""
+    where it stacks, else the better of the two), each one of its uses. A voucher that keeps
+    places is used for them even where it is no cheaper (a waiting list's offer takes nothing
+    off): its uses count, so its holder buys its places once, and they are kept no longer."""
     rate = rate_of(category=category, event=event)
     if voucher is not None:
         before = member if voucher.stacks else full
@@ -238,6 +240,8 @@ def _line(
             amounts = taxed(price=with_voucher, rate=rate)
             discount = taxed(price=before, rate=rate).gross - amounts.gross
             return Line(category, quantity, amounts, voucher=voucher, discount=discount)
+        if voucher.keeps_places:
+            return Line(category, quantity, taxed(price=member, rate=rate), voucher=voucher)
     return Line(category, quantity, taxed(price=member, rate=rate))
 
 

@@ -224,6 +224,27 @@ def test_a_voucher_keeps_places_for_its_holders_alone(partner_client, visitor_cl
     assert MuseumDay.objects.get(pk=day.pk).sold == 5
 
 
+def test_a_voucher_that_keeps_places_and_takes_nothing_off_is_used_for_its_places(
+    partner_client,
+):
+    day = MuseumDayFactory(date=later(), capacity=3)
+    voucher("OFFER", effect="percent_off", value=Decimal("0"), max_uses=2, keep_day=day.date)
+    body = order_body(day.date, ("adult", 2), voucher="OFFER")
+
+    bought = partner_client.post("/v1.1/orders", body, format="json")
+    again = partner_client.post("/v1.1/orders", body, format="json")
+
+    assert bought.status_code == 201, bought.content
+    assert bought.json()["total"] == 30  # the catalogue's price
+    assert [t["voucher"] for t in bought.json()["tickets"]] == ["OFFER", "OFFER"]
+    assert {t["discount"] for t in bought.json()["tickets"]} == {0}
+    # Its uses are spent: it keeps no more places, nor buys them again.
+    assert Voucher.objects.get(code="OFFER").uses == 2
+    assert again.status_code == 409
+    public = partner_client.post("/v1.1/orders", order_body(day.date, ("adult", 1)), format="json")
+    assert public.status_code == 201
+
+
 def test_an_expired_voucher_keeps_nothing(partner_client):
     day = MuseumDayFactory(date=later(), capacity=2)
     voucher(

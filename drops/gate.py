@@ -30,7 +30,7 @@ def admit(entry: gates.Entry) -> Iterator[None]:
         entry_time=entry.entry_time,
         earliest_slot=entry.earliest_slot,
     )
-    if drop is None or entry.seller is not None or _offered(drop, entry.voucher):
+    if drop is None or entry.seller is not None or _offered(drop, entry.voucher, to=entry.buyer):
         yield
         return
     if entry.octo and drop.octo_allocation and not entry.admission:
@@ -59,8 +59,10 @@ def _given_back_if_failed(give_back) -> Iterator[None]:
         raise
 
 
-def _offered(drop, code: str | None) -> bool:
-    """Whether the code is a voucher the drop's waiting list was offered."""
-    if not code:
+def _offered(drop, code: str | None, *, to) -> bool:
+    """Whether the code is a voucher the drop's waiting list offered this buyer: theirs alone,
+    as an admission is."""
+    if not code or to is None or not to.pk:
         return False
-    return WaitingEntry.objects.filter(drop=drop, voucher__code=normalized(code)).exists()
+    offers = WaitingEntry.objects.filter(drop=drop, account=to, voucher__code=normalized(code))
+    return offers.exists()

@@ -191,3 +191,13 @@ def tend(now=None) -> int:
         except Exception:  # one drop's failure leaves the others tended
             logger.exception("Drop %s: not tended", drop.pk)
     return offered
+
+
+def forget_waiting_lists(now=None) -> int:
+    """A waiting list names people: its entries (and their emails) are kept while their drop
+    may still offer them places and MUSEUM_PERSONAL_DATA_RETENTION_DAYS after it closed, as an
+    order's buyer is after the visit (docs/security.md); then deleted. How many."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=max(settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS, 1))
+    entries = WaitingEntry.objects.filter(drop__closes_at__lt=cutoff)
+    return entries.delete()[1].get(WaitingEntry._meta.label, 0)

@@ -157,6 +157,11 @@ def test_the_offer_buys_its_places_without_an_admission_and_no_more(
     # Without the code the waiting room stands in front of the sale, for the holder too.
     plain = buy("/v1.1/orders", order_body(drop_day, 1, TEN), format="json")
     assert assert_problem(plain, 403)["code"] == "queue_token_required"
+    # The code is the holder's alone, as an admission is.
+    lent = client_for(buyers(1, "friend")[0]).post(
+        "/v1.1/orders", order_body(drop_day, 2, TEN, voucher=code), format="json"
+    )
+    assert assert_problem(lent, 403)["code"] == "queue_token_required"
     # A place is free beside the two it keeps, but the code buys its own two alone.
     three = buy("/v1.1/orders", order_body(drop_day, 3, TEN, voucher=code), format="json")
     assert assert_problem(three, 409)["code"] == "voucher_used_up"
@@ -220,3 +225,19 @@ def test_the_offer_is_mailed_once_in_the_entrys_language(drops_redis, drop_day):
     assert f"{until.day}. " in message.body  # German dates: "Mittwoch, 12. Juni 2030"
     assert "Gültig bis" in message.alternatives[0][0]
     assert OfferEmail.objects.get().sent_at is not None
+
+
+def test_a_waiting_list_is_forgotten_a_retention_period_after_its_drop(
+    drops_redis, drop_day, settings
+):
+    from drops.waiting_list import forget_waiting_lists
+
+    settings.MUSEUM_PERSONAL_DATA_RETENTION_DAYS = 30
+    drop = make_drop(drop_day, opens_in=-dt.timedelta(minutes=1))
+    WaitingEntry.objects.create(
+        drop=drop, account=buyers(1)[0], email="a@example.com", language="de", quantity=1
+    )
+    after = drop.closes_at + dt.timedelta(days=30)
+    assert forget_waiting_lists(now=after - dt.timedelta(minutes=1)) == 0
+    assert forget_waiting_lists(now=after + dt.timedelta(minutes=1)) == 1
+    assert not WaitingEntry.objects.exists()

@@ -11,7 +11,10 @@ class DropsConfig(AppConfig):
 
     def ready(self):
         from drops import gate, monitoring, receivers
+        from drops.tasks import offers_sent
+        from orders.services.limits import register_email_counter
 
+        register_email_counter(offers_sent)
         gate.register()
         receivers.connect()
         monitoring.register()

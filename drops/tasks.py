@@ -8,16 +8,13 @@ offer stands all the same, and its buyer reads it on the waiting list (GET .../w
 """
 
 import logging
-from datetime import timedelta
 
-from django.conf import settings
 from django.utils import timezone
 from django_tasks import task
 
 from drops.models import OfferEmail, WaitingEntry
 from drops.notifications import send_offer
-from groups.tasks import emails_sent
-from orders.services.limits import mailbox_of
+from orders.services.limits import mailbox_full, mailbox_of
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +49,7 @@ def send_offer_email(*, offer_email_id: int) -> str:
     if email is None or email.sent_at is not None or email.skipped:
         return "nothing to do"
     skipped = WITHDRAWN if email.entry.voucher is None else None
-    if skipped is None and _mailbox_full(email.mailbox, now=now):
+    if skipped is None and mailbox_full(email.mailbox, now=now):
         skipped = MAILBOX_LIMIT
     if skipped is not None:
         OfferEmail.objects.filter(pk=email.pk, sent_at=None).update(skipped=skipped)
@@ -64,7 +61,6 @@ def send_offer_email(*, offer_email_id: int) -> str:
     return "sent"
 
 
-def _mailbox_full(mailbox: str, *, now) -> bool:
-    since = now - timedelta(days=1)
-    ours = OfferEmail.objects.filter(mailbox=mailbox, sent_at__gt=since).count()
-    return emails_sent(mailbox, now=now) + ours >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY
+def offers_sent(mailbox: str, since) -> int:
+    """The offers mailed to the mailbox since then (orders.services.limits.mailbox_full)."""
+    return OfferEmail.objects.filter(mailbox=mailbox, sent_at__gt=since).count()

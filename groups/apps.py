@@ -12,5 +12,8 @@ class GroupsConfig(AppConfig):
 
     def ready(self):
         from groups.history import register_descriptions
+        from groups.tasks import group_emails_sent
+        from orders.services.limits import register_email_counter
 
         register_descriptions()
+        register_email_counter(group_emails_sent)

@@ -12,7 +12,8 @@ class OrdersConfig(AppConfig):
         from orders.membership_reports import ActiveMembersCollector
         from orders.models import SaleLimits, VisitorCategory, Voucher
         from orders.selectors import EmailsWaitingCollector
-        from orders.services.limits import OWN_LIMITS
+        from orders.services.limits import OWN_LIMITS, register_email_counter
+        from orders.services.payments import buyer_emails_sent
         from orders.services.pricing import ON_SALE
         from orders.services.vouchers import ROWS_KEPT, held_back_places
 
@@ -20,6 +21,7 @@ class OrdersConfig(AppConfig):
         OWN_LIMITS.changes_with(SaleLimits)
         ROWS_KEPT.changes_with(Voucher)
         register_held_back(held_back_places)
+        register_email_counter(buyer_emails_sent)
         register_scrape_time_collector(EmailsWaitingCollector())
         register_scrape_time_collector(ActiveMembersCollector())
         register_descriptions()

@@ -8,3 +8,9 @@ class VouchersConfig(AppConfig):
 
     name = "vouchers"
     verbose_name = "Vouchers"
+
+    def ready(self):
+        from orders.services.limits import register_email_counter
+        from vouchers.tasks import codes_sent
+
+        register_email_counter(codes_sent)

@@ -8,15 +8,13 @@ the orders' emails to it counted too): past it, the code is kept and not mailed 
 
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
 
-from django.conf import settings
 from django.utils import timezone
 from django_tasks import task
 
 from museum import i18n
-from orders.models import BuyerEmail, Voucher
-from orders.services.limits import mailbox_of
+from orders.models import Voucher
+from orders.services.limits import mailbox_full, mailbox_of
 from vouchers.models import VoucherEmail
 from vouchers.notifications import send_code
 
@@ -48,7 +46,7 @@ def send_voucher_email(*, voucher_email_id: int) -> str:
     email = VoucherEmail.objects.select_related("voucher").filter(pk=voucher_email_id).first()
     if email is None or email.sent_at is not None or email.skipped:
         return "nothing to do"
-    if _mailbox_full(email.mailbox, now=now):
+    if mailbox_full(email.mailbox, now=now):
         VoucherEmail.objects.filter(pk=email.pk, sent_at=None).update(skipped=MAILBOX_LIMIT)
         logger.warning("Voucher email %s: not sent, %s", email.pk, MAILBOX_LIMIT)
         return "skipped: " + MAILBOX_LIMIT
@@ -58,10 +56,6 @@ def send_voucher_email(*, voucher_email_id: int) -> str:
     return "sent"
 
 
-def _mailbox_full(mailbox: str, *, now) -> bool:
-    since = now - timedelta(days=1)
-    sent = (
-        BuyerEmail.objects.filter(order__mailbox=mailbox, sent_at__gt=since).count()
-        + VoucherEmail.objects.filter(mailbox=mailbox, sent_at__gt=since).count()
-    )
-    return sent >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY
+def codes_sent(mailbox: str, since) -> int:
+    """The codes mailed to the mailbox since then (orders.services.limits.mailbox_full)."""
+    return VoucherEmail.objects.filter(mailbox=mailbox, sent_at__gt=since).count()

@@ -13,12 +13,13 @@ and a rebooking cancels one hold for another), and has no other limit unless sta
 per-mailbox limits.
 
 An address counts as the mailbox it reaches (`mailbox_of`), here and for the daily limit of
-emails (orders.services.payments), so that its spellings share one limit.
+emails (`mailbox_full`), so that its spellings share one limit.
 
 Checked in the sale's transaction under the account's row lock, so concurrent sales of one
 account are counted one after the other.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -48,6 +49,26 @@ def mailbox_of(email: str) -> str:
     if domain in DOTS_IGNORED:
         local = local.replace(".", "")
     return f"{local}@{SAME_MAILBOX_DOMAIN.get(domain, domain)}"
+
+
+# How many emails each kind of row sent a mailbox since a moment: the orders' own and those
+# the apps above register (their AppConfig.ready), which the sale cannot import.
+EmailCounter = Callable[[str, datetime], int]
+_EMAIL_COUNTERS: list[EmailCounter] = []
+
+
+def register_email_counter(counter: EmailCounter) -> None:
+    if counter not in _EMAIL_COUNTERS:
+        _EMAIL_COUNTERS.append(counter)
+
+
+def mailbox_full(mailbox: str, *, now: datetime) -> bool:
+    """Whether the mailbox had its day's emails (MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY): every
+    email the museum sent it in the day before `now` counts, whichever app sent it, so that no
+    way of making the museum mail someone floods their mailbox."""
+    since = now - timedelta(days=1)
+    sent = sum(counter(mailbox, since) for counter in _EMAIL_COUNTERS)
+    return sent >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ provider answers.
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -68,6 +68,7 @@ from orders.providers.base import Notification, ProviderError, Received
 from orders.refunds import pay_back_later, record_refunds, settle_if_local
 from orders.selectors import order_to_change, tickets_of, viewable_order
 from orders.services import places, vouchers
+from orders.services.limits import mailbox_full
 from orders.services.membership_periods import refuse_unless_valid, start_periods
 from orders.services.receipts import issue_receipt
 from orders.signals import order_confirmed, refunds_to_gift_card
@@ -254,12 +255,15 @@ def _may_mail(order: Order, *, now) -> bool:
         return False
     if order.channel != Channel.ONLINE:
         return True
-    since = now - timedelta(days=1)
-    sent = BuyerEmail.objects.filter(order__mailbox=order.mailbox, sent_at__gt=since).count()
-    if sent >= settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY:
+    if mailbox_full(order.mailbox, now=now):
         logger.warning("Order %s: no email to its buyer, the mailbox's daily limit", order.pk)
         return False
     return True
+
+
+def buyer_emails_sent(mailbox: str, since: datetime) -> int:
+    """The emails the sale sent the mailbox's orders since then (limits.mailbox_full)."""
+    return BuyerEmail.objects.filter(order__mailbox=mailbox, sent_at__gt=since).count()
 
 
 def count_email(order: Order, *, kind: str) -> None:

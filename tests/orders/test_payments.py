@@ -13,7 +13,7 @@ from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from orders.models import Order, OrderStatus, Refund, SaleLimits, VisitorCategory
+from orders.models import Order, OrderStatus, Refund, SaleLimits, VisitorCategory, Voucher
 from orders.services.holds import release_expired_holds
 from orders.services.limits import mailbox_of
 from tests.conftest import assert_problem, client_for
@@ -278,6 +278,28 @@ def test_an_address_gets_only_so_many_confirmation_emails_a_day(online_client, d
     assert [o["status"] for o in orders] == ["confirmed"] * 3
     mailed = Order.objects.exclude(confirmation_task_id="").count()
     assert mailed == 2 and not mail.outbox  # the worker sends them
+
+
+def test_every_email_the_museum_sent_counts_toward_the_daily_limit(online_client, day, settings):
+    """A voucher's code mailed to the address today fills its one email of the day: the order's
+    confirmation is not sent (each app registers its emails: limits.mailbox_full)."""
+    from vouchers.models import VoucherEmail
+
+    settings.MUSEUM_MAX_EMAILS_PER_ADDRESS_PER_DAY = 1
+    VisitorCategory.objects.create(category="guest", name="Guest", general_price=0)
+    voucher = Voucher.objects.create(code="SENT", effect="free")
+    VoucherEmail.objects.create(
+        voucher=voucher,
+        email="family@example.com",
+        mailbox="family@example.com",
+        language="en",
+        sent_at=timezone.now(),
+    )
+
+    order = place(online_client, day, ("guest", 1)).json()
+
+    assert order["status"] == "confirmed"
+    assert Order.objects.get().confirmation_task_id == ""
 
 
 def test_the_monthly_on_account_list_per_partner(desk_client, day):

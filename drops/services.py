@@ -344,14 +344,24 @@ def standing_of(drop_id: int, account) -> Place:
     return _place(drop_id, account, step, now)
 
 
+# How soon a poll's answer asks the buyer to ask again: those far back seldom (half their
+# estimated wait, at most two minutes), those near the front every two seconds, so that a crowd
+# of ten thousand asks a server a hundred or two times a second, not thousands
+# (docs/performance.md, "A blockbuster drop").
+POLL_SOONEST, POLL_LATEST, OPENING_SPREAD = 2, 120, 30
+
+
 def _place(drop_id: int, account, step: queue.Step, now: datetime) -> Place:
     standing, rate = step.standing, step.rate
     opens_at = _at(step.opens_ms)
     if standing.state == "pending":
         # Places are drawn at the opening, whoever asks first: no use asking before it, and
-        # spread out after it, so that the crowd does not ask in the same second.
+        # spread over the half minute after it, so that the crowd does not ask in one second.
         until = max(math.ceil((opens_at - now).total_seconds()), 0)
-        return Place(drop_id, "pending", opens_at, poll_after=min(until, 30) + random.randint(1, 5))
+        if until > POLL_LATEST:
+            return Place(drop_id, "pending", opens_at, poll_after=POLL_LATEST)
+        spread = random.randint(1, OPENING_SPREAD)
+        return Place(drop_id, "pending", opens_at, poll_after=until + spread)
     base = Place(
         drop_id,
         standing.state,
@@ -369,7 +379,7 @@ def _place(drop_id: int, account, step: queue.Step, now: datetime) -> Place:
             ahead=ahead,
             wait_seconds=wait,
             likely_sold_out=0 <= standing.left <= ahead + standing.deciding,
-            poll_after=min(max(wait // 4, 2), 30),
+            poll_after=min(max(wait // 2, POLL_SOONEST), POLL_LATEST),
         )
     if standing.state == "admitted":
         assert standing.runs_out_ms is not None

@@ -55,8 +55,10 @@ def test_a_poll_says_how_soon_to_ask_again(drops_redis, drop_day):
     with time_machine.travel(drop.opens_at + dt.timedelta(seconds=1), tick=False):
         places = {poll(person, drop).json()["position"]: person for person in people}
         last = poll(places[30], drop).json()
-    # 29 ahead at 6 a minute: about five minutes; ask again in a quarter of it, at most 30 s.
+    # 29 ahead at 6 a minute: about five minutes; ask again in half of it, at most 2 minutes.
     assert last["state"] == "waiting"
     assert last["ahead"] == 29
     assert last["estimatedWaitSeconds"] == 290
-    assert last["pollAfterSeconds"] == 30
+    assert last["pollAfterSeconds"] == 120
+    first = poll(places[1], drop).json()
+    assert (first["ahead"], first["pollAfterSeconds"]) == (0, 2)

@@ -254,9 +254,12 @@ def first_requests(base: str, buyers: list[crowd.Buyer], connections: int) -> No
     """A GET of the hours by each buyer, all at once; each must answer 200."""
 
     async def ask(line: crowd.Crowd, buyer: crowd.Buyer) -> None:
-        answer = await line.call("sign-in", "GET", "/v1.1/museum-hours", buyer, timeout=120)
-        if answer.status != 200:
-            raise RuntimeError(f"{buyer.username}'s first request answered {answer}")
+        # Unmeasured: on a busy machine a request may wait long for its turn, so ask again.
+        for _ in range(5):
+            answer = await line.call("sign-in", "GET", "/v1.1/museum-hours", buyer, timeout=300)
+            if answer.status == 200:
+                return
+        raise RuntimeError(f"{buyer.username}'s first request answered {answer}")
 
     clock = {"opening": time.monotonic(), "opening_at": dt.datetime.now(dt.UTC)}
     asyncio.run(

@@ -453,10 +453,16 @@ def details(result: dict) -> str:
     """What became of the buyers, and every answer they got, by kind."""
     outcomes = Counter(b.outcome for b in result["buyers"])
     told = ", ".join(f"{outcome}: {n:,}" for outcome, n in outcomes.most_common())
+    tally = result["tally"]
+    latencies = "; ".join(
+        f"{kind} {_p50_p99(tally, kind)}"
+        for kind in ("join", "poll", "purchase")
+        if kind in tally.latencies
+    )
     return (
-        f"- {result['server']}, {result['kind']}: buyers {told}. Answers: "
-        f"{result['tally'].summary()}. The crowd's own CPU (one process): "
-        f"{result['driver_cpu_seconds']:.0f} s."
+        f"- {result['server']}, {result['kind']}: buyers {told}. Answers (kind, status, code or "
+        f"state): {tally.summary()}. p50 / p99 ms: {latencies}. The crowd's own CPU (one "
+        f"process): {result['driver_cpu_seconds']:.0f} s."
     )
 
 

@@ -25,6 +25,7 @@ ORDERS = "/v1.1/orders"
 POLL_TIMEOUT = 30  # s: a status that slow counts as a timeout
 PURCHASE_TIMEOUT = 10  # s: a buyer without an answer by then retries (with the same key)
 RETRIES = 2  # after an error or a timeout, a buyer tries again this many times
+BACKOFF_CAP = 30  # s: the longest a buyer waits before asking again after no answer
 # Answers after which a buyer in line stops waiting.
 GIVE_UP = {"sold_out", "closed", "expired", "used"}
 
@@ -188,6 +189,13 @@ class Crowd:
         self.session, self.base, self.day, self.run = session, base, day, run
         self.opening, self.opening_at, self.deadline = opening, opening_at, deadline
         self.tally = Tally()
+        self.rng = random.Random(run)
+
+    def backoff(self, failures: int) -> float:
+        """How long a buyer waits before asking again after `failures` requests in a row went
+        unanswered: doubling from a second, jittered, as a well-behaved client does, so that an
+        overloaded server is not asked all the more."""
+        return min(BACKOFF_CAP, 2 ** (failures - 1)) * self.rng.uniform(0.5, 1.5)
 
     def now(self) -> float:
         return time.monotonic() - self.opening
@@ -271,7 +279,7 @@ async def buy(crowd: Crowd, buyer: Buyer, *, token: str | None = None, most: int
             failures += 1
             if failures > RETRIES:
                 return finish(crowd, buyer, "errors")
-            await asyncio.sleep(1)
+            await asyncio.sleep(crowd.backoff(failures))
         else:
             return finish(crowd, buyer, f"purchase {answer.status} {answer.code}")
     finish(crowd, buyer, "unfinished")
@@ -301,7 +309,7 @@ def note(crowd: Crowd, buyer: Buyer, body: dict, *, admission_minutes: int) -> s
 async def wait_in_line(crowd: Crowd, buyer: Buyer, *, path: str, admission_minutes: int) -> None:
     """Join the drop's line on arrival, poll as the status says, buy when admitted."""
     await crowd.until(buyer.arrives)
-    kind, method = "join", "POST"
+    kind, method, failures = "join", "POST", 0
     while not crowd.over():
         answer = await crowd.call(
             kind, method, path, buyer, timeout=POLL_TIMEOUT, json={} if kind == "join" else None
@@ -317,10 +325,11 @@ async def wait_in_line(crowd: Crowd, buyer: Buyer, *, path: str, admission_minut
                 )
             if state in GIVE_UP:
                 return finish(crowd, buyer, state)
-            kind, method = "poll", "GET"
+            kind, method, failures = "poll", "GET", 0
             wait = answer.body.get("pollAfterSeconds") or answer.retry_after or 1
         elif _worth_retrying(answer):
-            wait = answer.retry_after or 1
+            failures += 1
+            wait = answer.retry_after or crowd.backoff(failures)
         else:
             return finish(crowd, buyer, f"{kind} {answer.status} {answer.code}")
         await asyncio.sleep(wait)

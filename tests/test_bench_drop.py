@@ -102,3 +102,10 @@ def test_the_figures_of_a_line_come_from_the_server_clock_and_the_database():
     assert found["fairness"] == "0.866"  # positions 2, 1, 3 let in at 0, 0, 6 s
     assert found["unfinished"] == 1
     assert found["all_told"] == "9"
+
+
+def test_a_buyer_without_answers_asks_less_and_less_often():
+    line = crowd.Crowd(None, base="", day=None, run="test", opening=0.0, opening_at=None)
+    waits = [line.backoff(failures) for failures in (1, 2, 3, 10)]
+    assert 0.5 <= waits[0] <= 1.5 and 1 <= waits[1] <= 3 and 2 <= waits[2] <= 6
+    assert 15 <= waits[3] <= 1.5 * crowd.BACKOFF_CAP

@@ -79,9 +79,11 @@ SHARE_BEFORE = 0.7
 MAX_TICKETS = 4
 ADMISSION_MINUTES = 5
 SEED = 52
-# The crowd's connections at once: what a proxy in front would pass on, queued in gunicorn's
-# backlog (2048), so that the server, not the crowd's pool, is where requests wait.
-CONNECTIONS = 1000
+# The crowd's connections at once: the limit a proxy in front keeps to the workers, a request
+# waiting for a free one until its buyer stops waiting (HAProxy's maxconn and abortonclose). With
+# 1,000 the server's backlog held requests whose buyers had left, and the 2 workers spent the
+# drop's minutes on them: no join or purchase was answered in time.
+CONNECTIONS = 32
 RUSH_LEAD_SECONDS = 3  # from the crowd's start to the opening without a waiting room
 
 

@@ -83,7 +83,7 @@ flood: install
 	$(BIN)/python -m bench.flood --write-docs
 
 # A blockbuster drop (issue 52): 10,000 buyers for 1,000 places, through a drop's waiting room and
-# without one (PostgreSQL on 127.0.0.1, database museum_bench_drop; Redis database 15; about seven
+# without one (PostgreSQL on 127.0.0.1, database museum_bench_drop; Redis database 15; about six
 # minutes). Writes docs/performance.md; `make bench` runs it last; not part of `make test`.
 drop: install
 	$(BIN)/python -m bench.drop --write-docs

@@ -10,7 +10,7 @@ PORT ?= 8000
 # gunicorn with its own environment, never make.
 export DEBUG ?= true
 
-.PHONY: install messages run test lint conformance bench flood lock clean
+.PHONY: install messages run test lint conformance bench flood drop lock clean
 
 # Development and tests: the service's pins plus the test tools (requirements-dev.lock).
 # Production installs requirements.lock alone (docs/deployment.md).
@@ -71,14 +71,22 @@ conformance: install
 	$(BIN)/python scripts/conformance.py
 
 # The service under load on loopback, against PostgreSQL and Redis on 127.0.0.1 (wrk from
-# Debian's package): a few minutes. Writes docs/performance.md; not part of `make test`.
+# Debian's package): a few minutes, then `make drop`'s. Writes docs/performance.md; not part of
+# `make test`.
 bench: install
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.drop --write-docs
 
 # A legitimate client's latency while another floods wrong passwords, limiter on and off (Redis on
 # 127.0.0.1, database 12; under a minute). Writes docs/performance.md; not part of `make test`.
 flood: install
 	$(BIN)/python -m bench.flood --write-docs
+
+# A blockbuster drop (issue 52): 10,000 buyers for 1,000 places, through a drop's waiting room and
+# without one (PostgreSQL on 127.0.0.1, database museum_bench_drop; Redis database 15; about six
+# minutes). Writes docs/performance.md; `make bench` runs it last; not part of `make test`.
+drop: install
+	$(BIN)/python -m bench.drop --write-docs
 
 # Regenerate both lockfiles after changing dependencies in pyproject.toml: the service's own
 # (what production installs) and, pinned to the same versions, the one with the test tools.

@@ -172,13 +172,13 @@ def markdown(results: list[dict], *, machine: dict, args, elapsed: float, plan_s
     return "\n".join(lines)
 
 
-def write_docs(path: Path, text: str) -> None:
+def write_docs(path: Path, text: str, *, begin: str = BEGIN, end: str = END) -> None:
     """Replace what is between the markers in docs/performance.md (or add them at its end)."""
     current = path.read_text() if path.exists() else ""
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in current and END in current:
-        before, rest = current.split(BEGIN, 1)
-        after = rest.split(END, 1)[1]
+    block = f"{begin}\n{text}\n{end}"
+    if begin in current and end in current:
+        before, rest = current.split(begin, 1)
+        after = rest.split(end, 1)[1]
         path.write_text(before + block + after)
     else:
         path.write_text(current.rstrip() + ("\n\n" if current else "") + block + "\n")

@@ -93,8 +93,8 @@ def running(name: str, *, port: int, env: dict, log: Path, module: str = SERVICE
                 process.wait()
 
 
-def worker_memory(pid: int) -> dict[int, float]:
-    """Resident memory (MiB) of each process under the server's, by pid."""
+def _descendants(pid: int) -> list[int]:
+    """Every process under `pid`, by pid, read from /proc."""
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -102,10 +102,18 @@ def worker_memory(pid: int) -> dict[int, float]:
         except OSError:
             continue
         children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, pending = {}, list(children.get(pid, []))
+    found, pending = [], list(children.get(pid, []))
     while pending:
         child = pending.pop()
+        found.append(child)
         pending += children.get(child, [])
+    return found
+
+
+def worker_memory(pid: int) -> dict[int, float]:
+    """Resident memory (MiB) of each process under the server's, by pid."""
+    found = {}
+    for child in _descendants(pid):
         try:
             status = Path(f"/proc/{child}/status").read_text()
         except OSError:
@@ -113,3 +121,18 @@ def worker_memory(pid: int) -> dict[int, float]:
         rss_kib = next(int(line.split()[1]) for line in status.splitlines() if "VmRSS" in line)
         found[child] = round(rss_kib / 1024, 1)
     return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) the server has used so far: its own process, every process
+    under it, and those of its children that have exited."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for process in [pid, *_descendants(pid)]:
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile: its parent's cutime and cstime count it
+        # utime, stime, cutime, cstime: fields 14 to 17 of proc(5), the 12th to 15th after ")".
+        total += sum(int(value) for value in fields[11:15])
+    return total / tick

@@ -348,7 +348,7 @@ def standing_of(drop_id: int, account) -> Place:
 # estimated wait, at most two minutes), those near the front every two seconds, so that a crowd
 # of ten thousand asks a server a hundred or two times a second, not thousands
 # (docs/performance.md, "A blockbuster drop").
-POLL_SOONEST, POLL_LATEST, OPENING_SPREAD = 2, 120, 30
+POLL_SOONEST, POLL_LATEST, OPENING_SPREAD = 2, 120, 60
 
 
 def _place(drop_id: int, account, step: queue.Step, now: datetime) -> Place:
@@ -356,7 +356,7 @@ def _place(drop_id: int, account, step: queue.Step, now: datetime) -> Place:
     opens_at = _at(step.opens_ms)
     if standing.state == "pending":
         # Places are drawn at the opening, whoever asks first: no use asking before it, and
-        # spread over the half minute after it, so that the crowd does not ask in one second.
+        # spread over the minute after it, so that the crowd does not ask in one second.
         until = max(math.ceil((opens_at - now).total_seconds()), 0)
         if until > POLL_LATEST:
             return Place(drop_id, "pending", opens_at, poll_after=POLL_LATEST)

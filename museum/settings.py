@@ -638,10 +638,11 @@ if min(MUSEUM_GROUP_REQUEST_HOLD_DAYS, MUSEUM_GROUP_MAX_PEOPLE) < 1 or not (
 # Drops (docs/operations.md, "A blockbuster drop"): the Redis server that keeps the waiting
 # rooms' lines (by default the shared cache's; without one no drop sells: it answers 503
 # `queue_paused`), how long a command may wait for it, the admissions a minute a new drop
-# lets in by default (a third of the purchases a minute `make bench` measured: the places of
-# the drop, not the server, should be what runs out), the admissions a minute above which the
-# admin warns that the server may not keep up (the purchases a minute `make bench` measured),
-# and the hours a place offered to the waiting list is kept for its buyer.
+# lets in by default, and above which the admin warns, and the hours a place offered to the
+# waiting list is kept for its buyer. `make bench` measured about 7,800 orders a minute on two
+# workers (docs/performance.md); `make drop` shows a crowd's polls, not its purchases, are
+# what loads the server: by default a thirteenth of that rate goes to purchases (600, whose p99
+# stayed under half a second there), and the admin warns above a quarter of it (1,800).
 MUSEUM_DROP_REDIS_URL = os.environ.get("MUSEUM_DROP_REDIS_URL", os.environ.get("REDIS_URL", ""))
 MUSEUM_DROP_REDIS_TIMEOUT = envfloat("MUSEUM_DROP_REDIS_TIMEOUT", 1.0)
 MUSEUM_DROP_OUTFLOW_PER_MINUTE = envint("MUSEUM_DROP_OUTFLOW_PER_MINUTE", 600)

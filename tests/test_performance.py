@@ -122,11 +122,13 @@ def test_cancelling_an_order_costs_a_few_queries(visitor_client, django_assert_n
     # payments with what each paid back already; the refunds; what they give back added to the
     # order's `paid_back` (one UPDATE, which the database checks against what it was paid); the
     # invoice they correct, the credit note's number (one statement) and the credit note; the
-    # places given back; the refunds' and the cancellation's audit records, in one INSERT; the
+    # places given back, and (without a shared cache; kept in the process with one) the drops
+    # not over, whose line they may go to; the refunds' and the cancellation's audit records,
+    # in one INSERT; the
     # change's email (its task, and the order closed and noting it in one UPDATE); the answer's
     # donations, with their funds. The answer's refundDue is what the refunds came to plus the
     # new ones: nothing is read back. The test's transaction adds a savepoint and its release.
-    with django_assert_num_queries(20):
+    with django_assert_num_queries(21):
         answer = visitor_client.post(f"{ORDERS}/{order['orderId']}/cancel")
 
     assert answer.status_code == 200 and answer.json()["status"] == "cancelled"

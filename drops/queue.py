@@ -217,12 +217,20 @@ def client() -> redis.Redis:
     url = settings.MUSEUM_DROP_REDIS_URL
     if not url:
         raise Unreachable("MUSEUM_DROP_REDIS_URL is not set")
-    return _client(url)
+    try:
+        return _client(url)
+    except ValueError as error:  # not a Redis URL: no line can be kept
+        raise Unreachable(str(error)) from error
+
+
+def _script(text: str):
+    """The script, registered with the drops' Redis (sent by its SHA, its text only once)."""
+    return _scripts(text, client())
 
 
 @functools.cache
-def _script(text: str, url: str):
-    return _client(url).register_script(text)
+def _scripts(text: str, redis_client: redis.Redis):
+    return redis_client.register_script(text)
 
 
 def _keys(drop_id: int) -> list[str]:
@@ -233,10 +241,9 @@ def _keys(drop_id: int) -> list[str]:
 
 
 def _run(text: str, drop_id: int, *args):
+    script = _script(text)
     try:
-        return _script(text, settings.MUSEUM_DROP_REDIS_URL)(
-            keys=_keys(drop_id), args=list(args), client=client()
-        )
+        return script(keys=_keys(drop_id), args=list(args))
     except redis.RedisError as error:
         raise Unreachable(str(error)) from error
 
@@ -318,9 +325,9 @@ def unspend(drop_id: int, member: str, now_ms: int) -> None:
 
 
 def take_allocation(drop_id: int, n: int, allocation: int) -> bool:
+    script = _script(_TAKE_ALLOCATION)
     try:
-        script = _script(_TAKE_ALLOCATION, settings.MUSEUM_DROP_REDIS_URL)
-        return bool(script(keys=[_keys(drop_id)[1]], args=[0, n, allocation], client=client()))
+        return bool(script(keys=[_keys(drop_id)[1]], args=[0, n, allocation]))
     except redis.RedisError as error:
         raise Unreachable(str(error)) from error
 

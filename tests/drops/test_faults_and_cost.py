@@ -69,3 +69,20 @@ def test_a_poll_asks_the_database_nothing(
     assert answer.json()["position"] == 1
     assert answer["Cache-Control"] == "private, max-age=1"
     assert int(answer["Retry-After"]) == answer.json()["pollAfterSeconds"] > 0
+
+
+def test_without_a_redis_for_drops_a_drop_pauses_and_an_unknown_one_is_not_found(
+    drop_day, settings
+):
+    settings.MUSEUM_DROP_REDIS_URL = ""
+    drop = make_drop(drop_day, opens_in=-dt.timedelta(minutes=1))
+    (person,) = buyers(1)
+    client = client_for(person)
+    paused = client.post(f"/v1.1/drops/{drop.pk}/queue", {}, format="json")
+    assert assert_problem(paused, 503)["code"] == "queue_paused"
+    assert_problem(client.get(f"/v1.1/drops/{drop.pk + 1}/queue"), 404)
+    assert_problem(client.get(f"/v1.1/drops/{drop.pk + 1}/waiting-list"), 404)
+    # Its places do not sell: closed, whatever the line would say.
+    body = order_body(drop_day.date, ("adult", 1), entryTime="10:00")
+    refused = client.post("/v1.1/orders", body, format="json")
+    assert assert_problem(refused, 403)["code"] == "queue_token_required"

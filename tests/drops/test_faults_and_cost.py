@@ -86,3 +86,10 @@ def test_without_a_redis_for_drops_a_drop_pauses_and_an_unknown_one_is_not_found
     body = order_body(drop_day.date, ("adult", 1), entryTime="10:00")
     refused = client.post("/v1.1/orders", body, format="json")
     assert assert_problem(refused, 403)["code"] == "queue_token_required"
+
+
+@pytest.mark.parametrize("path", ["queue", "waiting-list"])
+def test_a_drop_id_no_key_can_hold_is_not_found(path, db):
+    (person,) = buyers(1)
+    answer = client_for(person).get(f"/v1.1/drops/4315162339715455117725195072176128/{path}")
+    assert_problem(answer, 404)

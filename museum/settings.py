@@ -121,6 +121,7 @@ INSTALLED_APPS = [
     "vouchers",
     "groups",
     "drops",
+    "wallet",
     "webhooks",
     "octo",
     "desk",

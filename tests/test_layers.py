@@ -13,9 +13,10 @@ from django.db.migrations.loader import MigrationLoader
 # Bottom first: the shared plumbing, the audit log (every app records its changes), the opening
 # days and slots, the programme of events, the sale (orders, their tickets, payments, refunds
 # and kept documents), gift cards and vouchers' administration (money standing alone on the
-# sale), groups and schools (requests, group orders by invoice, guides), admission (signed
-# tokens, drawing the ticket, the door), the webhooks made from the audit log, OCTO, resellers'
-# bookings on top of the sale, and the front desk, staff's face over all of them.
+# sale), groups and schools (requests, group orders by invoice, guides), a drop's waiting room,
+# admission (signed tokens, drawing the ticket, the door), wallet passes around those tokens,
+# the webhooks made from the audit log, OCTO, resellers' bookings on top of the sale, and the
+# front desk, staff's face over all of them.
 LAYERS = [
     "museum",
     "audit",
@@ -27,6 +28,7 @@ LAYERS = [
     "groups",
     "drops",
     "tickets",
+    "wallet",
     "webhooks",
     "octo",
     "desk",

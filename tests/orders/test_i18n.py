@@ -227,6 +227,7 @@ def test_makemessages_finds_no_text_the_catalogues_lack(tmp_path, settings, monk
         "vouchers",
         "groups",
         "drops",
+        "wallet",
         "desk",
         "templates",
     ):

@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class WalletConfig(AppConfig):
+    """Passes in the visitor's phone: Apple Wallet's .pkpass and Google Wallet's save links for
+    tickets, member cards and gift cards, carrying the signed tokens the door already reads, and
+    kept true when what they show changes (an app above the sale and admission, whose services
+    it calls; the sale tells it of changes through its signals)."""
+
+    name = "wallet"
+    verbose_name = "Wallet passes"

@@ -2,6 +2,7 @@ import datetime as dt
 from io import StringIO
 
 import pytest
+import time_machine
 from django.core.management import call_command
 from django.utils import timezone, translation
 
@@ -33,8 +34,13 @@ def test_an_empty_museum_gets_events_over_the_coming_month(fresh_museum):
     assert not SpecialEvent.objects.filter(capacity__isnull=True).exists()
 
 
+def at_today(hour: int) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(timezone.localdate(), dt.time(hour)))
+
+
 def test_the_demo_visitor_gets_tickets_bought_under_the_rules(fresh_museum):
-    output = run("create_demo_data")
+    with time_machine.travel(at_today(10), tick=False):
+        output = run("create_demo_data")
 
     tickets = Ticket.objects.filter(buyer__username="visitor")
     assert {ticket.ticket_type for ticket in tickets} == {"event", "general"}
@@ -42,6 +48,16 @@ def test_the_demo_visitor_gets_tickets_bought_under_the_rules(fresh_museum):
     sold = sum(EventDate.objects.values_list("sold", flat=True))
     assert sold == tickets.filter(ticket_type="event").count()
     assert all(ticket.confirmation_code in output for ticket in tickets)
+
+
+def test_after_closing_time_the_late_opening_is_bought_for_its_next_date(fresh_museum):
+    """Today's event tickets are no longer sold once the museum has closed (17:00 here):
+    `make run` late in the day still fills the museum."""
+    with time_machine.travel(at_today(18), tick=False):
+        run("create_demo_data")
+
+    late = Ticket.objects.get(buyer__username="visitor", event__name__startswith="Late Opening")
+    assert late.date == timezone.localdate() + dt.timedelta(days=7)
 
 
 def test_running_it_again_adds_nothing(fresh_museum):

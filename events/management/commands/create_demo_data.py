@@ -8,7 +8,7 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from events.models import SpecialEvent
-from events.services import create_event
+from events.services import create_event, sales_end
 from hours.models import EntrySlot, MuseumDay
 from hours.services import add_entry_slots
 from orders.models import MembershipType, TicketType
@@ -241,7 +241,7 @@ class Command(BaseCommand):
         today = timezone.localdate()
         late_opening, workshop = events[0], events[1]
         purchases: list[tuple[TicketType, SpecialEvent | None, date]] = [
-            (TicketType.EVENT, late_opening, today),
+            (TicketType.EVENT, late_opening, self._first_on_sale(late_opening)),
             (TicketType.EVENT, workshop, workshop.dates.values_list("date", flat=True)[0]),
         ]
         # From tomorrow: today's general entry is no longer sold once the museum closes.
@@ -262,6 +262,18 @@ class Command(BaseCommand):
             what = event.name if event else "general entry"
             codes.append(f"{ticket.confirmation_code} ({what}, {day:%a %d %b})")
         return codes
+
+    @staticmethod
+    def _first_on_sale(event: SpecialEvent) -> date:
+        """Today, something to scan at the door, unless today's sale has ended (the museum has
+        closed): then its next date."""
+        now = timezone.now()
+        dates = list(event.dates.order_by("date").values_list("date", flat=True))
+        days = MuseumDay.objects.in_bulk(dates)
+        return next(
+            (on for on in dates if now < sales_end(event=event, on=on, day=days.get(on))),
+            dates[-1],
+        )
 
     def _timed_day(self, visitor: User) -> list[str]:
         """Entry slots on the first open day two days away or more (so the family may still

@@ -24,6 +24,7 @@ from orders.services.cancellation import cancel_order
 from orders.services.changes import move_order
 from tests.conftest import assert_problem, client_for
 from tests.factories import MuseumDayFactory, TicketFactory, UserFactory
+from tests.tickets.test_every_face_agrees import NOW, ORDERS, TODAY
 from tests.wallet.conftest import PASS_TYPE_ID, TEAM_ID
 from wallet.models import ApplePass
 
@@ -384,3 +385,25 @@ def test_registrations_are_rate_limited_per_address(settings, downloaded, ticket
     answers = [register(ticket, authorised(ticket), device=f"device{n}") for n in range(3)]
 
     assert [answer.status_code for answer in answers] == [201, 201, 429]
+
+
+@pytest.mark.parametrize("state", list(ORDERS))
+def test_the_pass_is_given_for_exactly_the_orders_whose_qr_image_is(
+    state, apple_wallet, staff_client
+):
+    """One rule for the ticket's image and its pass (tickets.selectors.viewable_ticket), asked
+    the orders tests/tickets/test_every_face_agrees.py asks every face."""
+    MuseumDayFactory(date=TODAY)
+    order = ORDERS[state]()
+    ticket = order.tickets.order_by("confirmation_code").first()
+    assert ticket is not None
+
+    with time_machine.travel(NOW, tick=False):
+        image = staff_client.get(f"/v1.1/tickets/{ticket.pk}/qr")
+        wallet = staff_client.get(pass_url(ticket))
+
+    assert wallet.status_code == image.status_code
+    if image.status_code == 200:
+        assert pass_json(wallet.content)["voided"] == (state == "paid, then cancelled")
+    else:
+        assert wallet.json()["code"] == image.json()["code"] == "not_paid"

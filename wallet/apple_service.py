@@ -101,6 +101,8 @@ class RegisterPass(AppleWebService, classviews.RegisterPassViewSet):
     def destroy(self, request, device_library_id, pass_type_id, serial_number):
         if authorized_pass(request, pass_type_id, serial_number) is None:
             return _unauthorized()
+        if not _plain(device_library_id):
+            return _bad_request()
         return super().destroy(request, device_library_id, pass_type_id, serial_number)
 
 

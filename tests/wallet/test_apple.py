@@ -408,3 +408,50 @@ def test_the_pass_is_given_for_exactly_the_orders_whose_qr_image_is(
         assert pass_json(wallet.content)["voided"] == (state == "paid, then cancelled")
     else:
         assert wallet.json()["code"] == image.json()["code"] == "not_paid"
+
+
+NUL = "%00"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "expected"),
+    [
+        ("post", f"/devices/{NUL}/registrations/{PASS_TYPE_ID}/SERIAL", {"pushToken": "f"}, 400),
+        (
+            "post",
+            f"/devices/{'d' * 151}/registrations/{PASS_TYPE_ID}/SERIAL",
+            {"pushToken": "f"},
+            400,
+        ),
+        ("post", f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}/SERIAL", [], 400),
+        ("post", f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}/SERIAL", {"pushToken": 7}, 400),
+        ("post", f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}/ticket-{NUL}", None, 401),
+        ("post", f"/devices/{DEVICE}/registrations/{NUL}/SERIAL", None, 401),
+        ("delete", f"/devices/{NUL}/registrations/{PASS_TYPE_ID}/SERIAL", None, 400),
+        ("get", f"/devices/{NUL}/registrations/{PASS_TYPE_ID}", None, 400),
+        (
+            "get",
+            f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}?passesUpdatedSince={NUL}",
+            None,
+            400,
+        ),
+        ("get", f"/passes/{PASS_TYPE_ID}/{NUL}", None, 401),
+        ("get", f"/passes/{PASS_TYPE_ID}/{'s' * 10_000}", None, 401),
+        ("post", "/log", {"logs": "not a list"}, 400),
+        ("post", "/log", [], 400),
+    ],
+)
+def test_hostile_requests_to_the_web_service_are_refused_not_failed(
+    downloaded, ticket, method, path, body, expected
+):
+    """A 4xx, never a 500 (the test client raises a view's exception); on PostgreSQL a NUL
+    would reach the database's text and fail there."""
+    path = path.replace("SERIAL", f"ticket-{ticket.pk}")
+    data = json.dumps(body) if body is not None else ""
+
+    response = getattr(APIClient(), method)(
+        f"{SERVICE}{path}", data, content_type="application/json", **authorised(ticket)
+    )
+
+    assert response.status_code == expected
+    assert not Registration.objects.exists()

@@ -5,7 +5,9 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import os
 import subprocess
+import sys
 import uuid
 import zipfile
 from io import BytesIO
@@ -455,3 +457,19 @@ def test_hostile_requests_to_the_web_service_are_refused_not_failed(
 
     assert response.status_code == expected
     assert not Registration.objects.exists()
+
+
+def test_a_certificate_path_naming_no_file_stops_the_service_at_start(settings, tmp_path):
+    environment = {**os.environ, "DEBUG": "true", "MUSEUM_WALLET_APPLE_KEY": str(tmp_path / "no")}
+
+    started = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=settings.BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert started.returncode != 0
+    assert f"MUSEUM_WALLET_APPLE_KEY: no file at '{tmp_path / 'no'}'" in started.stderr

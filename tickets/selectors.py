@@ -43,6 +43,17 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if drawn is not None:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
+    ticket = viewable_ticket(ticket_id=ticket_id, viewer=viewer)
+    image = ticket_image(ticket=ticket)
+    drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
+    _keep(ticket_id, drawn)
+    return drawn
+
+
+def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
+    """The ticket, if `viewer` may see it (else 404, as for no ticket) and its order's tickets
+    may be shown (refuse_unless_printable: 409 not_paid): what its image, and each pass that
+    carries its token, ask."""
     # With its image, so that drawing it does not look for the image again, and its order, whose
     # language the drawing speaks.
     ticket = (
@@ -54,10 +65,7 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
     refuse_unless_printable(ticket.order)
-    image = ticket_image(ticket=ticket)
-    drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
-    _keep(ticket_id, drawn)
-    return drawn
+    return ticket
 
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:

@@ -9,3 +9,10 @@ class WalletConfig(AppConfig):
 
     name = "wallet"
     verbose_name = "Wallet passes"
+
+    def ready(self):
+        from museum.health import register_reported
+        from wallet import checks
+
+        checks.register()
+        register_reported("wallet_apple", checks.apple_state)

@@ -182,7 +182,7 @@ def sheets(*, order: Order, tickets: Sequence[Ticket]) -> list[Sheet]:
             of=len(tickets),
             token=tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date),
             cancelled=ticket.cancelled_at is not None,
-            conditions=_conditions(ticket),
+            conditions=conditions(ticket),
             cancellation=_cancellation(ticket, terms),
             cancel_link=terms.link if terms.open and not ticket.cancelled_at else "",
             order_qr=order.confirmation_code if family and number == 1 else "",
@@ -209,7 +209,8 @@ def _entry(ticket: Ticket, hours: str) -> str:
     return _("Entry at any time during opening hours") if hours else ""
 
 
-def _conditions(ticket: Ticket) -> tuple[str, ...]:
+def conditions(ticket: Ticket) -> tuple[str, ...]:
+    """What the ticket admits and how, as its page prints it (and its wallet pass's back)."""
     day = day_in_words(ticket.date)
     if ticket.slot is None:
         valid = _("Valid for one visitor, once, on %(day)s.") % {"day": day}

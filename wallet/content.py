@@ -1,0 +1,150 @@
+"""What a wallet pass shows, whoever draws it: one `PassContent` per pass, in its order's
+language, which Apple's .pkpass (wallet/apple.py) and Google's pass object each put in their own
+shape. The words are those the ticket's PDF and image already print (orders/documents.py,
+tickets/images.py), so a pass never says something the paper does not."""
+
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from django.conf import settings
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from audit.models import Action, AuditRecord
+from hours.models import MuseumDay
+from museum import i18n
+from museum.i18n import day_in_words, time_in_words
+from museum.text import one_line
+from orders import tokens
+from orders.documents import conditions, event_times, opening_hours
+from orders.models import Order, Ticket
+
+
+@dataclass(frozen=True)
+class Field:
+    """One labelled value of a pass; `key` is stable across languages and rebuilds."""
+
+    key: str
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class PassContent:
+    """Everything a pass shows, and when it last changed."""
+
+    kind: str
+    serial: str
+    language: str
+    organization: str
+    title: str
+    barcode: str
+    relevant_at: datetime | None
+    expires_at: datetime | None
+    voided: bool
+    front: tuple[Field, ...]
+    back: tuple[Field, ...]
+    updated_at: datetime
+
+
+TICKET = "ticket"
+
+
+def ticket_serial(ticket_id) -> str:
+    """A ticket's pass's serial number: stable, so a rebuilt pass replaces the one in the wallet."""
+    return f"{TICKET}-{ticket_id}"
+
+
+def ticket_pass(ticket: Ticket) -> PassContent:
+    """The ticket's pass, in its order's language (select_related order, event, slot, category
+    saves their queries)."""
+    order = ticket.order
+    day = MuseumDay.objects.filter(date=ticket.date).first()
+    with i18n.speaking(order.language):
+        return PassContent(
+            kind=TICKET,
+            serial=ticket_serial(ticket.pk),
+            language=i18n.current(),
+            organization=one_line(settings.MUSEUM_NAME),
+            title=one_line(ticket.event.name) if ticket.event else _("General entry"),
+            barcode=tokens.sign_ticket(ticket_id=ticket.pk, ticket_date=ticket.date),
+            relevant_at=_relevant_at(ticket, day),
+            expires_at=_local(ticket.date + timedelta(days=1), time(0, 0)),
+            voided=ticket.cancelled_at is not None,
+            front=_front(ticket, day),
+            back=_back(ticket, day),
+            updated_at=_updated_at(ticket, order),
+        )
+
+
+def _local(day, at: time) -> datetime:
+    # The museum's zone, so the offset is the one of that day (summer or winter time).
+    return timezone.make_aware(datetime.combine(day, at), timezone.get_default_timezone())
+
+
+def _relevant_at(ticket: Ticket, day: MuseumDay | None) -> datetime | None:
+    """When the pass belongs on the lock screen: the slot's entry, an event's own start, or the
+    day's opening; None when none is known (a day with no hours)."""
+    if ticket.slot is not None:
+        return _local(ticket.date, ticket.slot.entry_time)
+    if ticket.event is not None and ticket.event.starts_at is not None:
+        return _local(ticket.date, ticket.event.starts_at)
+    if day is not None and not day.is_closed and day.opens_at is not None:
+        return _local(ticket.date, day.opens_at)
+    return None
+
+
+def _front(ticket: Ticket, day: MuseumDay | None) -> tuple[Field, ...]:
+    fields = [Field("date", _("Date"), day_in_words(ticket.date))]
+    if ticket.slot is not None:
+        entry = _("from %(time)s") % {"time": time_in_words(ticket.slot.entry_time)}
+    elif ticket.event is not None and ticket.event.starts_at is not None:
+        entry = _("from %(time)s") % {"time": time_in_words(ticket.event.starts_at)}
+    else:
+        entry = opening_hours(day)
+    if entry:
+        fields.append(Field("time", _("Entry"), entry))
+    if ticket.category is not None:
+        fields.append(Field("category", _("Category"), one_line(ticket.category.name)))
+    fields.append(Field("code", _("Order"), ticket.order.confirmation_code))
+    return tuple(fields)
+
+
+def _back(ticket: Ticket, day: MuseumDay | None) -> tuple[Field, ...]:
+    fields = []
+    # As the PDF's page puts it: the event's own times where it has them, else the day's hours.
+    when = day_in_words(ticket.date)
+    if times := event_times(ticket.event):
+        fields.append(
+            Field(
+                "hours",
+                _("Opening hours"),
+                _("On %(day)s: %(times)s") % {"day": when, "times": times},
+            )
+        )
+    elif hours := opening_hours(day):
+        fields.append(
+            Field(
+                "hours",
+                _("Opening hours"),
+                _("Open on %(day)s: %(hours)s") % {"day": when, "hours": hours},
+            )
+        )
+    fields.append(Field("rules", _("Conditions"), " ".join(conditions(ticket))))
+    fields.append(Field("ticket", _("Ticket"), ticket.confirmation_code))
+    if settings.MUSEUM_ADDRESS:
+        fields.append(Field("address", _("Address"), one_line(settings.MUSEUM_ADDRESS)))
+    return tuple(fields)
+
+
+def _updated_at(ticket: Ticket, order: Order) -> datetime:
+    """The last change the ticket's pass shows that the rows remember: its sale, its order's
+    confirmation, a change of its order (a move to another slot or day is recorded as one), its
+    cancellation. A change they do not remember (an event renamed) is caught by the pass's
+    builder, which compares what it would show with what it showed."""
+    changed = AuditRecord.objects.filter(
+        object_type=Order._meta.label_lower, object_id=str(order.pk), action=Action.CHANGED
+    ).aggregate(at=Max("at"))["at"]
+    moments = [ticket.purchased_at, order.confirmed_at, ticket.cancelled_at, changed]
+    return max(moment for moment in moments if moment is not None)

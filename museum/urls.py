@@ -26,6 +26,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("vouchers.urls")),
     path("", include("groups.urls")),
     path("", include("drops.urls")),
+    path("", include("wallet.urls")),
     path("", include("webhooks.urls")),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-json"),
     path("openapi.yaml", SpectacularYAMLAPIView.as_view(), name="openapi-yaml"),

@@ -43,8 +43,18 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
     if drawn is not None:
         _refuse_unless_viewable(viewer=viewer, buyer_id=drawn.buyer_id)
         return drawn
+    ticket = viewable_ticket(ticket_id=ticket_id, viewer=viewer)
+    image = ticket_image(ticket=ticket)
+    drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
+    _keep(ticket_id, drawn)
+    return drawn
+
+
+def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
+    """The ticket whose QR code `viewer` asks for, drawn or carried in a wallet pass: NotFound
+    unless its buyer or staff ask (as for no ticket), NotPaid as refuse_unless_printable."""
     # With its image, so that drawing it does not look for the image again, and its order, whose
-    # language the drawing speaks.
+    # language the drawing and the pass speak.
     ticket = (
         Ticket.objects.select_related("event", "image", "category", "slot", "order")
         .filter(pk=ticket_id)
@@ -54,10 +64,7 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
         raise NotFound()
     _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
     refuse_unless_printable(ticket.order)
-    image = ticket_image(ticket=ticket)
-    drawn = DrawnImage(etag=image.etag, png=bytes(image.png), buyer_id=ticket.buyer_id)
-    _keep(ticket_id, drawn)
-    return drawn
+    return ticket
 
 
 def _refuse_unless_viewable(*, viewer, buyer_id: int) -> None:

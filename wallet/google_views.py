@@ -73,7 +73,7 @@ class TicketGoogleWalletView(StrictQueryParameters, APIView):
             ),
         ],
         responses={
-            200: SAVE_LINK,
+            (200, "application/json"): SAVE_LINK,
             (302, "text/html"): OpenApiResponse(
                 description="A browser is sent on to the save link (`Location`)."
             ),

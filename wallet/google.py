@@ -147,7 +147,7 @@ def wallet_client() -> WalletClient:
             settings.MUSEUM_WALLET_GOOGLE_API_URL,
             settings.MUSEUM_WALLET_GOOGLE_TIMEOUT,
         )
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, AttributeError, TypeError, GoogleAuthError) as exc:
         # The operator's to fix (the key file missing or not a service account's): the
         # visitor is told the wallet is away, never a 500.
         logger.error("Google Wallet: the service account key %s is unusable: %r", key_file, exc)

@@ -173,7 +173,9 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.mark.parametrize("failure", ["errors", "unreachable", "unusable key"])
+@pytest.mark.parametrize(
+    "failure", ["errors", "unreachable", "key missing", "key not JSON", "key a list", "key empty"]
+)
 def test_google_failing_is_a_503_wallet_unavailable_with_retry_after(
     google, visitor_client, ticket, settings, tmp_path, failure
 ):
@@ -182,8 +184,11 @@ def test_google_failing_is_a_503_wallet_unavailable_with_retry_after(
     elif failure == "unreachable":
         settings.MUSEUM_WALLET_GOOGLE_API_URL = f"http://127.0.0.1:{closed_port()}{API_PATH}"
     else:
+        # The operator's mistake, told in the log; the visitor is told to come back.
         broken = tmp_path / "broken.json"
-        broken.write_text("{}")
+        contents = {"key not JSON": "PRIVATE KEY", "key a list": "[]", "key empty": "{}"}
+        if failure in contents:
+            broken.write_text(contents[failure])
         settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = str(broken)
 
     response = visitor_client.get(link_url(ticket))

@@ -121,6 +121,8 @@ INSTALLED_APPS = [
     "vouchers",
     "groups",
     "drops",
+    # Apple Wallet's passes, registrations and update web service (its own migrations).
+    "wallet.walletpass_app.WalletpassConfig",
     "wallet",
     "webhooks",
     "octo",
@@ -454,6 +456,9 @@ REST_FRAMEWORK = {
         # Group requests (docs/groups.md) per client address through the public form (/groups/)
         # and per account through POST /group-requests: each holds places and mails its address.
         "group_request": envrate("MUSEUM_THROTTLE_GROUP_REQUEST_RATE", "10/hour"),
+        # Apple Wallet's web service (wallet/apple_service.py), per client address: a device
+        # registers each pass once and sends its log now and then, never a search of serials.
+        "wallet_registration": envrate("MUSEUM_THROTTLE_WALLET_REGISTRATION_RATE", "20/min"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.
@@ -749,6 +754,53 @@ if (
     < 0
 ):
     raise ImproperlyConfigured("MUSEUM_MEMBERSHIP_* and MUSEUM_MAX_MEMBERSHIPS_PER_DAY: 0 or more")
+
+# Wallet (docs/wallet.md): Apple Wallet passes for tickets. Apple's pass type id and team id,
+# and paths to PEM files: the pass type's certificate, its private key (and the key's password,
+# if it has one), and Apple's WWDR intermediate certificate. Apple is configured only with all
+# five; without them no pass is offered (404 wallet_not_configured).
+MUSEUM_WALLET_APPLE_PASS_TYPE_ID = os.environ.get("MUSEUM_WALLET_APPLE_PASS_TYPE_ID", "").strip()
+MUSEUM_WALLET_APPLE_TEAM_ID = os.environ.get("MUSEUM_WALLET_APPLE_TEAM_ID", "").strip()
+MUSEUM_WALLET_APPLE_CERTIFICATE = os.environ.get("MUSEUM_WALLET_APPLE_CERTIFICATE", "").strip()
+MUSEUM_WALLET_APPLE_KEY = os.environ.get("MUSEUM_WALLET_APPLE_KEY", "").strip()
+MUSEUM_WALLET_APPLE_KEY_PASSWORD = os.environ.get("MUSEUM_WALLET_APPLE_KEY_PASSWORD", "")
+MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE = os.environ.get(
+    "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE", ""
+).strip()
+for _name in (
+    "MUSEUM_WALLET_APPLE_CERTIFICATE",
+    "MUSEUM_WALLET_APPLE_KEY",
+    "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE",
+):
+    # django_walletpass reads the files when it is imported: a missing one is named here.
+    if globals()[_name] and not os.path.isfile(globals()[_name]):
+        raise ImproperlyConfigured(f"{_name}: no file at {globals()[_name]!r}")
+
+
+def walletpass_settings(
+    *, pass_type_id: str, team_id: str, certificate: str, key: str, key_password: str, wwdr: str
+) -> dict:
+    """django_walletpass's WALLETPASS, which it reads at import (so it always exists): the
+    library opens each path it is given, so a path not set is left out. Its web service is ours
+    under /wallet/apple (museum/urls.py); Apple appends /v1/... to this URL."""
+    files = {"CERT_PATH": certificate, "KEY_PATH": key, "APPLE_WWDRCA_PEM_PATH": wwdr}
+    return {
+        "PASS_TYPE_ID": pass_type_id or None,
+        "TEAM_ID": team_id or None,
+        "SERVICE_URL": MUSEUM_PUBLIC_URL + "/wallet/apple",
+        "KEY_PASSWORD": key_password.encode() or None,
+        **{name: path for name, path in files.items() if path},
+    }
+
+
+WALLETPASS = walletpass_settings(
+    pass_type_id=MUSEUM_WALLET_APPLE_PASS_TYPE_ID,
+    team_id=MUSEUM_WALLET_APPLE_TEAM_ID,
+    certificate=MUSEUM_WALLET_APPLE_CERTIFICATE,
+    key=MUSEUM_WALLET_APPLE_KEY,
+    key_password=MUSEUM_WALLET_APPLE_KEY_PASSWORD,
+    wwdr=MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE,
+)
 
 # The audit log (docs/webhooks.md): records older than this go.
 MUSEUM_AUDIT_RETENTION_DAYS = envint("MUSEUM_AUDIT_RETENTION_DAYS", 400)

@@ -332,3 +332,10 @@ def one_password_check_at_a_time(*, address: str, credential: str):
         yield
     finally:
         cache.delete(key)
+
+
+class WalletRegistrationRateThrottle(AddressRateThrottle):
+    """MUSEUM_THROTTLE_WALLET_REGISTRATION_RATE registrations and device logs per client address
+    (Apple Wallet's web service, which has no account): on top of the address's request rate."""
+
+    scope = "wallet_registration"

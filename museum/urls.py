@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import (
     SpectacularJSONAPIView,
@@ -26,8 +26,8 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("vouchers.urls")),
     path("", include("groups.urls")),
     path("", include("drops.urls")),
-    path("", include("wallet.urls")),
     path("", include("webhooks.urls")),
+    path("", include("wallet.urls")),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-json"),
     path("openapi.yaml", SpectacularYAMLAPIView.as_view(), name="openapi-yaml"),
     # Swagger UI runs an inline script and styles: no Content-Security-Policy of ours here
@@ -65,6 +65,9 @@ urlpatterns = [
         name="stripe-webhook",
     ),
     path("payments/demo/<uuid:payment_id>", demo_payment, name="demo-payment"),
+    # What Apple Wallet calls (docs/wallet.md): the passes' webServiceURL. Apple appends
+    # /v1/... to it; extra slashes between are taken, as Apple is vague about one at the end.
+    re_path(r"^wallet/apple/+", include("wallet.apple_urls")),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),

@@ -15,6 +15,7 @@ PACKAGES = {
     "java": "default-jre-headless",  # OpenAPI Generator's jar (tests/test_generated_*.py)
     "msgmerge": "gettext",  # `manage.py makemessages` (tests/orders/test_i18n.py)
     "nginx": "nginx",  # tests/test_nginx.py
+    "openssl": "openssl",  # verifying an Apple Wallet pass's signature (tests/wallet/)
     "pdfinfo": "poppler-utils",  # reading the tickets' PDF back
     "pdftoppm": "poppler-utils",
     "pdftotext": "poppler-utils",

@@ -33,9 +33,10 @@ PDF_SIGNATURE = b"%PDF-"
 # binary media type ("response will be omitted"), and any request body of a media type it does
 # not know (a voucher import's text/csv); its documented remedy is this setting. The schema
 # keeps the media types the server really sends and takes (application/pdf, image/png,
-# text/csv).
+# text/csv, application/vnd.apple.pkpass).
 HTTPX_CONFIG = """content_type_overrides:
   application/pdf: application/octet-stream
+  application/vnd.apple.pkpass: application/octet-stream
   image/png: application/octet-stream
   text/csv: application/octet-stream
 """

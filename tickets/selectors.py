@@ -51,10 +51,11 @@ def viewable_ticket_image(*, ticket_id: uuid.UUID, viewer) -> DrawnImage:
 
 
 def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
-    """The ticket whose QR code `viewer` asks for, drawn or carried in a wallet pass: NotFound
-    unless its buyer or staff ask (as for no ticket), NotPaid as refuse_unless_printable."""
+    """The ticket, if `viewer` may see it (else 404, as for no ticket) and its order's tickets
+    may be shown (refuse_unless_printable: 409 not_paid): what its image, and each pass that
+    carries its token, ask."""
     # With its image, so that drawing it does not look for the image again, and its order, whose
-    # language the drawing and the pass speak.
+    # language the drawing speaks.
     ticket = (
         Ticket.objects.select_related("event", "image", "category", "slot", "order")
         .filter(pk=ticket_id)

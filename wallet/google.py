@@ -25,40 +25,22 @@ from urllib.parse import quote, urlsplit
 import urllib3
 from django.conf import settings
 from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
 from google.auth import jwt
 from google.auth.exceptions import GoogleAuthError
 from google.auth.transport.urllib3 import AuthorizedHttp
 from google.oauth2 import service_account
 
 from museum import i18n
-from museum.exceptions import MuseumProblem, NotFound
 from museum.text import one_line
 from orders.models import Ticket
 from wallet.content import PassContent, ticket_pass
+from wallet.exceptions import WalletNotConfigured, WalletUnavailable
 
 logger = logging.getLogger(__name__)
 
 SCOPE = "https://www.googleapis.com/auth/wallet_object.issuer"
 SAVE_URL = "https://pay.google.com/gp/v/save/"
 GENERAL_ENTRY_CLASS = "general-entry"
-
-
-class GoogleWalletNotConfigured(NotFound):
-    """No issuer id or service account key: the museum offers no Google Wallet passes."""
-
-    default_code = "wallet_not_configured"
-    default_detail = _("This museum offers no Google Wallet passes.")
-
-
-class WalletUnavailable(MuseumProblem):
-    """Google's Wallet API failed us or did not answer in time: nothing was saved."""
-
-    kind = "unavailable"
-    default_code = "wallet_unavailable"
-    title = _("Service Unavailable")
-    default_detail = _("Google Wallet cannot be reached for a moment. Please try again shortly.")
-    retry_after = 30
 
 
 def is_configured() -> bool:
@@ -137,7 +119,7 @@ def wallet_client() -> WalletClient:
     """The client for the settings, one a process while its key file is unchanged: its access
     token is reused until it runs out, and a key replaced on disk is read again."""
     if not is_configured():
-        raise GoogleWalletNotConfigured()
+        raise WalletNotConfigured()
     key_file = settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT
     try:
         changed = os.stat(key_file).st_mtime_ns

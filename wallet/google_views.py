@@ -20,6 +20,7 @@ from museum.renderers import MuseumJSONRenderer
 from museum.schema import ErrorSerializer, problems
 from tickets import selectors
 from wallet import google
+from wallet.exceptions import WalletNotConfigured
 
 
 class RedirectRenderer(BaseRenderer):
@@ -88,7 +89,7 @@ class TicketGoogleWalletView(StrictQueryParameters, APIView):
     def get(self, request, ticketId):
         # Before the ticket is looked for: without Google Wallet no ticket is asked about.
         if not google.is_configured():
-            raise google.GoogleWalletNotConfigured()
+            raise WalletNotConfigured()
         ticket = selectors.viewable_ticket(ticket_id=ticketId, viewer=request.user)
         url = google.ticket_save_link(ticket=ticket)
         if request.accepted_renderer.media_type == RedirectRenderer.media_type:

@@ -1,0 +1,200 @@
+"""Apple Wallet: a ticket's .pkpass, made from its `PassContent` (wallet/content.py) with
+django_walletpass's PassBuilder and signed with the museum's pass certificate; kept as an
+`ApplePass` beside the library's `Pass` (its serial number, its random authentication token, the
+devices registered for it) and built again when what it shows has changed.
+
+The labels are written in the order's language, as the values are (dates in words, the
+conditions): `.lproj/pass.strings` would translate only the labels into the device's language
+and leave the values in the order's, so one pass would speak two languages. The pass speaks its
+order's language, as its PDF and email do.
+"""
+
+import functools
+import hashlib
+import json
+from io import BytesIO
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django_walletpass.models import Pass
+from django_walletpass.services import PassBuilder
+from PIL import Image, ImageDraw, ImageFont
+
+from orders.models import Ticket
+from wallet.content import PassContent, ticket_pass
+from wallet.exceptions import WalletNotConfigured
+from wallet.models import ApplePass
+
+PKPASS = "application/vnd.apple.pkpass"
+# What the kept passes were made by: change it with pass.json's shape or the images below, and
+# each pass is built again on its next request.
+LAYOUT = "1"
+INK, PAPER, GREY = "rgb(20, 20, 20)", "rgb(255, 255, 255)", "rgb(90, 90, 90)"
+
+
+def configured() -> bool:
+    """Whether the museum has set up Apple Wallet: all five of its settings (docs/wallet.md)."""
+    return all(
+        (
+            settings.MUSEUM_WALLET_APPLE_PASS_TYPE_ID,
+            settings.MUSEUM_WALLET_APPLE_TEAM_ID,
+            settings.MUSEUM_WALLET_APPLE_CERTIFICATE,
+            settings.MUSEUM_WALLET_APPLE_KEY,
+            settings.MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE,
+        )
+    )
+
+
+def refuse_unless_configured() -> None:
+    if not configured():
+        raise WalletNotConfigured()
+
+
+def pass_json(content: PassContent) -> dict:
+    """pass.json's own fields (the builder adds the pass type, team, serial number, token and
+    web service URL): an event ticket, its barcode the token the door reads."""
+
+    def fields(keys: tuple[str, ...]) -> list[dict]:
+        return _fields(field for field in content.front if field.key in keys)
+
+    data = {
+        "formatVersion": 1,
+        "organizationName": content.organization,
+        "description": f"{content.organization}: {content.title}",
+        "logoText": content.organization,
+        "foregroundColor": INK,
+        "backgroundColor": PAPER,
+        "labelColor": GREY,
+        "barcodes": [
+            {
+                "format": "PKBarcodeFormatQR",
+                "message": content.barcode,
+                "messageEncoding": "iso-8859-1",
+            }
+        ],
+        "voided": content.voided,
+        "eventTicket": {
+            "primaryFields": [{"key": "title", "label": "", "value": content.title}],
+            "secondaryFields": fields(("date", "time")),
+            "auxiliaryFields": fields(("category", "code")),
+            "backFields": _fields(content.back),
+        },
+    }
+    if content.relevant_at is not None:
+        # ISO 8601 with the museum's offset on that day, as Apple asks (W3C date and time).
+        data["relevantDate"] = content.relevant_at.isoformat()
+    if content.expires_at is not None:
+        data["expirationDate"] = content.expires_at.isoformat()
+    return data
+
+
+def _fields(fields) -> list[dict]:
+    return [{"key": field.key, "label": field.label, "value": field.value} for field in fields]
+
+
+def fingerprint(data: dict) -> str:
+    """What a kept pass was built from: its pass.json, the layout, the pass type and the
+    certificate that signs it (a renewed certificate signs every pass again)."""
+    certificate = Path(settings.MUSEUM_WALLET_APPLE_CERTIFICATE).read_bytes()
+    made = json.dumps(
+        [LAYOUT, settings.WALLETPASS.get("SERVICE_URL"), data], sort_keys=True, default=str
+    )
+    return hashlib.sha256(made.encode() + hashlib.sha256(certificate).digest()).hexdigest()
+
+
+@functools.lru_cache(maxsize=4)
+def images(organization: str) -> dict[str, bytes]:
+    """The pass's icon (lock screen, notifications) and logo, at Apple's sizes and twice them:
+    the museum's initial, drawn here so no image is committed."""
+    initial = (organization.strip()[:1] or "M").upper()
+    sizes = {"icon.png": 29, "icon@2x.png": 58, "logo.png": 50, "logo@2x.png": 100}
+    return {name: _initial_png(initial, size) for name, size in sizes.items()}
+
+
+def _initial_png(initial: str, size: int) -> bytes:
+    canvas = Image.new("RGB", (size, size), (20, 20, 20))
+    draw = ImageDraw.Draw(canvas)
+    font = ImageFont.load_default(size=int(size * 0.7))
+    draw.text((size / 2, size / 2), initial, (255, 255, 255), font, anchor="mm")
+    out = BytesIO()
+    canvas.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _build(*, content: PassContent, data: dict, token: str | None) -> tuple[bytes, str]:
+    """The signed .pkpass and its authentication token (the library's random one for a new pass,
+    else the pass's own, so the devices registered keep theirs)."""
+    builder = PassBuilder()
+    builder.pass_data = dict(data)
+    builder.pass_data_required["serialNumber"] = content.serial
+    if token is not None:
+        builder.pass_data_required["authenticationToken"] = token
+    for name, png in images(content.organization).items():
+        builder.add_file(name, png)
+    return builder.build(), builder.pass_data_required["authenticationToken"]
+
+
+def _kept(serial: str) -> ApplePass | None:
+    return (
+        ApplePass.objects.select_related("pazz")
+        .filter(
+            pazz__pass_type_identifier=settings.MUSEUM_WALLET_APPLE_PASS_TYPE_ID,
+            pazz__serial_number=serial,
+        )
+        .first()
+    )
+
+
+def ticket_apple_pass(*, ticket: Ticket) -> ApplePass:
+    """The ticket's pass as it should be now: the kept one, or one built afresh when what it
+    shows changed (its `pazz.updated_at`, Apple's Last-Modified, moves then) or on first use.
+    Whether the asker may have it is the caller's question."""
+    refuse_unless_configured()
+    content = ticket_pass(ticket)
+    data = pass_json(content)
+    made = fingerprint(data)
+    kept = _kept(content.serial)
+    if kept is not None and kept.fingerprint == made:
+        return kept
+    # Signed outside any transaction: nothing is locked while the certificate signs.
+    pkpass, token = _build(
+        content=content, data=data, token=kept.pazz.authentication_token if kept else None
+    )
+    if kept is not None:
+        kept.pkpass, kept.fingerprint = pkpass, made
+        with transaction.atomic():
+            kept.save(update_fields=["pkpass", "fingerprint"])
+            kept.pazz.save(update_fields=["updated_at"])  # auto_now: the moment it changed
+        return kept
+    try:
+        with transaction.atomic():
+            pazz = Pass.objects.create(
+                pass_type_identifier=settings.MUSEUM_WALLET_APPLE_PASS_TYPE_ID,
+                serial_number=content.serial,
+                authentication_token=token,
+            )
+            return ApplePass.objects.create(
+                pazz=pazz, ticket=ticket, fingerprint=made, pkpass=pkpass
+            )
+    except IntegrityError:
+        # Two first requests at once: the pass (serial, type) is unique; the other's is kept.
+        found = _kept(content.serial)
+        if found is None:
+            raise
+        return found
+
+
+def refreshed(pazz: Pass) -> ApplePass | None:
+    """A pass of ours as it should be now, for Apple's web service (which has only the pass);
+    None for a pass that is not a ticket's of ours."""
+    kept = (
+        ApplePass.objects.select_related(
+            "pazz", "ticket__order", "ticket__event", "ticket__slot", "ticket__category"
+        )
+        .filter(pazz=pazz)
+        .first()
+    )
+    if kept is None:
+        return None
+    return ticket_apple_pass(ticket=kept.ticket)

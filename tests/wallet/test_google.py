@@ -8,6 +8,7 @@ import socket
 import uuid
 
 import pytest
+import time_machine
 from django.utils import timezone
 from google.auth import crypt, jwt
 
@@ -22,6 +23,7 @@ from tests.factories import (
     UserFactory,
     days_from_today,
 )
+from tests.tickets.test_every_face_agrees import NOW, ORDERS, TODAY
 from tests.wallet.google_fake import API_PATH, TOKEN_PATH, FakeGoogle, ServiceAccount
 from wallet.google import SAVE_URL, wallet_client
 
@@ -238,3 +240,34 @@ def test_a_museum_without_google_wallet_answers_404_wallet_not_configured(
         response = visitor_client.get(link_url(ticket_id))
         assert assert_problem(response, 404)["code"] == "wallet_not_configured"
     assert google.calls == []
+
+
+def test_the_object_speaks_its_orders_language(google, visitor_client, visitor):
+    ticket = TicketFactory(buyer=visitor, date=days_from_today(3), order__language="de")
+
+    visitor_client.get(link_url(ticket), HTTP_ACCEPT_LANGUAGE="fr")
+
+    headers = {m["id"]: m["header"] for m in google.objects[object_id(ticket)]["textModulesData"]}
+    assert headers["date"] == "Datum"
+
+
+@pytest.mark.parametrize("state", list(ORDERS))
+def test_the_link_is_given_for_exactly_the_orders_whose_qr_image_is(state, google, staff_client):
+    """One rule for the ticket's image and its passes (tickets.selectors.viewable_ticket), asked
+    the orders tests/tickets/test_every_face_agrees.py asks every face."""
+    MuseumDayFactory(date=TODAY)
+    order = ORDERS[state]()
+    ticket = order.tickets.order_by("confirmation_code").first()
+    assert ticket is not None
+
+    with time_machine.travel(NOW, tick=False):
+        image = staff_client.get(f"/v1.1/tickets/{ticket.pk}/qr")
+        link = staff_client.get(link_url(ticket))
+
+    assert link.status_code == image.status_code
+    if image.status_code == 200:
+        state_at_google = google.objects[object_id(ticket)]["state"]
+        assert state_at_google == ("INACTIVE" if state == "paid, then cancelled" else "ACTIVE")
+    else:
+        assert link.json()["code"] == image.json()["code"] == "not_paid"
+        assert google.objects == {}

@@ -110,7 +110,12 @@ class WalletClient:
             logger.warning("Google Wallet: %s %s failed (%s)", method, path, type(exc).__name__)
             raise WalletUnavailable() from None
         if not (200 <= answer.status < 300 or answer.status in also):
-            logger.warning("Google Wallet: %s %s answered %s", method, path, answer.status)
+            # Google's message names the field it refused (a 400 is a pass it cannot take).
+            error = answer.body.get("error") if isinstance(answer.body, dict) else None
+            message = str(error.get("message", ""))[:300] if isinstance(error, dict) else ""
+            logger.warning(
+                "Google Wallet: %s %s answered %s %s", method, path, answer.status, message
+            )
             raise WalletUnavailable()
         return answer
 

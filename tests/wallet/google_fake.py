@@ -72,6 +72,8 @@ class FakeGoogle:
     tokens: set[str] = field(default_factory=set)
     calls: list[tuple[str, str]] = field(default_factory=list)
     down: bool = False
+    # A message Google refuses every object written with (a 400), when set.
+    refusal: str = ""
 
     @property
     def objects(self) -> dict[str, dict]:
@@ -103,13 +105,8 @@ class FakeGoogle:
     def api(self, request: Request) -> Response:
         resource, _, resource_id = request.path.removeprefix(f"{API_PATH}/").partition("/")
         self.calls.append((request.method, resource))
-        if self.down:
-            return self._error(503, "UNAVAILABLE")
-        authorization = request.headers.get("Authorization", "")
-        if authorization.removeprefix("Bearer ") not in self.tokens:
-            return self._error(401, "UNAUTHENTICATED")
-        if resource not in RESOURCES:
-            return self._error(404, "NOT_FOUND")
+        if (refused := self._refused(request, resource)) is not None:
+            return refused
         store = self.stored[resource]
         if request.method == "POST" and not resource_id:
             body = request.get_json()
@@ -127,9 +124,23 @@ class FakeGoogle:
             return self._error(405, "METHOD_NOT_ALLOWED")
         return self._json(store[resource_id])
 
+    def _refused(self, request: Request, resource: str) -> Response | None:
+        """Google's answer before it looks at what is asked for, if it has one."""
+        if self.down:
+            return self._error(503, "UNAVAILABLE")
+        authorization = request.headers.get("Authorization", "")
+        if authorization.removeprefix("Bearer ") not in self.tokens:
+            return self._error(401, "UNAUTHENTICATED")
+        if resource not in RESOURCES:
+            return self._error(404, "NOT_FOUND")
+        if self.refusal and resource == "eventTicketObject" and request.method != "GET":
+            return self._error(400, "INVALID_ARGUMENT", self.refusal)
+        return None
+
     @staticmethod
     def _json(body: dict, status: int = 200) -> Response:
         return Response(json.dumps(body), status=status, content_type="application/json")
 
-    def _error(self, status: int, reason: str) -> Response:
-        return self._json({"error": {"code": status, "status": reason}}, status)
+    def _error(self, status: int, reason: str, message: str = "") -> Response:
+        error = {"code": status, "status": reason, "message": message or reason}
+        return self._json({"error": error}, status)

@@ -176,13 +176,16 @@ def closed_port() -> int:
 
 
 @pytest.mark.parametrize(
-    "failure", ["errors", "unreachable", "key missing", "key not JSON", "key a list", "key empty"]
+    "failure",
+    ["errors", "refused", "unreachable", "key missing", "key not JSON", "key a list", "key empty"],
 )
 def test_google_failing_is_a_503_wallet_unavailable_with_retry_after(
-    google, visitor_client, ticket, settings, tmp_path, failure
+    google, visitor_client, ticket, settings, tmp_path, caplog, failure
 ):
     if failure == "errors":
         google.down = True
+    elif failure == "refused":
+        google.refusal = "Invalid barcode value."
     elif failure == "unreachable":
         settings.MUSEUM_WALLET_GOOGLE_API_URL = f"http://127.0.0.1:{closed_port()}{API_PATH}"
     else:
@@ -197,6 +200,9 @@ def test_google_failing_is_a_503_wallet_unavailable_with_retry_after(
 
     assert assert_problem(response, 503)["code"] == "wallet_unavailable"
     assert int(response["Retry-After"]) > 0
+    if failure == "refused":
+        # What Google refused is the operator's to read.
+        assert "answered 400 Invalid barcode value." in caplog.text
 
 
 def test_staff_get_any_tickets_link_and_other_visitors_nothing(google, staff_client, ticket):

@@ -49,6 +49,14 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def envfile(name: str) -> str:
+    """The path of a file the service reads, or "" when not set."""
+    value = os.environ.get(name, "").strip()
+    if value and not os.path.isfile(value):
+        raise ImproperlyConfigured(f"{name}: no file at {value!r}")
+    return value
+
+
 def envrate(name: str, default: str) -> str:
     """A DRF throttle rate: requests per s, min, hour or day, e.g. 600/min."""
     value = os.environ.get(name, "").strip() or default
@@ -761,20 +769,11 @@ if (
 # five; without them no pass is offered (404 wallet_not_configured).
 MUSEUM_WALLET_APPLE_PASS_TYPE_ID = os.environ.get("MUSEUM_WALLET_APPLE_PASS_TYPE_ID", "").strip()
 MUSEUM_WALLET_APPLE_TEAM_ID = os.environ.get("MUSEUM_WALLET_APPLE_TEAM_ID", "").strip()
-MUSEUM_WALLET_APPLE_CERTIFICATE = os.environ.get("MUSEUM_WALLET_APPLE_CERTIFICATE", "").strip()
-MUSEUM_WALLET_APPLE_KEY = os.environ.get("MUSEUM_WALLET_APPLE_KEY", "").strip()
+# django_walletpass reads the files when it is imported: a path to no file is named at start.
+MUSEUM_WALLET_APPLE_CERTIFICATE = envfile("MUSEUM_WALLET_APPLE_CERTIFICATE")
+MUSEUM_WALLET_APPLE_KEY = envfile("MUSEUM_WALLET_APPLE_KEY")
 MUSEUM_WALLET_APPLE_KEY_PASSWORD = os.environ.get("MUSEUM_WALLET_APPLE_KEY_PASSWORD", "")
-MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE = os.environ.get(
-    "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE", ""
-).strip()
-for _name in (
-    "MUSEUM_WALLET_APPLE_CERTIFICATE",
-    "MUSEUM_WALLET_APPLE_KEY",
-    "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE",
-):
-    # django_walletpass reads the files when it is imported: a missing one is named here.
-    if globals()[_name] and not os.path.isfile(globals()[_name]):
-        raise ImproperlyConfigured(f"{_name}: no file at {globals()[_name]!r}")
+MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE = envfile("MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE")
 
 
 def walletpass_settings(

@@ -24,7 +24,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.crypto import constant_time_compare
-from django.utils.http import http_date
+from django.utils.http import http_date, quote_etag
 from django_walletpass import classviews
 from django_walletpass.models import Pass
 from rest_framework import status
@@ -101,6 +101,8 @@ class RegisterPass(AppleWebService, classviews.RegisterPassViewSet):
     def destroy(self, request, device_library_id, pass_type_id, serial_number):
         if authorized_pass(request, pass_type_id, serial_number) is None:
             return _unauthorized()
+        if not _plain(device_library_id):
+            return _bad_request()
         return super().destroy(request, device_library_id, pass_type_id, serial_number)
 
 
@@ -156,7 +158,11 @@ class LatestVersion(AppleWebService, classviews.LatestVersionViewSet):
         response = HttpResponse(bytes(kept.pkpass), content_type=apple.PKPASS)
         modified = int(kept.pazz.updated_at.timestamp())
         response["Last-Modified"] = http_date(modified)
-        return get_conditional_response(request, last_modified=modified, response=response)
+        # Last-Modified counts seconds: the ETag tells two builds within one second apart.
+        response["ETag"] = quote_etag(kept.fingerprint[:32])
+        return get_conditional_response(
+            request, etag=response["ETag"], last_modified=modified, response=response
+        )
 
 
 class DeviceLog(AppleWebService, classviews.LogViewSet):

@@ -5,7 +5,9 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import os
 import subprocess
+import sys
 import uuid
 import zipfile
 from io import BytesIO
@@ -182,9 +184,10 @@ def test_the_pass_is_kept_and_revalidates_with_if_modified_since(downloaded, vis
 
     again = visitor_client.get(ticket_url)
     unchanged = visitor_client.get(ticket_url, HTTP_IF_MODIFIED_SINCE=downloaded["Last-Modified"])
+    same = visitor_client.get(ticket_url, HTTP_IF_NONE_MATCH=downloaded["ETag"])
 
     assert again.content == downloaded.content
-    assert unchanged.status_code == 304
+    assert unchanged.status_code == 304 and same.status_code == 304
     assert ApplePass.objects.count() == 1
 
 
@@ -195,7 +198,7 @@ def test_staff_get_any_tickets_pass_and_other_visitors_a_404(apple_wallet, ticke
     stranger = client_for(UserFactory(username="stranger"))
 
     assert staff_client.get(pass_url(ticket)).status_code == 200
-    assert_problem(stranger.get(pass_url(ticket)), 404)
+    assert_problem(stranger.get(pass_url(ticket), HTTP_ACCEPT=PKPASS), 404)
 
 
 def test_without_credentials_the_answer_is_401(apple_wallet, ticket):
@@ -407,3 +410,66 @@ def test_the_pass_is_given_for_exactly_the_orders_whose_qr_image_is(
         assert pass_json(wallet.content)["voided"] == (state == "paid, then cancelled")
     else:
         assert wallet.json()["code"] == image.json()["code"] == "not_paid"
+
+
+NUL = "%00"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "expected"),
+    [
+        ("post", f"/devices/{NUL}/registrations/{PASS_TYPE_ID}/SERIAL", {"pushToken": "f"}, 400),
+        (
+            "post",
+            f"/devices/{'d' * 151}/registrations/{PASS_TYPE_ID}/SERIAL",
+            {"pushToken": "f"},
+            400,
+        ),
+        ("post", f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}/SERIAL", [], 400),
+        ("post", f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}/SERIAL", {"pushToken": 7}, 400),
+        ("post", f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}/ticket-{NUL}", None, 401),
+        ("post", f"/devices/{DEVICE}/registrations/{NUL}/SERIAL", None, 401),
+        ("delete", f"/devices/{NUL}/registrations/{PASS_TYPE_ID}/SERIAL", None, 400),
+        ("get", f"/devices/{NUL}/registrations/{PASS_TYPE_ID}", None, 400),
+        (
+            "get",
+            f"/devices/{DEVICE}/registrations/{PASS_TYPE_ID}?passesUpdatedSince={NUL}",
+            None,
+            400,
+        ),
+        ("get", f"/passes/{PASS_TYPE_ID}/{NUL}", None, 401),
+        ("get", f"/passes/{PASS_TYPE_ID}/{'s' * 10_000}", None, 401),
+        ("post", "/log", {"logs": "not a list"}, 400),
+        ("post", "/log", [], 400),
+    ],
+)
+def test_hostile_requests_to_the_web_service_are_refused_not_failed(
+    downloaded, ticket, method, path, body, expected
+):
+    """A 4xx, never a 500 (the test client raises a view's exception); on PostgreSQL a NUL
+    would reach the database's text and fail there."""
+    path = path.replace("SERIAL", f"ticket-{ticket.pk}")
+    data = json.dumps(body) if body is not None else ""
+
+    response = getattr(APIClient(), method)(
+        f"{SERVICE}{path}", data, content_type="application/json", **authorised(ticket)
+    )
+
+    assert response.status_code == expected
+    assert not Registration.objects.exists()
+
+
+def test_a_certificate_path_naming_no_file_stops_the_service_at_start(settings, tmp_path):
+    environment = {**os.environ, "DEBUG": "true", "MUSEUM_WALLET_APPLE_KEY": str(tmp_path / "no")}
+
+    started = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=settings.BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert started.returncode != 0
+    assert f"MUSEUM_WALLET_APPLE_KEY: no file at '{tmp_path / 'no'}'" in started.stderr

@@ -16,3 +16,4 @@ class WalletConfig(AppConfig):
 
         checks.register()
         register_reported("wallet_apple", checks.apple_state)
+        register_reported("wallet_google", checks.google_state)

@@ -4,6 +4,7 @@ optional: without their settings the links are absent, so nothing here makes the
 unready; what is said is what is missing, or that Apple's pass certificate is about to expire
 (devices refuse passes signed by an expired one)."""
 
+import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -19,13 +20,23 @@ APPLE_SETTINGS = (
     "MUSEUM_WALLET_APPLE_KEY",
     "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE",
 )
+GOOGLE_SETTINGS = ("MUSEUM_WALLET_GOOGLE_ISSUER_ID", "MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT")
 # A renewed certificate takes Apple's portal and a deployment: a month's notice.
 EXPIRY_WARNING = timedelta(days=30)
 
 
+def _missing(names: tuple[str, ...]) -> list[str]:
+    return [name for name in names if not getattr(settings, name)]
+
+
 def apple_missing() -> list[str]:
     """The Apple settings not set: all of them when the museum offers no Apple passes."""
-    return [name for name in APPLE_SETTINGS if not getattr(settings, name)]
+    return _missing(APPLE_SETTINGS)
+
+
+def google_missing() -> list[str]:
+    """The Google settings not set: both when the museum offers no Google passes."""
+    return _missing(GOOGLE_SETTINGS)
 
 
 def apple_certificate_expires() -> datetime:
@@ -54,18 +65,39 @@ def apple_state(now: datetime | None = None) -> str:
     return "ok"
 
 
-def check_apple_wallet(app_configs, **kwargs) -> list[checks.CheckMessage]:
-    state = apple_state()
-    if state in ("ok", "not configured"):
-        return []
-    return [
-        checks.Warning(
-            f"Apple Wallet passes: {state}.",
-            hint="docs/wallet.md says how to get and renew each of them.",
-            id="wallet.W001",
-        )
-    ]
+def google_state() -> str:
+    """ "ok", "not configured", or what is wrong: a setting missing, or a key file that is not
+    a service account's key."""
+    missing = google_missing()
+    if len(missing) == len(GOOGLE_SETTINGS):
+        return "not configured"
+    if missing:
+        return f"missing {', '.join(missing)}"
+    try:
+        key = json.loads(Path(settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT).read_text())
+        if not isinstance(key, dict) or not {"client_email", "private_key"} <= key.keys():
+            raise ValueError
+    except (OSError, ValueError):
+        return "service account key unreadable"
+    return "ok"
+
+
+def check_wallets(app_configs, **kwargs) -> list[checks.CheckMessage]:
+    said: list[checks.CheckMessage] = []
+    for wallet, state, check_id in (
+        ("Apple", apple_state(), "wallet.W001"),
+        ("Google", google_state(), "wallet.W002"),
+    ):
+        if state not in ("ok", "not configured"):
+            said.append(
+                checks.Warning(
+                    f"{wallet} Wallet passes: {state}.",
+                    hint="docs/wallet.md says how to get and renew each of them.",
+                    id=check_id,
+                )
+            )
+    return said
 
 
 def register() -> None:
-    checks.register(check_apple_wallet)
+    checks.register(check_wallets)

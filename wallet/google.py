@@ -33,6 +33,7 @@ from google.oauth2 import service_account
 from museum import i18n
 from museum.text import one_line
 from orders.models import Ticket
+from wallet import checks
 from wallet.content import PassContent, ticket_pass
 from wallet.exceptions import WalletNotConfigured, WalletUnavailable
 
@@ -44,9 +45,8 @@ GENERAL_ENTRY_CLASS = "general-entry"
 
 
 def is_configured() -> bool:
-    return bool(
-        settings.MUSEUM_WALLET_GOOGLE_ISSUER_ID and settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT
-    )
+    """Whether the museum has set up Google Wallet: both of its settings (docs/wallet.md)."""
+    return not checks.google_missing()
 
 
 @dataclass(frozen=True)

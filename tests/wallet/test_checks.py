@@ -84,3 +84,33 @@ def test_the_pass_certificate_is_warned_of_30_days_before_it_expires(
 
 def test_anyone_but_the_scraper_is_told_nothing_of_the_wallet(db, anonymous_client):
     assert "wallet_apple" not in anonymous_client.get("/readyz").json()
+
+
+def google_warnings() -> list[str]:
+    return [m.msg for m in django_checks.run_checks() if m.id == "wallet.W002"]
+
+
+@pytest.mark.parametrize(
+    ("issuer", "key", "said"),
+    [
+        ("", "", "not configured"),
+        ("3388000000012345678", "", "missing MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT"),
+        ("3388000000012345678", '{"type": "service_account"}', "service account key unreadable"),
+        ("3388000000012345678", "not json", "service account key unreadable"),
+        (
+            "3388000000012345678",
+            '{"client_email": "w@example.iam.gserviceaccount.com", "private_key": "-"}',
+            "ok",
+        ),
+    ],
+)
+def test_google_wallets_set_up_is_told_alike(db, settings, tmp_path, scraper, issuer, key, said):
+    settings.MUSEUM_WALLET_GOOGLE_ISSUER_ID = issuer
+    settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = ""
+    if key:
+        (tmp_path / "key.json").write_text(key)
+        settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = str(tmp_path / "key.json")
+
+    assert scraper.get("/readyz").json()["wallet_google"] == said
+    quiet = said in ("ok", "not configured")
+    assert google_warnings() == ([] if quiet else [f"Google Wallet passes: {said}."])

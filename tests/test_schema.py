@@ -142,6 +142,8 @@ ADDED_OPERATIONS = {
     ("/drops/{dropId}/waiting-list", "get"),
     ("/tickets/{ticketId}/wallet/apple", "get"),
     ("/tickets/{ticketId}/wallet/google", "get"),
+    ("/memberships/{membershipId}/wallet/apple", "get"),
+    ("/gift-cards/{giftCardId}/wallet/apple", "get"),
 }
 
 

@@ -1,4 +1,5 @@
-"""Apple Wallet: a ticket's .pkpass, made from its `PassContent` (wallet/content.py) with
+"""Apple Wallet: a ticket's, a member card's or a gift card's .pkpass (an event ticket, a store
+card the other two), made from its `PassContent` (wallet/content.py) with
 django_walletpass's PassBuilder and signed with the museum's pass certificate; kept as an
 `ApplePass` beside the library's `Pass` (its serial number, its random authentication token, the
 devices registered for it) and built again when what it shows has changed.
@@ -21,9 +22,18 @@ from django_walletpass.models import Pass
 from django_walletpass.services import PassBuilder
 from PIL import Image, ImageDraw, ImageFont
 
-from orders.models import Ticket
+from giftcards.models import GiftCard
+from orders.models import Membership, Ticket
 from wallet import checks
-from wallet.content import PassContent, ticket_pass
+from wallet.content import (
+    GIFT_CARD,
+    MEMBERSHIP,
+    TICKET,
+    PassContent,
+    gift_card_pass,
+    membership_pass,
+    ticket_pass,
+)
 from wallet.exceptions import WalletNotConfigured
 from wallet.models import ApplePass
 
@@ -44,9 +54,20 @@ def refuse_unless_configured() -> None:
         raise WalletNotConfigured()
 
 
+# Each kind's pass style and where its front fields go: (style, primary, secondary, auxiliary).
+# A ticket's primary field is its title; a card's, what the desk looks at first.
+STYLES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    TICKET: ("eventTicket", (), ("date", "time"), ("category", "code")),
+    MEMBERSHIP: ("storeCard", ("holder",), ("type", "valid_until"), ("card",)),
+    GIFT_CARD: ("storeCard", ("balance",), ("valid_until",), ()),
+}
+
+
 def pass_json(content: PassContent) -> dict:
     """pass.json's own fields (the builder adds the pass type, team, serial number, token and
-    web service URL): an event ticket, its barcode the token the door reads."""
+    web service URL): a ticket's an event ticket, a card's a store card, its barcode what the
+    door or the desk reads."""
+    style, primary, secondary, auxiliary = STYLES[content.kind]
 
     def fields(keys: tuple[str, ...]) -> list[dict]:
         return _fields(field for field in content.front if field.key in keys)
@@ -67,10 +88,14 @@ def pass_json(content: PassContent) -> dict:
             }
         ],
         "voided": content.voided,
-        "eventTicket": {
-            "primaryFields": [{"key": "title", "label": "", "value": content.title}],
-            "secondaryFields": fields(("date", "time")),
-            "auxiliaryFields": fields(("category", "code")),
+        style: {
+            "primaryFields": (
+                fields(primary)
+                if primary
+                else [{"key": "title", "label": "", "value": content.title}]
+            ),
+            "secondaryFields": fields(secondary),
+            "auxiliaryFields": fields(auxiliary),
             "backFields": _fields(content.back),
         },
     }
@@ -140,11 +165,28 @@ def _kept(serial: str) -> ApplePass | None:
 
 
 def ticket_apple_pass(*, ticket: Ticket) -> ApplePass:
-    """The ticket's pass as it should be now: the kept one, or one built afresh when what it
-    shows changed (its `pazz.updated_at`, Apple's Last-Modified, moves then) or on first use.
-    Whether the asker may have it is the caller's question."""
+    """The ticket's pass as it should be now (kept_pass). Whether the asker may have it is the
+    caller's question."""
+    return kept_pass(content=ticket_pass(ticket), ticket=ticket)
+
+
+def membership_apple_pass(*, membership: Membership) -> ApplePass:
+    """The member card's pass as it should be now (kept_pass); the caller asks whether the
+    asker may have it and whether the membership has a card."""
+    return kept_pass(content=membership_pass(membership), membership=membership)
+
+
+def gift_card_apple_pass(*, card: GiftCard) -> ApplePass:
+    """The gift card's pass as it should be now (kept_pass); the caller asks whether the asker
+    may have it and whether the card is issued."""
+    return kept_pass(content=gift_card_pass(card), gift_card=card)
+
+
+def kept_pass(*, content: PassContent, **owner) -> ApplePass:
+    """The pass of `content` as it should be now: the kept one, or one built afresh when what it
+    shows changed (its `pazz.updated_at`, Apple's Last-Modified, moves then) or on first use,
+    kept for `owner` (its ticket, membership or gift card)."""
     refuse_unless_configured()
-    content = ticket_pass(ticket)
     data = pass_json(content)
     made = fingerprint(data)
     kept = _kept(content.serial)
@@ -167,9 +209,7 @@ def ticket_apple_pass(*, ticket: Ticket) -> ApplePass:
                 serial_number=content.serial,
                 authentication_token=token,
             )
-            return ApplePass.objects.create(
-                pazz=pazz, ticket=ticket, fingerprint=made, pkpass=pkpass
-            )
+            return ApplePass.objects.create(pazz=pazz, fingerprint=made, pkpass=pkpass, **owner)
     except IntegrityError:
         # Two first requests at once: the pass (serial, type) is unique; the other's is kept.
         found = _kept(content.serial)
@@ -180,14 +220,26 @@ def ticket_apple_pass(*, ticket: Ticket) -> ApplePass:
 
 def refreshed(pazz: Pass) -> ApplePass | None:
     """A pass of ours as it should be now, for Apple's web service (which has only the pass);
-    None for a pass that is not a ticket's of ours."""
+    None for a pass that is not one of ours. Built whatever its owner's state now (a cancelled
+    membership's pass, voided), as a device already holds it."""
     kept = (
         ApplePass.objects.select_related(
-            "pazz", "ticket__order", "ticket__event", "ticket__slot", "ticket__category"
+            "pazz",
+            "ticket__order",
+            "ticket__event",
+            "ticket__slot",
+            "ticket__category",
+            "membership__membership_type",
+            "gift_card",
         )
         .filter(pazz=pazz)
         .first()
     )
     if kept is None:
         return None
+    if kept.membership is not None:
+        return membership_apple_pass(membership=kept.membership)
+    if kept.gift_card is not None:
+        return gift_card_apple_pass(card=kept.gift_card)
+    assert kept.ticket is not None
     return ticket_apple_pass(ticket=kept.ticket)

@@ -19,7 +19,7 @@ import json
 import logging
 from datetime import UTC, datetime
 
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
@@ -126,8 +126,15 @@ class UpdatedPasses(AppleWebService, classviews.RegistrationsViewSet):
             pass_type_identifier=pass_type_id,
         )
         # What changed and was not built again yet (a pass is rebuilt when asked for): the
-        # passes of tickets still to come, the only ones whose content can still matter.
-        for pazz in passes.filter(museum_pass__ticket__date__gte=timezone.localdate()):
+        # passes of tickets still to come, the only tickets whose content can still matter, and
+        # every member card's and gift card's (a renewal, a refund credited back, an expiry:
+        # any can change one, and a device holds few).
+        current = (
+            Q(museum_pass__ticket__date__gte=timezone.localdate())
+            | Q(museum_pass__membership__isnull=False)
+            | Q(museum_pass__gift_card__isnull=False)
+        )
+        for pazz in passes.filter(current):
             apple.refreshed(pazz)
         if since is not None:
             passes = passes.filter(updated_at__gt=since)

@@ -1,7 +1,11 @@
 from django.urls import path
 
 from wallet.google_views import TicketGoogleWalletView
-from wallet.views import TicketAppleWalletPassView
+from wallet.views import (
+    GiftCardAppleWalletPassView,
+    MembershipAppleWalletPassView,
+    TicketAppleWalletPassView,
+)
 
 urlpatterns = [
     path(
@@ -13,5 +17,15 @@ urlpatterns = [
         "tickets/<uuid:ticketId>/wallet/google",
         TicketGoogleWalletView.as_view(),
         name="ticket-google-wallet",
+    ),
+    path(
+        "memberships/<uuid:membershipId>/wallet/apple",
+        MembershipAppleWalletPassView.as_view(),
+        name="membership-apple-wallet-pass",
+    ),
+    path(
+        "gift-cards/<uuid:giftCardId>/wallet/apple",
+        GiftCardAppleWalletPassView.as_view(),
+        name="gift-card-apple-wallet-pass",
     ),
 ]

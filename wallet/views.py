@@ -1,4 +1,5 @@
-"""The API's wallet passes of a ticket: Apple's .pkpass (Google's save link joins it here)."""
+"""The API's wallet passes of a ticket, a member card and a gift card: Apple's .pkpass (Google's
+save link joins it here)."""
 
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
@@ -7,11 +8,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.views import APIView
 
+from giftcards.selectors import printable_card
 from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer, PNGRenderer
 from museum.schema import problems
+from orders.selectors import printable_membership
 from tickets.selectors import viewable_ticket
 from wallet import apple
+from wallet.models import ApplePass
 
 
 class PKPassRenderer(PNGRenderer):
@@ -45,15 +49,82 @@ class TicketAppleWalletPassView(StrictQueryParameters, APIView):
     def get(self, request, ticketId):
         apple.refuse_unless_configured()
         ticket = viewable_ticket(ticket_id=ticketId, viewer=request.user)
-        kept = apple.ticket_apple_pass(ticket=ticket)
-        response = HttpResponse(bytes(kept.pkpass), content_type=apple.PKPASS)
-        response["Content-Disposition"] = 'attachment; filename="ticket.pkpass"'
-        modified = int(kept.pazz.updated_at.timestamp())
-        response["Last-Modified"] = http_date(modified)
-        # Asked again each time: a cancellation must reach the next download.
-        patch_cache_control(response, private=True, no_cache=True)
-        # Last-Modified counts seconds: the ETag tells two builds within one second apart.
-        response["ETag"] = quote_etag(kept.fingerprint[:32])
-        return get_conditional_response(
-            request, etag=response["ETag"], last_modified=modified, response=response
-        )
+        return pkpass_response(request, apple.ticket_apple_pass(ticket=ticket), "ticket")
+
+
+def pkpass_response(request, kept: ApplePass, name: str) -> HttpResponse:
+    """The kept pass as a download, revalidated by Last-Modified and ETag."""
+    response = HttpResponse(bytes(kept.pkpass), content_type=apple.PKPASS)
+    response["Content-Disposition"] = f'attachment; filename="{name}.pkpass"'
+    modified = int(kept.pazz.updated_at.timestamp())
+    response["Last-Modified"] = http_date(modified)
+    # Asked again each time: a cancellation must reach the next download.
+    patch_cache_control(response, private=True, no_cache=True)
+    # Last-Modified counts seconds: the ETag tells two builds within one second apart.
+    response["ETag"] = quote_etag(kept.fingerprint[:32])
+    return get_conditional_response(
+        request, etag=response["ETag"], last_modified=modified, response=response
+    )
+
+
+class MembershipAppleWalletPassView(StrictQueryParameters, APIView):
+    renderer_classes = [MuseumJSONRenderer, PKPassRenderer]
+
+    @extend_schema(
+        operation_id="getMembershipAppleWalletPass",
+        summary="Get the member's card as an Apple Wallet pass",
+        description=(
+            "The member's card as a signed Apple Wallet pass (.pkpass, a store card) in the "
+            "membership's language: the holder's name, the type, the last valid day and the "
+            "card's code, its barcode the card's token the door reads (a replaced card's pass "
+            "no longer admits: download it again). Updated by Apple's web service when what it "
+            "shows changes (a renewal); voided once the membership is cancelled or expired. "
+            "For whoever may have the card (its buyer and staff): anyone else gets 404; a "
+            "membership not paid yet (or a gift not redeemed yet) or cancelled has none: 409 "
+            "`no_membership_card`. 404 `wallet_not_configured` while the museum offers no "
+            "Apple passes. `Last-Modified` and `ETag` revalidate it."
+        ),
+        tags=["Memberships"],
+        parameters=[OpenApiParameter("membershipId", OpenApiTypes.UUID, OpenApiParameter.PATH)],
+        responses={
+            (200, apple.PKPASS): OpenApiResponse(OpenApiTypes.BINARY, "The card's pass."),
+            **problems(401, 404, 409),
+        },
+    )
+    def get(self, request, membershipId):
+        apple.refuse_unless_configured()
+        membership = printable_membership(membership_id=membershipId, viewer=request.user)
+        kept = apple.membership_apple_pass(membership=membership)
+        return pkpass_response(request, kept, "member-card")
+
+
+class GiftCardAppleWalletPassView(StrictQueryParameters, APIView):
+    renderer_classes = [MuseumJSONRenderer, PKPassRenderer]
+
+    @extend_schema(
+        operation_id="getGiftCardAppleWalletPass",
+        summary="Get the gift card as an Apple Wallet pass",
+        description=(
+            "The gift card as a signed Apple Wallet pass (.pkpass, a store card) in the card's "
+            "language: what it holds now and the last day it may be spent, its barcode the "
+            "card's code the desk scans. Updated by Apple's web service when what it shows "
+            "changes (each payment with it); voided once nothing is left on it or it expired. "
+            "For its buyer and staff; anyone else gets 404. A card whose order is not paid yet "
+            "has none: 409 `gift_card_not_issued`. 404 `wallet_not_configured` while the "
+            "museum offers no Apple passes. `Last-Modified` and `ETag` revalidate it."
+        ),
+        tags=["Gift cards"],
+        parameters=[OpenApiParameter("giftCardId", OpenApiTypes.UUID, OpenApiParameter.PATH)],
+        responses={
+            (200, apple.PKPASS): OpenApiResponse(OpenApiTypes.BINARY, "The card's pass."),
+            **problems(401, 404, 409),
+        },
+    )
+    def get(self, request, giftCardId):
+        apple.refuse_unless_configured()
+        card = printable_card(card_id=giftCardId, viewer=request.user)
+        kept = apple.gift_card_apple_pass(card=card)
+        response = pkpass_response(request, kept, "gift-card")
+        # Its code spends the card: kept by no cache on the way, as its PDF.
+        patch_cache_control(response, no_store=True)
+        return response

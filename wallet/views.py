@@ -52,14 +52,17 @@ class TicketAppleWalletPassView(StrictQueryParameters, APIView):
         return pkpass_response(request, apple.ticket_apple_pass(ticket=ticket), "ticket")
 
 
-def pkpass_response(request, kept: ApplePass, name: str) -> HttpResponse:
-    """The kept pass as a download, revalidated by Last-Modified and ETag."""
+def pkpass_response(request, kept: ApplePass, name: str, *, no_store: bool = False):
+    """The kept pass as a download, revalidated by Last-Modified and ETag (a 304 then); kept by
+    no cache on the way with `no_store`."""
     response = HttpResponse(bytes(kept.pkpass), content_type=apple.PKPASS)
     response["Content-Disposition"] = f'attachment; filename="{name}.pkpass"'
     modified = int(kept.pazz.updated_at.timestamp())
     response["Last-Modified"] = http_date(modified)
     # Asked again each time: a cancellation must reach the next download.
     patch_cache_control(response, private=True, no_cache=True)
+    if no_store:
+        patch_cache_control(response, no_store=True)
     # Last-Modified counts seconds: the ETag tells two builds within one second apart.
     response["ETag"] = quote_etag(kept.fingerprint[:32])
     return get_conditional_response(
@@ -124,7 +127,5 @@ class GiftCardAppleWalletPassView(StrictQueryParameters, APIView):
         apple.refuse_unless_configured()
         card = printable_card(card_id=giftCardId, viewer=request.user)
         kept = apple.gift_card_apple_pass(card=card)
-        response = pkpass_response(request, kept, "gift-card")
         # Its code spends the card: kept by no cache on the way, as its PDF.
-        patch_cache_control(response, no_store=True)
-        return response
+        return pkpass_response(request, kept, "gift-card", no_store=True)

@@ -9,3 +9,8 @@ class WalletConfig(AppConfig):
 
     name = "wallet"
     verbose_name = "Wallet passes"
+
+    def ready(self):
+        from wallet import receivers
+
+        receivers.connect()

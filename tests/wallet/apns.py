@@ -47,6 +47,8 @@ class FakeApns:
     port: int = 0
     status: int = 200
     pushes: list[Push] = field(default_factory=list)
+    # The public half of the museum's APNs key: what APNs verifies the pushes' JWTs with.
+    public_key: ec.EllipticCurvePublicKey | None = None
 
     @property
     def url(self) -> str:

@@ -24,6 +24,7 @@ from orders.services.changes import change_contact, move_order
 from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory
 from tests.orders.conftest import order_body
+from tests.servers import free_port
 from tests.wallet.apns import FakeApns, Server, server_certificate
 from tests.wallet.conftest import PASS_TYPE_ID, TEAM_ID
 from wallet.models import ApplePass
@@ -58,7 +59,7 @@ def apns(apple_wallet, settings, tmp_path, monkeypatch):
     settings.MUSEUM_WALLET_APPLE_APNS_KEY = str(p8)
     settings.MUSEUM_WALLET_APPLE_APNS_KEY_ID = KEY_ID
     settings.MUSEUM_WALLET_APPLE_APNS_URL = state.url
-    state.public_key = signing.public_key()  # type: ignore[attr-defined]
+    state.public_key = signing.public_key()
     yield state
     server.stop()
 
@@ -202,26 +203,31 @@ def test_a_device_apns_calls_unregistered_loses_its_registration(apns, visitor_c
     assert enqueued(push_pass_update) == []
 
 
+@pytest.mark.parametrize("down", ["answering 503", "unreachable"])
 def test_with_apns_down_the_push_is_enqueued_again_and_a_later_run_pushes(
-    apns, visitor_client, order_id
+    down, apns, settings, visitor_client, order_id
 ):
     ticket = tickets_of(order_id)[0]
     in_wallet(visitor_client, ticket)
-    apns.status = 503
+    if down == "unreachable":
+        settings.MUSEUM_WALLET_APPLE_APNS_URL = f"https://127.0.0.1:{free_port()}"
+    else:
+        apns.status = 503
 
-    visitor_client.post(f"/v1.1/orders/{order_id}/cancel")
+    cancelled = visitor_client.post(f"/v1.1/orders/{order_id}/cancel")
     run_task_worker()
     [retry] = enqueued(push_pass_update)
-    apns.status = 200
+    apns.status, settings.MUSEUM_WALLET_APPLE_APNS_URL = 200, apns.url
     run_task_worker()  # not due yet: RETRY's first wait
-    not_yet = len(apns.pushes)
+    before_due = len(apns.pushes)
     with time_machine.travel(timezone.now() + dt.timedelta(minutes=2)):
         run_task_worker()
 
+    assert cancelled.status_code == 200  # the sale never waits for APNs
     assert retry.args_kwargs["kwargs"]["attempt"] == 2
     assert retry.args_kwargs["kwargs"]["push_tokens"] == [PUSH_TOKEN]
-    assert not_yet == 1
-    assert len(apns.pushes) == 2 and apns.pushes[-1].device_token == PUSH_TOKEN
+    assert before_due == (1 if down == "answering 503" else 0)
+    assert apns.pushes[-1].device_token == PUSH_TOKEN and len(apns.pushes) == before_due + 1
     assert Registration.objects.filter(push_token=PUSH_TOKEN).exists()
     assert len(enqueued(push_pass_update)) == 1  # pushed: nothing more
 

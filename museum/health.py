@@ -4,6 +4,7 @@ only to the metrics scraper (its token or a listed address), the status alone to
 
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
@@ -72,6 +73,15 @@ def _task_queue() -> str:
     return "ok"
 
 
+# What the apps above add to /readyz's details, each registered by its own app (AppConfig.ready):
+# optional parts (a wallet's certificates) that an operator reads, never a reason to be unready.
+_REPORTED: dict[str, Callable[[], str]] = {}
+
+
+def register_reported(name: str, state: Callable[[], str]) -> None:
+    _REPORTED[name] = state
+
+
 # Not for the load balancer: a stopped task worker must not take every web node out of service.
 # For a deployment's gate ("is the new release serving and worked?") and for alerts.
 @never_cache
@@ -85,7 +95,9 @@ def readyz(request):
     parts["tasks"] = _task_queue() if parts["database"] == "ok" else "unknown"
     ready = all(state == "ok" for state in parts.values())
     # The queue's state (how long tasks wait, whether a worker runs) is the operator's.
-    details = parts if may_scrape(request) else {}
+    details = {}
+    if may_scrape(request):
+        details = {**parts, **{name: state() for name, state in _REPORTED.items()}}
     return JsonResponse(
         {"status": "ok" if ready else "unavailable", **details}, status=200 if ready else 503
     )

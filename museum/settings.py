@@ -828,6 +828,24 @@ if min(MUSEUM_AUDIT_RETENTION_DAYS, MUSEUM_AVAILABILITY_WEBHOOK_SECONDS) < 1:
         "MUSEUM_AUDIT_RETENTION_DAYS and MUSEUM_AVAILABILITY_WEBHOOK_SECONDS must be 1+"
     )
 
+# Wallet, Google (docs/wallet.md, "Google Wallet"): the issuer id from the Google Pay & Wallet
+# Console and the path of a service account's JSON key file, both set or the links are absent
+# (404 `wallet_not_configured`). Tests point the REST API at a stand-in; its calls are made while
+# a visitor waits for the save link, so they give up soon (503 `wallet_unavailable`).
+MUSEUM_WALLET_GOOGLE_ISSUER_ID = os.environ.get("MUSEUM_WALLET_GOOGLE_ISSUER_ID", "").strip()
+MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = envfile("MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT")
+MUSEUM_WALLET_GOOGLE_API_URL = (
+    os.environ.get("MUSEUM_WALLET_GOOGLE_API_URL", "").strip().rstrip("/")
+    or "https://walletobjects.googleapis.com/walletobjects/v1"
+)
+MUSEUM_WALLET_GOOGLE_TIMEOUT = envfloat("MUSEUM_WALLET_GOOGLE_TIMEOUT", 5.0)
+if MUSEUM_WALLET_GOOGLE_ISSUER_ID and not MUSEUM_WALLET_GOOGLE_ISSUER_ID.isdigit():
+    raise ImproperlyConfigured("MUSEUM_WALLET_GOOGLE_ISSUER_ID must be the console's number")
+if not MUSEUM_WALLET_GOOGLE_API_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured("MUSEUM_WALLET_GOOGLE_API_URL must start with https:// or http://")
+if not 0 < MUSEUM_WALLET_GOOGLE_TIMEOUT <= 30:
+    raise ImproperlyConfigured("MUSEUM_WALLET_GOOGLE_TIMEOUT must be more than 0 and at most 30")
+
 # Local work prints each email, its attachments by name (museum/mail.py); production sets SMTP.
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "museum.mail.ConsoleEmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")

@@ -141,6 +141,7 @@ ADDED_OPERATIONS = {
     ("/drops/{dropId}/waiting-list", "post"),
     ("/drops/{dropId}/waiting-list", "get"),
     ("/tickets/{ticketId}/wallet/apple", "get"),
+    ("/tickets/{ticketId}/wallet/google", "get"),
 }
 
 

@@ -22,6 +22,7 @@ from django_walletpass.services import PassBuilder
 from PIL import Image, ImageDraw, ImageFont
 
 from orders.models import Ticket
+from wallet import checks
 from wallet.content import PassContent, ticket_pass
 from wallet.exceptions import WalletNotConfigured
 from wallet.models import ApplePass
@@ -35,15 +36,7 @@ INK, PAPER, GREY = "rgb(20, 20, 20)", "rgb(255, 255, 255)", "rgb(90, 90, 90)"
 
 def configured() -> bool:
     """Whether the museum has set up Apple Wallet: all five of its settings (docs/wallet.md)."""
-    return all(
-        (
-            settings.MUSEUM_WALLET_APPLE_PASS_TYPE_ID,
-            settings.MUSEUM_WALLET_APPLE_TEAM_ID,
-            settings.MUSEUM_WALLET_APPLE_CERTIFICATE,
-            settings.MUSEUM_WALLET_APPLE_KEY,
-            settings.MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE,
-        )
-    )
+    return not checks.apple_missing()
 
 
 def refuse_unless_configured() -> None:

@@ -11,6 +11,10 @@ class WalletConfig(AppConfig):
     verbose_name = "Wallet passes"
 
     def ready(self):
-        from wallet import receivers
+        from museum.health import register_reported
+        from wallet import checks, receivers
 
+        checks.register()
+        register_reported("wallet_apple", checks.apple_state)
+        register_reported("wallet_google", checks.google_state)
         receivers.connect()

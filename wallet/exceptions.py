@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext_lazy as _
 
-from museum.exceptions import NotFound
+from museum.exceptions import MuseumProblem, NotFound
 
 
 class WalletNotConfigured(NotFound):
@@ -12,3 +12,14 @@ class WalletNotConfigured(NotFound):
     default_code = "wallet_not_configured"
     title = _("Wallet not configured")
     default_detail = _("The museum does not offer passes for this wallet.")
+
+
+class WalletUnavailable(MuseumProblem):
+    """A wallet's provider (Google Wallet's API) failed us or did not answer in time: nothing
+    was saved, and the visitor may ask again."""
+
+    kind = "unavailable"
+    default_code = "wallet_unavailable"
+    title = _("Service Unavailable")
+    default_detail = _("The wallet cannot be reached for a moment. Please try again shortly.")
+    retry_after = 30

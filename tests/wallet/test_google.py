@@ -1,0 +1,279 @@
+"""Google Wallet save links for tickets, against a stand-in for Google on loopback
+(tests/wallet/google_fake.py) with a service account's key made at test time."""
+
+import base64
+import datetime as dt
+import json
+import socket
+import uuid
+
+import pytest
+import time_machine
+from django.utils import timezone
+from google.auth import crypt, jwt
+
+from hours.models import EntrySlot
+from orders import tokens
+from orders.models import OrderStatus
+from tests.conftest import assert_problem, client_for
+from tests.factories import (
+    MuseumDayFactory,
+    SpecialEventFactory,
+    TicketFactory,
+    UserFactory,
+    days_from_today,
+)
+from tests.tickets.test_every_face_agrees import NOW, ORDERS, TODAY
+from tests.wallet.google_fake import API_PATH, TOKEN_PATH, FakeGoogle, ServiceAccount
+from wallet.google import SAVE_URL, wallet_client
+
+ISSUER = "3388000000012345678"
+# Google's limit for a link is about 2,000 characters; the save link must stay well under it.
+LONGEST_LINK = 1800
+
+
+@pytest.fixture
+def google(settings, httpserver, tmp_path) -> FakeGoogle:
+    account = ServiceAccount.make(token_uri=httpserver.url_for(TOKEN_PATH))
+    key_file = tmp_path / "google-wallet.json"
+    key_file.write_text(json.dumps(account.key_json))
+    settings.MUSEUM_WALLET_GOOGLE_ISSUER_ID = ISSUER
+    settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = str(key_file)
+    settings.MUSEUM_WALLET_GOOGLE_API_URL = httpserver.url_for(API_PATH)
+    settings.MUSEUM_PUBLIC_URL = "https://tickets.museum.example"
+    # A zone with an offset, so that the pass's times are seen to carry it.
+    settings.TIME_ZONE = "Europe/Amsterdam"
+    fake = FakeGoogle(account)
+    fake.install(httpserver)
+    return fake
+
+
+@pytest.fixture
+def ticket(visitor):
+    day = MuseumDayFactory(date=days_from_today(3))
+    slot = EntrySlot.objects.create(day=day, entry_time=dt.time(10, 30), capacity=10)
+    return TicketFactory(buyer=visitor, date=day.date, slot=slot, order__slot=slot)
+
+
+def link_url(ticket_or_id) -> str:
+    return f"/v1.1/tickets/{getattr(ticket_or_id, 'pk', ticket_or_id)}/wallet/google"
+
+
+def object_id(ticket) -> str:
+    return f"{ISSUER}.ticket-{ticket.pk}"
+
+
+def claims_of(save_url: str, google: FakeGoogle) -> dict:
+    """The save link's claims, once its RS256 signature verifies with the service account's
+    certificate. Google's save JWT has no `exp` (its reference lists none), which jwt.decode's
+    verification requires: the signature is checked by google-auth's verifier itself."""
+    token = save_url.removeprefix(SAVE_URL)
+    signed, _, signature = token.rpartition(".")
+    assert jwt.decode_header(token) == {"alg": "RS256", "typ": "JWT", "kid": "test-key"}
+    assert crypt.verify_signature(
+        signed.encode(),
+        base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)),
+        google.account.certificate_pem,
+    )
+    claims = jwt.decode(token, verify=False)
+    assert claims["aud"] == "google"
+    return claims
+
+
+def test_the_save_link_is_signed_by_the_service_account_and_names_only_the_saved_object(
+    google, visitor_client, ticket
+):
+    response = visitor_client.get(link_url(ticket))
+
+    assert response.status_code == 200
+    save_url = response.json()["saveUrl"]
+    assert save_url.startswith(SAVE_URL) and len(save_url) < LONGEST_LINK
+    claims = claims_of(save_url, google)
+    assert claims["iss"] == google.account.key_json["client_email"]
+    assert claims["typ"] == "savetowallet"
+    assert claims["origins"] == ["https://tickets.museum.example"]
+    assert claims["payload"] == {
+        "eventTicketObjects": [{"id": object_id(ticket), "classId": f"{ISSUER}.general-entry"}]
+    }
+    assert object_id(ticket) in google.objects
+
+
+def test_the_saved_object_carries_the_doors_token_and_the_slots_start(
+    google, visitor_client, ticket
+):
+    visitor_client.get(link_url(ticket))
+
+    saved = google.objects[object_id(ticket)]
+    assert saved["classId"] in google.classes
+    assert saved["state"] == "ACTIVE"
+    assert saved["barcode"]["type"] == "QR_CODE"
+    claim = tokens.verify_ticket_token(saved["barcode"]["value"])
+    assert (claim.ticket_id, claim.date) == (ticket.pk, ticket.date)
+    start = timezone.make_aware(dt.datetime.combine(ticket.date, dt.time(10, 30)))
+    assert saved["validTimeInterval"]["start"]["date"] == start.isoformat()
+    assert start.isoformat().endswith(("+01:00", "+02:00"))
+    headers = {module["id"]: module["header"] for module in saved["textModulesData"]}
+    assert headers["code"] == "Order"
+
+
+def test_the_class_is_named_in_every_offered_language(google, visitor_client, visitor):
+    event = SpecialEventFactory(
+        name="Night at the museum", name_de="Nacht im Museum", dates=[days_from_today(3)]
+    )
+    ticket = TicketFactory(buyer=visitor, ticket_type="event", event=event, date=days_from_today(3))
+
+    visitor_client.get(link_url(ticket))
+
+    name = google.classes[f"{ISSUER}.event-{event.pk}"]["eventName"]
+    assert name["defaultValue"] == {"language": "en", "value": "Night at the museum"}
+    translated = {each["language"]: each["value"] for each in name["translatedValues"]}
+    assert set(translated) == {"de", "fr", "nl", "es"}
+    assert translated["de"] == "Nacht im Museum"
+    # A language without the event's name in it reads the museum's.
+    assert translated["fr"] == "Night at the museum"
+
+
+def test_asking_again_updates_the_object_to_what_the_ticket_shows_now(
+    google, visitor_client, ticket
+):
+    assert visitor_client.get(link_url(ticket)).status_code == 200
+    type(ticket).objects.filter(pk=ticket.pk).update(cancelled_at=timezone.now())
+
+    again = visitor_client.get(link_url(ticket))
+
+    assert again.status_code == 200
+    assert google.objects[object_id(ticket)]["state"] == "INACTIVE"
+    assert google.calls.count(("PUT", "eventTicketObject")) == 1
+    # The class is inserted once; this process remembers it is there.
+    assert google.calls.count(("POST", "eventTicketClass")) == 1
+
+
+def test_the_client_reads_back_what_google_holds(google, visitor_client, ticket):
+    visitor_client.get(link_url(ticket))
+
+    client = wallet_client()
+
+    assert client.read_object(object_id(ticket)) == google.objects[object_id(ticket)]
+    assert client.read_object(f"{ISSUER}.ticket-{uuid.uuid4()}") is None
+
+
+def test_a_browser_is_redirected_to_the_save_link(google, visitor_client, ticket):
+    response = visitor_client.get(
+        link_url(ticket), HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8"
+    )
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(SAVE_URL)
+    assert claims_of(response["Location"], google)["payload"]["eventTicketObjects"][0][
+        "id"
+    ] == object_id(ticket)
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    ["errors", "refused", "unreachable", "key missing", "key not JSON", "key a list", "key empty"],
+)
+def test_google_failing_is_a_503_wallet_unavailable_with_retry_after(
+    google, visitor_client, ticket, settings, tmp_path, caplog, failure
+):
+    if failure == "errors":
+        google.down = True
+    elif failure == "refused":
+        google.refusal = "Invalid barcode value."
+    elif failure == "unreachable":
+        settings.MUSEUM_WALLET_GOOGLE_API_URL = f"http://127.0.0.1:{closed_port()}{API_PATH}"
+    else:
+        # The operator's mistake, told in the log; the visitor is told to come back.
+        broken = tmp_path / "broken.json"
+        contents = {"key not JSON": "PRIVATE KEY", "key a list": "[]", "key empty": "{}"}
+        if failure in contents:
+            broken.write_text(contents[failure])
+        settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = str(broken)
+
+    response = visitor_client.get(link_url(ticket))
+
+    assert assert_problem(response, 503)["code"] == "wallet_unavailable"
+    assert int(response["Retry-After"]) > 0
+    if failure == "refused":
+        # What Google refused is the operator's to read.
+        assert "answered 400 Invalid barcode value." in caplog.text
+
+
+def test_staff_get_any_tickets_link_and_other_visitors_nothing(google, staff_client, ticket):
+    stranger = client_for(UserFactory(username="stranger"))
+
+    assert staff_client.get(link_url(ticket)).status_code == 200
+    assert assert_problem(stranger.get(link_url(ticket)), 404)["code"] == "not_found"
+    assert assert_problem(stranger.get(link_url(uuid.uuid4())), 404)["code"] == "not_found"
+    assert not google.objects.keys() - {object_id(ticket)}
+
+
+def test_an_unpaid_orders_ticket_has_no_pass(google, visitor_client, visitor):
+    ticket = TicketFactory(
+        buyer=visitor,
+        date=days_from_today(3),
+        order__status=OrderStatus.HELD,
+        order__confirmed_at=None,
+        order__hold_expires_at=timezone.now() + dt.timedelta(minutes=10),
+    )
+
+    response = visitor_client.get(link_url(ticket))
+
+    assert assert_problem(response, 409)["code"] == "not_paid"
+    assert google.calls == []
+
+
+def test_signing_in_is_needed(google, anonymous_client, ticket):
+    assert_problem(anonymous_client.get(link_url(ticket)), 401)
+
+
+@pytest.mark.parametrize("missing", ["issuer", "key"])
+def test_a_museum_without_google_wallet_answers_404_wallet_not_configured(
+    google, visitor_client, ticket, settings, missing
+):
+    if missing == "issuer":
+        settings.MUSEUM_WALLET_GOOGLE_ISSUER_ID = ""
+    else:
+        settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = ""
+
+    for ticket_id in (ticket.pk, uuid.uuid4()):
+        response = visitor_client.get(link_url(ticket_id))
+        assert assert_problem(response, 404)["code"] == "wallet_not_configured"
+    assert google.calls == []
+
+
+def test_the_object_speaks_its_orders_language(google, visitor_client, visitor):
+    ticket = TicketFactory(buyer=visitor, date=days_from_today(3), order__language="de")
+
+    visitor_client.get(link_url(ticket), HTTP_ACCEPT_LANGUAGE="fr")
+
+    headers = {m["id"]: m["header"] for m in google.objects[object_id(ticket)]["textModulesData"]}
+    assert headers["date"] == "Datum"
+
+
+@pytest.mark.parametrize("state", list(ORDERS))
+def test_the_link_is_given_for_exactly_the_orders_whose_qr_image_is(state, google, staff_client):
+    """One rule for the ticket's image and its passes (tickets.selectors.viewable_ticket), asked
+    the orders tests/tickets/test_every_face_agrees.py asks every face."""
+    MuseumDayFactory(date=TODAY)
+    order = ORDERS[state]()
+    ticket = order.tickets.order_by("confirmation_code").first()
+    assert ticket is not None
+
+    with time_machine.travel(NOW, tick=False):
+        image = staff_client.get(f"/v1.1/tickets/{ticket.pk}/qr")
+        link = staff_client.get(link_url(ticket))
+
+    assert link.status_code == image.status_code
+    if image.status_code == 200:
+        state_at_google = google.objects[object_id(ticket)]["state"]
+        assert state_at_google == ("INACTIVE" if state == "paid, then cancelled" else "ACTIVE")
+    else:
+        assert link.json()["code"] == image.json()["code"] == "not_paid"
+        assert google.objects == {}

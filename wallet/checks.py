@@ -1,0 +1,103 @@
+"""Whether the museum's wallet passes can be given, said where operators look: a system check
+(every `manage.py` command and every start) and /readyz's details for the scraper. Passes are
+optional: without their settings the links are absent, so nothing here makes the service
+unready; what is said is what is missing, or that Apple's pass certificate is about to expire
+(devices refuse passes signed by an expired one)."""
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from cryptography import x509
+from django.conf import settings
+from django.core import checks
+from django.utils import timezone
+
+APPLE_SETTINGS = (
+    "MUSEUM_WALLET_APPLE_PASS_TYPE_ID",
+    "MUSEUM_WALLET_APPLE_TEAM_ID",
+    "MUSEUM_WALLET_APPLE_CERTIFICATE",
+    "MUSEUM_WALLET_APPLE_KEY",
+    "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE",
+)
+GOOGLE_SETTINGS = ("MUSEUM_WALLET_GOOGLE_ISSUER_ID", "MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT")
+# A renewed certificate takes Apple's portal and a deployment: a month's notice.
+EXPIRY_WARNING = timedelta(days=30)
+
+
+def _missing(names: tuple[str, ...]) -> list[str]:
+    return [name for name in names if not getattr(settings, name)]
+
+
+def apple_missing() -> list[str]:
+    """The Apple settings not set: all of them when the museum offers no Apple passes."""
+    return _missing(APPLE_SETTINGS)
+
+
+def google_missing() -> list[str]:
+    """The Google settings not set: both when the museum offers no Google passes."""
+    return _missing(GOOGLE_SETTINGS)
+
+
+def apple_certificate_expires() -> datetime:
+    """When the pass certificate stops being valid (its notAfter)."""
+    pem = Path(settings.MUSEUM_WALLET_APPLE_CERTIFICATE).read_bytes()
+    return x509.load_pem_x509_certificate(pem).not_valid_after_utc
+
+
+def apple_state(now: datetime | None = None) -> str:
+    """ "ok", "not configured", or what is wrong: the settings missing, the certificate
+    expiring within EXPIRY_WARNING or expired."""
+    missing = apple_missing()
+    if len(missing) == len(APPLE_SETTINGS):
+        return "not configured"
+    if missing:
+        return f"missing {', '.join(missing)}"
+    now = now or timezone.now()
+    try:
+        expires = apple_certificate_expires()
+    except (OSError, ValueError):
+        return "certificate unreadable"
+    if expires <= now:
+        return f"certificate expired on {expires.date().isoformat()}"
+    if expires - now <= EXPIRY_WARNING:
+        return f"certificate expires on {expires.date().isoformat()}"
+    return "ok"
+
+
+def google_state() -> str:
+    """ "ok", "not configured", or what is wrong: a setting missing, or a key file that is not
+    a service account's key."""
+    missing = google_missing()
+    if len(missing) == len(GOOGLE_SETTINGS):
+        return "not configured"
+    if missing:
+        return f"missing {', '.join(missing)}"
+    try:
+        key = json.loads(Path(settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT).read_text())
+        if not isinstance(key, dict) or not {"client_email", "private_key"} <= key.keys():
+            raise ValueError
+    except (OSError, ValueError):
+        return "service account key unreadable"
+    return "ok"
+
+
+def check_wallets(app_configs, **kwargs) -> list[checks.CheckMessage]:
+    said: list[checks.CheckMessage] = []
+    for wallet, state, check_id in (
+        ("Apple", apple_state(), "wallet.W001"),
+        ("Google", google_state(), "wallet.W002"),
+    ):
+        if state not in ("ok", "not configured"):
+            said.append(
+                checks.Warning(
+                    f"{wallet} Wallet passes: {state}.",
+                    hint="docs/wallet.md says how to get and renew each of them.",
+                    id=check_id,
+                )
+            )
+    return said
+
+
+def register() -> None:
+    checks.register(check_wallets)

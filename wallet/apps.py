@@ -17,4 +17,5 @@ class WalletConfig(AppConfig):
         checks.register()
         register_reported("wallet_apple", checks.apple_state)
         register_reported("wallet_google", checks.google_state)
+        register_reported("wallet_apple_push", checks.apns_state)
         receivers.connect()

@@ -13,6 +13,7 @@ import pytest
 import time_machine
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from django.core import checks as django_checks
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 from django_walletpass.models import Registration
@@ -254,3 +255,42 @@ def test_a_change_the_pass_does_not_show_pushes_nothing(apns, visitor_client, or
 
     assert len(enqueued(refresh_ticket_passes)) == 1  # looked at: the pass is the same
     assert apns.pushes == []
+
+
+@pytest.fixture
+def scraper(settings, anonymous_client):
+    """The metrics scraper, who reads /readyz's details."""
+    settings.MUSEUM_METRICS_TOKEN = "scrape-token-for-tests"
+    anonymous_client.credentials(HTTP_AUTHORIZATION="Bearer scrape-token-for-tests")
+    return anonymous_client
+
+
+def apns_warnings() -> list[str]:
+    return [m.msg for m in django_checks.run_checks() if m.id == "wallet.W003"]
+
+
+def test_an_apns_key_without_its_id_is_warned_of_and_told_at_readyz(apns, settings, scraper):
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY_ID = ""
+
+    assert apns_warnings() == ["Apple Wallet pushes: missing MUSEUM_WALLET_APPLE_APNS_KEY_ID."]
+    assert scraper.get("/readyz").json()["wallet_apple_push"] == (
+        "missing MUSEUM_WALLET_APPLE_APNS_KEY_ID"
+    )
+
+
+def test_an_apns_key_file_that_is_no_key_is_warned_of(apns, settings, tmp_path, scraper):
+    not_a_key = tmp_path / "AuthKey.p8"
+    not_a_key.write_text("-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n")
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY = str(not_a_key)
+
+    assert apns_warnings() == ["Apple Wallet pushes: APNs key unreadable."]
+
+
+def test_the_apns_key_set_up_is_ok_and_none_is_not_configured(apns, settings, scraper):
+    assert apns_warnings() == []
+    assert scraper.get("/readyz").json()["wallet_apple_push"] == "ok"
+
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY = settings.MUSEUM_WALLET_APPLE_APNS_KEY_ID = ""
+
+    assert apns_warnings() == []
+    assert scraper.get("/readyz").json()["wallet_apple_push"] == "not configured"

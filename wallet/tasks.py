@@ -32,12 +32,12 @@ def refresh_ticket_passes(*, order_id: str, changed_at: str) -> str:
         "ticket__order", "ticket__event", "ticket__slot", "ticket__category"
     )
     pushed = 0
-    for pass_ in kept:
-        now = apple.ticket_apple_pass(ticket=pass_.ticket)
+    for before in kept:
+        current = apple.ticket_apple_pass(ticket=before.ticket)
         # Changed by this build, or by a device's or the visitor's download since the change:
         # either way the devices registered may still hold the pass as it was.
-        if now.pazz.updated_at >= changed:
-            push_with_retry(pass_id=now.pazz_id, attempt=1)
+        if current.pazz.updated_at >= changed:
+            push_with_retry(pass_id=current.pazz_id, attempt=1)
             pushed += 1
     return f"{pushed} passes pushed"
 

@@ -774,6 +774,17 @@ MUSEUM_WALLET_APPLE_CERTIFICATE = envfile("MUSEUM_WALLET_APPLE_CERTIFICATE")
 MUSEUM_WALLET_APPLE_KEY = envfile("MUSEUM_WALLET_APPLE_KEY")
 MUSEUM_WALLET_APPLE_KEY_PASSWORD = os.environ.get("MUSEUM_WALLET_APPLE_KEY_PASSWORD", "")
 MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE = envfile("MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE")
+# Pushes to the devices holding a pass when it changes (wallet/push.py): APNs with token-based
+# auth, the .p8 key of the museum's Apple developer account and its key id (the team id above).
+# Without both, passes still update when a device asks (pull to refresh), but none is pushed.
+MUSEUM_WALLET_APPLE_APNS_KEY = envfile("MUSEUM_WALLET_APPLE_APNS_KEY")
+MUSEUM_WALLET_APPLE_APNS_KEY_ID = os.environ.get("MUSEUM_WALLET_APPLE_APNS_KEY_ID", "").strip()
+MUSEUM_WALLET_APPLE_APNS_URL = (
+    os.environ.get("MUSEUM_WALLET_APPLE_APNS_URL", "").strip().rstrip("/")
+    or "https://api.push.apple.com"
+)
+if not MUSEUM_WALLET_APPLE_APNS_URL.startswith("https://"):
+    raise ImproperlyConfigured("MUSEUM_WALLET_APPLE_APNS_URL must start with https://")
 
 
 def walletpass_settings(

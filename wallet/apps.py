@@ -12,8 +12,10 @@ class WalletConfig(AppConfig):
 
     def ready(self):
         from museum.health import register_reported
-        from wallet import checks
+        from wallet import checks, receivers
 
         checks.register()
         register_reported("wallet_apple", checks.apple_state)
         register_reported("wallet_google", checks.google_state)
+        register_reported("wallet_apple_push", checks.apns_state)
+        receivers.connect()

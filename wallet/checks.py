@@ -9,6 +9,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.core import checks
 from django.utils import timezone
@@ -20,6 +22,8 @@ APPLE_SETTINGS = (
     "MUSEUM_WALLET_APPLE_KEY",
     "MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE",
 )
+# The key APNs pushes are signed with (wallet/push.py): without it passes update only when asked.
+APNS_SETTINGS = ("MUSEUM_WALLET_APPLE_APNS_KEY", "MUSEUM_WALLET_APPLE_APNS_KEY_ID")
 GOOGLE_SETTINGS = ("MUSEUM_WALLET_GOOGLE_ISSUER_ID", "MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT")
 # A renewed certificate takes Apple's portal and a deployment: a month's notice.
 EXPIRY_WARNING = timedelta(days=30)
@@ -65,6 +69,25 @@ def apple_state(now: datetime | None = None) -> str:
     return "ok"
 
 
+def apns_state() -> str:
+    """ "ok", "not configured" (passes update only when a device asks), or what is wrong: a
+    setting missing, or a key file that is no EC private key (every push would be refused)."""
+    missing = _missing(APNS_SETTINGS)
+    if len(missing) == len(APNS_SETTINGS):
+        return "not configured"
+    if missing:
+        return f"missing {', '.join(missing)}"
+    try:
+        pem = Path(settings.MUSEUM_WALLET_APPLE_APNS_KEY).read_bytes()
+        if not isinstance(
+            serialization.load_pem_private_key(pem, None), ec.EllipticCurvePrivateKey
+        ):
+            raise ValueError
+    except (OSError, ValueError, TypeError):
+        return "APNs key unreadable"
+    return "ok"
+
+
 def google_state() -> str:
     """ "ok", "not configured", or what is wrong: a setting missing, or a key file that is not
     a service account's key."""
@@ -84,14 +107,15 @@ def google_state() -> str:
 
 def check_wallets(app_configs, **kwargs) -> list[checks.CheckMessage]:
     said: list[checks.CheckMessage] = []
-    for wallet, state, check_id in (
-        ("Apple", apple_state(), "wallet.W001"),
-        ("Google", google_state(), "wallet.W002"),
+    for what, state, check_id in (
+        ("Apple Wallet passes", apple_state(), "wallet.W001"),
+        ("Google Wallet passes", google_state(), "wallet.W002"),
+        ("Apple Wallet pushes", apns_state(), "wallet.W003"),
     ):
         if state not in ("ok", "not configured"):
             said.append(
                 checks.Warning(
-                    f"{wallet} Wallet passes: {state}.",
+                    f"{what}: {state}.",
                     hint="docs/wallet.md says how to get and renew each of them.",
                     id=check_id,
                 )

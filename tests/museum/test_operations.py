@@ -154,6 +154,7 @@ def test_readyz_fails_while_no_worker_runs_the_queue(scraper, anonymous_client):
         # Reported, never a reason to be unready.
         "wallet_apple": "not configured",
         "wallet_google": "not configured",
+        "wallet_apple_push": "not configured",
     }
     start = timezone.now()
     with time_machine.travel(start + dt.timedelta(minutes=2), tick=False):

@@ -33,6 +33,8 @@ def refresh_ticket_passes(*, order_id: str, changed_at: str) -> str:
     )
     pushed = 0
     for before in kept:
+        if before.ticket is None:  # the filter names tickets' passes only; typed as any pass's
+            continue
         current = apple.ticket_apple_pass(ticket=before.ticket)
         # Changed by this build, or by a device's or the visitor's download since the change:
         # either way the devices registered may still hold the pass as it was.

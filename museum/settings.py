@@ -566,6 +566,8 @@ LOGGING = {
         # Its "Bad Request: /v1.1/orders" warning per 4xx repeats the request's own line
         # (museum.request); its errors (a 500's traceback) still go out.
         "django.request": {"level": "ERROR"},
+        # Each request's URL at INFO: an APNs push's names the device's push token.
+        "httpx": {"level": "WARNING"},
     },
 }
 

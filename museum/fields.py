@@ -49,12 +49,21 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+# What a database column or key holds (a 64-bit integer): beyond it a number names no row, and
+# SQLite cannot even compare a column with it (OverflowError).
+LARGEST_INTEGER = 2**63 - 1
+
+
 class StrictIntegerField(serializers.IntegerField):
-    """A whole number that arrived as a JSON integer."""
+    """A whole number that arrived as a JSON integer, within what a database column holds."""
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
+        if data > LARGEST_INTEGER:
+            self.fail("max_value", max_value=LARGEST_INTEGER)
+        if data < -LARGEST_INTEGER - 1:
+            self.fail("min_value", min_value=-LARGEST_INTEGER - 1)
         return super().to_internal_value(data)
 
 

@@ -132,8 +132,11 @@ def test_a_quote_prices_the_donations_too(online_client, open_day, fund):
         ({"amount": 4.99}, "donations.0.amount"),
         ({"amount": 500.01}, "donations.0.amount"),
         ({"fund": 0}, "donations.0.fund"),
+        # No row's key: SQLite could not even compare it (it had failed with a 500).
+        ({"fund": 2**63}, "donations.0.fund"),
+        ({"fund": 7032203474563535732736}, "donations.0.fund"),
     ],
-    ids=["below-minimum", "above-maximum", "unknown-fund"],
+    ids=["below-minimum", "above-maximum", "unknown-fund", "past-64-bits", "past-72-bits"],
 )
 def test_a_donation_outside_its_funds_bounds_is_refused_naming_the_field(
     online_client, open_day, fund, line, field

@@ -154,6 +154,14 @@ def migrated_apps():
     return MigrationLoader(None, ignore_no_migrations=True).project_state().apps
 
 
+@pytest.fixture(scope="session")
+def httpserver_listen_address():
+    """pytest-httpserver's server is one for the session, on the address of whichever test
+    starts it: IPv4 loopback for all, as the webhooks' receivers are named and let through
+    (MUSEUM_WEBHOOK_ALLOWED_HOSTS), whatever test runs first."""
+    return ("127.0.0.1", 0)
+
+
 @pytest.fixture(autouse=True)
 def visitor_categories(request):
     """The categories the data migration makes, for every test that uses the database: a

@@ -15,7 +15,6 @@ from tests.conftest import client_for, run_task_worker
 from tests.factories import partner_member
 from tests.giftcards.test_gift_cards import buy_card, event_order_of_70, pay_with_card
 from tests.webhooks.conftest import (
-    httpserver_listen_address,  # noqa: F401
     receivers_allowed,  # noqa: F401
 )
 

@@ -17,7 +17,6 @@ from tests.conftest import client_for, run_task_worker
 from tests.factories import MuseumDayFactory, UserFactory, staff_member
 from tests.groups.conftest import ahead, school
 from tests.webhooks.conftest import (
-    httpserver_listen_address,  # noqa: F401
     receivers_allowed,  # noqa: F401
 )
 

@@ -12,11 +12,6 @@ from webhooks.models import Delivery, Subscription
 pytestmark = pytest.mark.django_db(transaction=True)  # on_commit and the task worker
 
 
-@pytest.fixture(scope="session")
-def httpserver_listen_address():
-    return ("127.0.0.1", 0)
-
-
 @pytest.fixture(autouse=True)
 def receivers_allowed(settings):
     settings.MUSEUM_WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]

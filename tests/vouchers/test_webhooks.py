@@ -12,7 +12,6 @@ from tests.conftest import client_for, run_task_worker
 from tests.factories import MuseumDayFactory, partner_member
 from tests.orders.conftest import later, order_body
 from tests.webhooks.conftest import (
-    httpserver_listen_address,  # noqa: F401
     receivers_allowed,  # noqa: F401
 )
 

@@ -1,12 +1,6 @@
 import pytest
 
 
-@pytest.fixture(scope="session")
-def httpserver_listen_address():
-    # The receiver on IPv4 loopback, named by its address in the subscriptions' URLs.
-    return ("127.0.0.1", 0)
-
-
 @pytest.fixture
 def receivers_allowed(settings):
     """The loopback receiver let through, as MUSEUM_WEBHOOK_ALLOWED_HOSTS does for internal ones."""

@@ -3,7 +3,6 @@
 ends at nginx, the client's address is the one nginx saw, static files and the body limit are
 nginx's. nginx is Debian's package (`make test` installs it)."""
 
-import datetime as dt
 import json
 import os
 import socket
@@ -18,13 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from django.conf import settings
 
 from scripts.test_tools import find_tool
+from tests.certificates import certificate_pem, issued, key_pem, new_key
 from tests.servers import free_port, gunicorn_node, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.needs_tool("nginx")]
@@ -35,28 +31,10 @@ UNVERIFIED = ssl._create_unverified_context()  # the test's own self-signed cert
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = dt.datetime.now(dt.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
+    key = new_key()
     cert, private = folder / "cert.pem", folder / "key.pem"
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    private.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    cert.write_bytes(certificate_pem(issued("127.0.0.1", key, days=1)))
+    private.write_bytes(key_pem(key))
     return cert, private
 
 

@@ -13,11 +13,13 @@ order's language, as its PDF and email do.
 import functools
 import hashlib
 import json
+import logging
 from io import BytesIO
 from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 from django_walletpass.models import Pass
 from django_walletpass.services import PassBuilder
 from PIL import Image, ImageDraw, ImageFont
@@ -34,8 +36,10 @@ from wallet.content import (
     membership_pass,
     ticket_pass,
 )
-from wallet.exceptions import WalletNotConfigured
+from wallet.exceptions import WalletNotConfigured, WalletUnavailable
 from wallet.models import ApplePass
+
+logger = logging.getLogger("wallet.apple")
 
 PKPASS = "application/vnd.apple.pkpass"
 # What the kept passes were made by: change it with pass.json's shape or the images below, and
@@ -114,11 +118,19 @@ def _fields(fields) -> list[dict]:
 def fingerprint(data: dict) -> str:
     """What a kept pass was built from: its pass.json, the layout, the pass type and the
     certificate that signs it (a renewed certificate signs every pass again)."""
-    certificate = Path(settings.MUSEUM_WALLET_APPLE_CERTIFICATE).read_bytes()
+    path = Path(settings.MUSEUM_WALLET_APPLE_CERTIFICATE)
     made = json.dumps(
         [LAYOUT, settings.WALLETPASS.get("SERVICE_URL"), data], sort_keys=True, default=str
     )
-    return hashlib.sha256(made.encode() + hashlib.sha256(certificate).digest()).hexdigest()
+    certificate = _certificate_digest(path, path.stat().st_mtime_ns)
+    return hashlib.sha256(made.encode() + certificate).hexdigest()
+
+
+@functools.lru_cache(maxsize=4)
+def _certificate_digest(path: Path, modified: int) -> bytes:
+    """The certificate's hash, read once per file and version of it (a renewed file has
+    another modification time), not once per pass."""
+    return hashlib.sha256(path.read_bytes()).digest()
 
 
 @functools.lru_cache(maxsize=4)
@@ -150,7 +162,16 @@ def _build(*, content: PassContent, data: dict, token: str | None) -> tuple[byte
         builder.pass_data_required["authenticationToken"] = token
     for name, png in images(content.organization).items():
         builder.add_file(name, png)
-    return builder.build(), builder.pass_data_required["authenticationToken"]
+    try:
+        pkpass = builder.build()
+    except (OSError, ValueError, TypeError) as exc:
+        # The signing files were readable at the start (wallet.W001 says otherwise) but are not
+        # now: a 503 the visitor may retry, and an error for whoever keeps the certificate.
+        logger.error("Apple pass %s not signed: %s", content.serial, checks.apple_state())
+        raise WalletUnavailable(
+            _("Passes cannot be signed at the moment. Please try again later.")
+        ) from exc
+    return pkpass, builder.pass_data_required["authenticationToken"]
 
 
 def _kept(serial: str) -> ApplePass | None:

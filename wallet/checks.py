@@ -49,19 +49,52 @@ def apple_certificate_expires() -> datetime:
     return x509.load_pem_x509_certificate(pem).not_valid_after_utc
 
 
+def apple_signing_problem() -> str | None:
+    """What keeps the pass certificate, its key and Apple's WWDR certificate from signing a pass
+    (each is read as the library reads it when it signs), or None: found here, at the start,
+    rather than by the first visitor who asks for a pass."""
+    try:
+        certificate = x509.load_pem_x509_certificate(
+            Path(settings.MUSEUM_WALLET_APPLE_CERTIFICATE).read_bytes()
+        )
+    except (OSError, ValueError):
+        return "certificate unreadable"
+    password = settings.MUSEUM_WALLET_APPLE_KEY_PASSWORD.encode() or None
+    try:
+        key = serialization.load_pem_private_key(
+            Path(settings.MUSEUM_WALLET_APPLE_KEY).read_bytes(), password
+        )
+    except (OSError, ValueError, TypeError):
+        # cryptography says a wrong password, a missing one and one not needed alike.
+        return "key unreadable, or MUSEUM_WALLET_APPLE_KEY_PASSWORD wrong for it"
+    public = serialization.PublicFormat.SubjectPublicKeyInfo
+    encoding = serialization.Encoding.DER
+    if key.public_key().public_bytes(encoding, public) != certificate.public_key().public_bytes(
+        encoding, public
+    ):
+        return "key is not the pass certificate's"
+    try:
+        x509.load_pem_x509_certificate(
+            Path(settings.MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE).read_bytes()
+        )
+    except (OSError, ValueError):
+        return "WWDR certificate unreadable"
+    return None
+
+
 def apple_state(now: datetime | None = None) -> str:
-    """ "ok", "not configured", or what is wrong: the settings missing, the certificate
-    expiring within EXPIRY_WARNING or expired."""
+    """ "ok", "not configured", or what is wrong: the settings missing, what cannot sign
+    (apple_signing_problem), the certificate expiring within EXPIRY_WARNING or expired."""
     missing = apple_missing()
     if len(missing) == len(APPLE_SETTINGS):
         return "not configured"
     if missing:
         return f"missing {', '.join(missing)}"
+    problem = apple_signing_problem()
+    if problem is not None:
+        return problem
     now = now or timezone.now()
-    try:
-        expires = apple_certificate_expires()
-    except (OSError, ValueError):
-        return "certificate unreadable"
+    expires = apple_certificate_expires()
     if expires <= now:
         return f"certificate expired on {expires.date().isoformat()}"
     if expires - now <= EXPIRY_WARNING:

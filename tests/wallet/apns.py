@@ -3,8 +3,6 @@ nothing else), its certificate issued at test time by an authority of the test's
 client trusts through SSL_CERT_FILE. It keeps every push it gets and answers what the test asks
 (200, 410 Unregistered, 503 ServiceUnavailable)."""
 
-import datetime as dt
-import ipaddress
 import socket
 import ssl
 import threading
@@ -15,10 +13,9 @@ from pathlib import Path
 import h2.config
 import h2.connection
 import h2.events
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+
+from tests.certificates import LOOPBACK, certificate_pem, issued, key_pem, new_key
 
 REASONS = {410: "Unregistered", 503: "ServiceUnavailable", 400: "BadDeviceToken"}
 
@@ -55,43 +52,15 @@ class FakeApns:
         return f"https://127.0.0.1:{self.port}"
 
 
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
 def server_certificate(folder: Path) -> tuple[Path, Path, Path]:
     """A CA, and a certificate for 127.0.0.1 it issued, with its key: (ca, certificate, key)."""
-    now = dt.datetime.now(dt.UTC)
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-
-    def issued(subject, public_key, *, ca: bool, names=None):
-        builder = (
-            x509.CertificateBuilder()
-            .subject_name(_name(subject))
-            .issuer_name(_name("Test APNs CA"))
-            .public_key(public_key)
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=30))
-            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-        )
-        if names:
-            builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
-        return builder.sign(ca_key, hashes.SHA256())
-
-    ca = issued("Test APNs CA", ca_key.public_key(), ca=True)
-    loopback = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
-    certificate = issued("127.0.0.1", key.public_key(), ca=False, names=loopback)
+    ca_key, key = new_key(), new_key()
+    ca = issued("Test APNs CA", ca_key, ca=True)
+    certificate = issued("127.0.0.1", key, issuer="Test APNs CA", issuer_key=ca_key, names=LOOPBACK)
     paths = folder / "apns-ca.pem", folder / "apns.pem", folder / "apns-key.pem"
-    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    paths[1].write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    paths[2].write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    paths[0].write_bytes(certificate_pem(ca))
+    paths[1].write_bytes(certificate_pem(certificate))
+    paths[2].write_bytes(key_pem(key))
     return paths
 
 

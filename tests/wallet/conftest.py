@@ -2,17 +2,14 @@
 intermediate and a pass type certificate with its key (password-protected, as Apple's export
 often is), generated at test time; and the settings pointing at them."""
 
-import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from museum.settings import walletpass_settings
+from tests.certificates import certificate_pem, issued, key_pem, new_key
 
 PASS_TYPE_ID = "pass.example.museum.ticket"
 TEAM_ID = "TEAMID1234"
@@ -25,56 +22,43 @@ class Authority:
     wwdr: Path
     certificate: Path
     key: Path
+    wwdr_key: ec.EllipticCurvePrivateKey
+    pass_key: ec.EllipticCurvePrivateKey
 
-
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _certificate(subject, subject_key, issuer, issuer_key, *, ca: bool) -> x509.Certificate:
-    now = dt.datetime.now(dt.UTC)
-    return (
-        x509.CertificateBuilder()
-        .subject_name(_name(subject))
-        .issuer_name(_name(issuer))
-        .public_key(subject_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=30))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-        .sign(issuer_key, hashes.SHA256())
-    )
-
-
-def _pem(certificate: x509.Certificate) -> bytes:
-    return certificate.public_bytes(serialization.Encoding.PEM)
+    def pass_certificate(self, *, days: int) -> bytes:
+        """Another pass certificate for the same key, valid for `days` from now (PEM)."""
+        made = issued(
+            f"Pass Type ID: {PASS_TYPE_ID}",
+            self.pass_key,
+            issuer="Test WWDR",
+            issuer_key=self.wwdr_key,
+            days=days,
+            since_days=400,
+        )
+        return certificate_pem(made)
 
 
 @pytest.fixture(scope="session")
 def test_authority(tmp_path_factory) -> Authority:
     folder = tmp_path_factory.mktemp("apple-wallet")
-    ca_key, wwdr_key, pass_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
-    ca = _certificate("Test Root CA", ca_key, "Test Root CA", ca_key, ca=True)
-    wwdr = _certificate("Test WWDR", wwdr_key, "Test Root CA", ca_key, ca=True)
-    certificate = _certificate(
-        f"Pass Type ID: {PASS_TYPE_ID}", pass_key, "Test WWDR", wwdr_key, ca=False
+    ca_key, wwdr_key, pass_key = new_key(), new_key(), new_key()
+    ca = issued("Test Root CA", ca_key, ca=True)
+    wwdr = issued("Test WWDR", wwdr_key, issuer="Test Root CA", issuer_key=ca_key, ca=True)
+    certificate = issued(
+        f"Pass Type ID: {PASS_TYPE_ID}", pass_key, issuer="Test WWDR", issuer_key=wwdr_key
     )
     authority = Authority(
         ca=folder / "ca.pem",
         wwdr=folder / "wwdr.pem",
         certificate=folder / "pass.pem",
         key=folder / "pass-key.pem",
+        wwdr_key=wwdr_key,
+        pass_key=pass_key,
     )
-    authority.ca.write_bytes(_pem(ca))
-    authority.wwdr.write_bytes(_pem(wwdr))
-    authority.certificate.write_bytes(_pem(certificate))
-    authority.key.write_bytes(
-        pass_key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.BestAvailableEncryption(KEY_PASSWORD.encode()),
-        )
-    )
+    authority.ca.write_bytes(certificate_pem(ca))
+    authority.wwdr.write_bytes(certificate_pem(wwdr))
+    authority.certificate.write_bytes(certificate_pem(certificate))
+    authority.key.write_bytes(key_pem(pass_key, KEY_PASSWORD))
     return authority
 
 

@@ -233,6 +233,23 @@ def test_without_the_apple_settings_the_pass_is_not_configured(settings, visitor
     assert problem["code"] == "wallet_not_configured"
 
 
+def test_a_key_that_cannot_sign_is_a_503_not_a_500(
+    apple_wallet, settings, visitor_client, ticket, caplog
+):
+    # Set up with the test authority, then the key's password changed under the running
+    # service: the first pass built after it cannot be signed.
+    settings.MUSEUM_WALLET_APPLE_KEY_PASSWORD = "wrong horse"
+    settings.WALLETPASS = {**settings.WALLETPASS, "KEY_PASSWORD": b"wrong horse"}
+
+    response = visitor_client.get(pass_url(ticket))
+
+    assert response.status_code == 503
+    assert response.json()["code"] == "wallet_unavailable"
+    assert response["Retry-After"]
+    assert not ApplePass.objects.exists()
+    assert "MUSEUM_WALLET_APPLE_KEY_PASSWORD wrong" in caplog.text
+
+
 # Apple's web service
 
 

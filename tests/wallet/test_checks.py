@@ -5,31 +5,11 @@ making the service unready for it."""
 import datetime as dt
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from django.core import checks as django_checks
 
+from tests.certificates import key_pem, new_key
+
 TOKEN = "scrape-token-for-tests"
-
-
-def certificate_until(path, days: int) -> str:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Pass Type ID: test")])
-    now = dt.datetime.now(dt.UTC)
-    made = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=400))
-        .not_valid_after(now + dt.timedelta(days=days))
-        .sign(key, hashes.SHA256())
-    )
-    path.write_bytes(made.public_bytes(serialization.Encoding.PEM))
-    return str(path)
 
 
 def wallet_warnings() -> list[str]:
@@ -66,7 +46,9 @@ def test_a_partial_set_up_names_what_is_missing(db, settings, scraper):
 def test_the_pass_certificate_is_warned_of_30_days_before_it_expires(
     db, settings, apple_wallet, tmp_path, scraper, days, said
 ):
-    settings.MUSEUM_WALLET_APPLE_CERTIFICATE = certificate_until(tmp_path / "pass.pem", days)
+    renewed = tmp_path / "pass.pem"
+    renewed.write_bytes(apple_wallet.pass_certificate(days=days))
+    settings.MUSEUM_WALLET_APPLE_CERTIFICATE = str(renewed)
     expires = (dt.datetime.now(dt.UTC) + dt.timedelta(days=days)).date().isoformat()
 
     warnings = wallet_warnings()
@@ -80,6 +62,31 @@ def test_the_pass_certificate_is_warned_of_30_days_before_it_expires(
         assert ready.json()["wallet_apple"] == f"{said} {expires}"
     # Passes are optional: the wallet is never why the service is unready.
     assert ready.json()["tasks"] != "ok" or ready.status_code == 200
+
+
+def test_a_wrong_key_password_is_said_at_the_start(db, settings, apple_wallet, scraper):
+    settings.MUSEUM_WALLET_APPLE_KEY_PASSWORD = "wrong horse"
+
+    said = "key unreadable, or MUSEUM_WALLET_APPLE_KEY_PASSWORD wrong for it"
+    assert wallet_warnings() == [f"Apple Wallet passes: {said}."]
+    assert scraper.get("/readyz").json()["wallet_apple"] == said
+
+
+def test_a_key_that_is_not_the_certificates_is_said(db, settings, apple_wallet, tmp_path):
+    other = tmp_path / "other-key.pem"
+    other.write_bytes(key_pem(new_key()))
+    settings.MUSEUM_WALLET_APPLE_KEY = str(other)
+    settings.MUSEUM_WALLET_APPLE_KEY_PASSWORD = ""
+
+    assert wallet_warnings() == ["Apple Wallet passes: key is not the pass certificate's."]
+
+
+def test_an_unreadable_wwdr_certificate_is_said(db, settings, apple_wallet, tmp_path):
+    broken = tmp_path / "wwdr.pem"
+    broken.write_text("not a certificate")
+    settings.MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE = str(broken)
+
+    assert wallet_warnings() == ["Apple Wallet passes: WWDR certificate unreadable."]
 
 
 def test_anyone_but_the_scraper_is_told_nothing_of_the_wallet(db, anonymous_client):

@@ -10,7 +10,7 @@ PORT ?= 8000
 # gunicorn with its own environment, never make.
 export DEBUG ?= true
 
-.PHONY: install messages run test lint conformance bench flood drop lock clean
+.PHONY: install messages run test lint conformance bench flood passes drop lock clean
 
 # Development and tests: the service's pins plus the test tools (requirements-dev.lock).
 # Production installs requirements.lock alone (docs/deployment.md).
@@ -75,12 +75,18 @@ conformance: install
 # `make test`.
 bench: install
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.wallet --write-docs
 	$(BIN)/python -m bench.drop --write-docs
 
 # A legitimate client's latency while another floods wrong passwords, limiter on and off (Redis on
 # 127.0.0.1, database 12; under a minute). Writes docs/performance.md; not part of `make test`.
 flood: install
 	$(BIN)/python -m bench.flood --write-docs
+
+# What a wallet pass costs (issue 53): built and signed, answered kept, downloaded (one process,
+# SQLite, under a minute). Writes docs/performance.md; `make bench` runs it; not part of `make test`.
+passes: install
+	$(BIN)/python -m bench.wallet --write-docs
 
 # A blockbuster drop (issue 52): 10,000 buyers for 1,000 places, through a drop's waiting room and
 # without one (PostgreSQL on 127.0.0.1, database museum_bench_drop; Redis database 15; about six

@@ -4,6 +4,7 @@ optional: without their settings the links are absent, so nothing here makes the
 unready; what is said is what is missing, or that Apple's pass certificate is about to expire
 (devices refuse passes signed by an expired one)."""
 
+import functools
 import json
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -52,17 +53,32 @@ def apple_certificate_expires() -> datetime:
 def apple_signing_problem() -> str | None:
     """What keeps the pass certificate, its key and Apple's WWDR certificate from signing a pass
     (each is read as the library reads it when it signs), or None: found here, at the start,
-    rather than by the first visitor who asks for a pass."""
+    rather than by the first visitor who asks for a pass. Read once per version of the files
+    and password: reading an RSA key checks it, some 50 ms, and /readyz asks often."""
+    paths = (
+        settings.MUSEUM_WALLET_APPLE_CERTIFICATE,
+        settings.MUSEUM_WALLET_APPLE_KEY,
+        settings.MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE,
+    )
     try:
-        certificate = x509.load_pem_x509_certificate(
-            Path(settings.MUSEUM_WALLET_APPLE_CERTIFICATE).read_bytes()
-        )
+        versions = tuple(Path(path).stat().st_mtime_ns for path in paths)
+    except OSError:
+        versions = ()
+    return _signing_problem(paths, versions, settings.MUSEUM_WALLET_APPLE_KEY_PASSWORD)
+
+
+@functools.lru_cache(maxsize=4)
+def _signing_problem(
+    paths: tuple[str, str, str], versions: tuple[int, ...], password: str
+) -> str | None:
+    certificate_path, key_path, wwdr_path = paths
+    try:
+        certificate = x509.load_pem_x509_certificate(Path(certificate_path).read_bytes())
     except (OSError, ValueError):
         return "certificate unreadable"
-    password = settings.MUSEUM_WALLET_APPLE_KEY_PASSWORD.encode() or None
     try:
         key = serialization.load_pem_private_key(
-            Path(settings.MUSEUM_WALLET_APPLE_KEY).read_bytes(), password
+            Path(key_path).read_bytes(), password.encode() or None
         )
     except (OSError, ValueError, TypeError):
         # cryptography says a wrong password, a missing one and one not needed alike.
@@ -74,9 +90,7 @@ def apple_signing_problem() -> str | None:
     ):
         return "key is not the pass certificate's"
     try:
-        x509.load_pem_x509_certificate(
-            Path(settings.MUSEUM_WALLET_APPLE_WWDR_CERTIFICATE).read_bytes()
-        )
+        x509.load_pem_x509_certificate(Path(wwdr_path).read_bytes())
     except (OSError, ValueError):
         return "WWDR certificate unreadable"
     return None

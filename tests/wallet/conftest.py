@@ -1,6 +1,7 @@
 """A certificate authority of the test's own, standing in for Apple's: a root, a "WWDR"
 intermediate and a pass type certificate with its key (password-protected, as Apple's export
-often is), generated at test time; and the settings pointing at them. For Google: its stand-in
+often is), generated at test time; and the settings pointing at them. A member and a paid-for
+membership type, for either wallet's cards. For Google: its stand-in
 on loopback (google_fake.py) with a service account's key made at test time, and the save
 link's claims read as Google reads them."""
 
@@ -8,6 +9,7 @@ import base64
 import datetime as dt
 import json
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,12 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from django.utils import timezone
 from google.auth import crypt, jwt
 
 from museum.settings import walletpass_settings
+from orders.models import MembershipType
+from tests.factories import MembershipFactory, MuseumDayFactory
 from tests.wallet.google_fake import API_PATH, TOKEN_PATH, FakeGoogle, ServiceAccount
 from wallet.google import SAVE_URL
 
@@ -105,6 +110,30 @@ def apple_wallet(settings, test_authority) -> Authority:
     # django_walletpass reads WALLETPASS again when the setting changes (its setting_changed).
     settings.WALLETPASS = walletpass_settings(**values)
     return test_authority
+
+
+# Member cards and gift cards, in either wallet
+
+
+@pytest.fixture
+def untimed_today(db):
+    """Today open without entry slots: a member card admits walk-ins at the door."""
+    return MuseumDayFactory(date=timezone.localdate())
+
+
+@pytest.fixture
+def member(online_visitor):
+    return MembershipFactory(
+        buyer=online_visitor,
+        holder_name="Zoë Álvarez",
+        email="zoe.private@example.org",
+        valid_until=dt.date(2031, 3, 14),
+    )
+
+
+@pytest.fixture
+def individual(db):
+    return MembershipType.objects.create(code="individual", name="Individual", price=Decimal("60"))
 
 
 # Google Wallet

@@ -143,7 +143,9 @@ ADDED_OPERATIONS = {
     ("/tickets/{ticketId}/wallet/apple", "get"),
     ("/tickets/{ticketId}/wallet/google", "get"),
     ("/memberships/{membershipId}/wallet/apple", "get"),
+    ("/memberships/{membershipId}/wallet/google", "get"),
     ("/gift-cards/{giftCardId}/wallet/apple", "get"),
+    ("/gift-cards/{giftCardId}/wallet/google", "get"),
 }
 
 

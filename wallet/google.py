@@ -1,40 +1,67 @@
-"""Google Wallet: a ticket's pass as an eventTicketObject of Google's Wallet API, and the save link
-("Add to Google Wallet") that names it.
+"""Google Wallet: a pass of a ticket, a member's card or a gift card as an object of Google's Wallet
+API, and the save link ("Add to Google Wallet") that names it.
 
-The object is written through the REST API first and the link's JWT names only its id (a
+Each pass is written through the REST API first and the link's JWT names only its id (a
 "skinny" JWT), so the link stays short (Google's limit for a URL is about 2,000 characters) and
 the object can be updated later by the same API call, which a pass changed by a move or a
 cancellation will need. google-auth signs both: the service account's credentials get the
-access token for the REST calls, and its RSA signer signs the save link's JWT.
+access token for the REST calls, and its RSA signer signs the save link's JWT. Every kind takes
+the same path, `save_pass`: its class ensured, its object inserted or replaced, the link signed.
 
-The words come from wallet/content.py (PassContent), as Apple's pass takes them: the object's
-text modules are labelled in the order's language. The class's event name, a fixed word
-("General entry") or the event's name (a column per language), is given in every offered
-language (`translatedValues`), since one class serves the orders of every language.
+Google's pass types, one a kind, each the one whose own fields say what the pass says:
+
+- a ticket: `eventTicketClass`/`eventTicketObject`, a class per event (or general entry);
+- a member's card: `genericClass`/`genericObject` (`GENERIC_MEMBERSHIP_CARD`), one class for
+  every card. Google's loyalty type was the other candidate, but it is a programme of points
+  and reward tiers (which a membership has none of) and its class requires `programLogo`, an
+  image on a public URL, which the museum has not (Apple's logo is drawn into the .pkpass). A
+  generic pass needs no image (without a logo Google shows the first letter of its title, the
+  museum's name, as Apple's pass shows its initial) and names the holder in its header;
+- a gift card: `giftCardClass`/`giftCardObject`, one class for every card: its own fields are
+  what a gift card shows, the card's number and its balance as money (`balance`,
+  `balanceUpdateTime`), shown by Google the way a phone shows a gift card, with its barcode
+  (`allowBarcodeRedemption`).
+
+The words come from wallet/content.py (PassContent), as Apple's pass takes them: an object's
+text is in its order's (membership's, card's) language. A class's words (a ticket's event name,
+the gift card's number label) are given in every offered language (`translatedValues`), since
+one class serves the passes of every language. An object is INACTIVE when Apple's pass would be
+voided (PassContent.voided), one rule for both wallets.
 """
 
+import contextlib
 import functools
 import json
 import logging
 import os
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import urllib3
 from django.conf import settings
+from django.utils import timezone
 from django.utils.translation import gettext
 from google.auth import jwt
 from google.auth.exceptions import GoogleAuthError
 from google.auth.transport.urllib3 import AuthorizedHttp
 from google.oauth2 import service_account
 
+from giftcards.models import GiftCard
 from museum import i18n
 from museum.text import one_line
-from orders.models import Ticket
+from orders.models import Membership, Ticket
 from wallet import checks
-from wallet.content import PassContent, ticket_pass
+from wallet.content import (
+    Field,
+    PassContent,
+    gift_card_pass,
+    membership_pass,
+    ticket_pass,
+)
 from wallet.exceptions import WalletNotConfigured, WalletUnavailable
 
 logger = logging.getLogger(__name__)
@@ -42,11 +69,55 @@ logger = logging.getLogger(__name__)
 SCOPE = "https://www.googleapis.com/auth/wallet_object.issuer"
 SAVE_URL = "https://pay.google.com/gp/v/save/"
 GENERAL_ENTRY_CLASS = "general-entry"
+MEMBERSHIP_CLASS = "membership"
+GIFT_CARD_CLASS = "giftcard"
 
 
 def is_configured() -> bool:
     """Whether the museum has set up Google Wallet: both of its settings (docs/wallet.md)."""
     return not checks.google_missing()
+
+
+@dataclass(frozen=True)
+class PassType:
+    """One of Google's pass types: its class's and object's REST resources, and the save JWT's
+    payload key for its objects."""
+
+    name: str
+
+    @property
+    def class_resource(self) -> str:
+        return f"{self.name}Class"
+
+    @property
+    def object_resource(self) -> str:
+        return f"{self.name}Object"
+
+    @property
+    def payload_key(self) -> str:
+        return f"{self.name}Objects"
+
+
+EVENT_TICKET = PassType("eventTicket")
+GENERIC = PassType("generic")
+GIFT_CARD = PassType("giftCard")
+
+
+@dataclass(frozen=True)
+class GooglePass:
+    """A pass in Google's shape: its type, its class and its object."""
+
+    pass_type: PassType
+    wallet_class: dict[str, Any]
+    wallet_object: dict[str, Any]
+
+    @property
+    def object_id(self) -> str:
+        return self.wallet_object["id"]
+
+    @property
+    def class_id(self) -> str:
+        return self.wallet_class["id"]
 
 
 @dataclass(frozen=True)
@@ -68,30 +139,40 @@ class WalletClient:
         pool = urllib3.PoolManager(timeout=urllib3.Timeout(total=timeout), retries=False)
         self.http = AuthorizedHttp(self.credentials, http=pool)
         self.api_url = api_url
-        self._classes: set[str] = set()
+        self._classes: set[tuple[str, str]] = set()
 
     @property
     def email(self) -> str:
         return self.credentials.service_account_email
 
-    def ensure_class(self, wallet_class: dict[str, Any]) -> None:
+    def ensure_class(self, pass_type: PassType, wallet_class: dict[str, Any]) -> None:
         """Insert the class unless this process already saw it there (409: it exists)."""
-        if wallet_class["id"] in self._classes:
+        known = (pass_type.class_resource, wallet_class["id"])
+        if known in self._classes:
             return
-        self._call("POST", "eventTicketClass", wallet_class, also=(409,))
-        self._classes.add(wallet_class["id"])
+        self._call("POST", pass_type.class_resource, wallet_class, also=(409,))
+        self._classes.add(known)
 
-    def save_object(self, wallet_object: dict[str, Any]) -> dict[str, Any]:
+    def save_object(self, pass_type: PassType, wallet_object: dict[str, Any]) -> dict[str, Any]:
         """Insert the object, or replace it if it exists (a pass saved before, since changed)."""
-        answer = self._call("POST", "eventTicketObject", wallet_object, also=(409,))
+        answer = self._call("POST", pass_type.object_resource, wallet_object, also=(409,))
         if answer.status == 409:
-            path = f"eventTicketObject/{quote(wallet_object['id'], safe='')}"
+            path = self._object_path(pass_type, wallet_object["id"])
             answer = self._call("PUT", path, wallet_object)
         return answer.body
 
-    def read_object(self, object_id: str) -> dict[str, Any] | None:
-        answer = self._call("GET", f"eventTicketObject/{quote(object_id, safe='')}", also=(404,))
+    def replace_object(self, pass_type: PassType, wallet_object: dict[str, Any]) -> bool:
+        """Replace the object if Google holds it; False if it holds none (never saved)."""
+        path = self._object_path(pass_type, wallet_object["id"])
+        return self._call("PUT", path, wallet_object, also=(404,)).status != 404
+
+    def read_object(self, pass_type: PassType, object_id: str) -> dict[str, Any] | None:
+        answer = self._call("GET", self._object_path(pass_type, object_id), also=(404,))
         return None if answer.status == 404 else answer.body
+
+    @staticmethod
+    def _object_path(pass_type: PassType, object_id: str) -> str:
+        return f"{pass_type.object_resource}/{quote(object_id, safe='')}"
 
     def _call(
         self, method: str, path: str, body: dict | None = None, *, also: tuple[int, ...] = ()
@@ -146,17 +227,78 @@ def _client(key_file: str, changed: int, api_url: str, timeout: float) -> Wallet
     return WalletClient(key_file=key_file, api_url=api_url, timeout=timeout)
 
 
-def ticket_save_link(*, ticket: Ticket) -> str:
-    """The ticket's pass saved in Google's API (inserted, or updated to what it shows now), and
-    the link that adds it to a visitor's Google Wallet. Calls Google: never inside a
-    transaction."""
+Owner = Ticket | Membership | GiftCard
+
+
+def save_pass(*, owner: Owner, content: PassContent, only_if_saved: bool = False) -> str | None:
+    """The one path of every pass to Google: its class ensured, its object inserted (or replaced,
+    to what it shows now), and the link that adds it to a visitor's Google Wallet. With
+    `only_if_saved` an object Google already holds is replaced and none is inserted: None when
+    there was none. Calls Google: never inside a transaction."""
     client = wallet_client()
-    content = ticket_pass(ticket)
-    wallet_class = ticket_class(ticket, content)
-    wallet_object = event_ticket_object(content, class_id=wallet_class["id"])
-    client.ensure_class(wallet_class)
-    client.save_object(wallet_object)
-    return save_link(client, object_id=wallet_object["id"], class_id=wallet_class["id"])
+    built = google_pass(owner, content)
+    if only_if_saved:
+        if not client.replace_object(built.pass_type, built.wallet_object):
+            return None
+    else:
+        client.ensure_class(built.pass_type, built.wallet_class)
+        client.save_object(built.pass_type, built.wallet_object)
+    return save_link(client, built)
+
+
+def ticket_save_link(*, ticket: Ticket) -> str:
+    """The ticket's pass saved in Google's API, and the link that adds it to a wallet."""
+    return _saved(save_pass(owner=ticket, content=ticket_pass(ticket)))
+
+
+def membership_save_link(*, membership: Membership) -> str:
+    """The member card's pass saved in Google's API, and the link that adds it to a wallet."""
+    return _saved(save_pass(owner=membership, content=membership_pass(membership)))
+
+
+def gift_card_save_link(*, card: GiftCard) -> str:
+    """The gift card's pass saved in Google's API, and the link that adds it to a wallet."""
+    return _saved(save_pass(owner=card, content=gift_card_pass(card)))
+
+
+def void_membership_pass(*, membership: Membership) -> None:
+    """A membership whose card is refused (cancelled) gives no link, but a pass of it a visitor
+    saved before is brought to what it shows now, INACTIVE, as Apple's web service voids the
+    pass in a device: without a record of saved passes, Google is asked to replace it, and
+    answers 404 if it holds none. Google failing leaves it as it was (logged)."""
+    content = membership_pass(membership)
+    if not content.voided:
+        return
+    # The visitor's answer is the card's refusal whatever Google says; _call logged why.
+    with contextlib.suppress(WalletUnavailable):
+        save_pass(owner=membership, content=content, only_if_saved=True)
+
+
+def _saved(link: str | None) -> str:
+    # Only an `only_if_saved` save may have no link: every other one inserted its object.
+    if link is None:
+        raise WalletUnavailable()
+    return link
+
+
+def google_pass(owner: Owner, content: PassContent) -> GooglePass:
+    """The pass in Google's shape, the type its kind's (the module's docstring says why)."""
+    if isinstance(owner, Ticket):
+        wallet_class = ticket_class(owner, content)
+        return GooglePass(
+            EVENT_TICKET, wallet_class, event_ticket_object(content, class_id=wallet_class["id"])
+        )
+    if isinstance(owner, Membership):
+        wallet_class = {"id": qualified(MEMBERSHIP_CLASS)}
+        return GooglePass(
+            GENERIC, wallet_class, member_card_object(content, class_id=wallet_class["id"])
+        )
+    wallet_class = gift_card_class(content)
+    return GooglePass(
+        GIFT_CARD,
+        wallet_class,
+        gift_card_object(content, balance=owner.balance(), class_id=wallet_class["id"]),
+    )
 
 
 def qualified(suffix: str) -> str:
@@ -174,6 +316,19 @@ def ticket_class(ticket: Ticket, content: PassContent) -> dict[str, Any]:
         "eventName": _in_every_language(
             lambda: one_line(ticket.event.name) if ticket.event else gettext("General entry")
         ),
+        "reviewStatus": "UNDER_REVIEW",
+    }
+
+
+def gift_card_class(content: PassContent) -> dict[str, Any]:
+    """The one gift-card class: the museum as merchant, its card number labelled in every
+    offered language, its barcode shown (the desk scans it)."""
+    return {
+        "id": qualified(GIFT_CARD_CLASS),
+        "issuerName": content.organization,
+        "merchantName": content.organization,
+        "localizedCardNumberLabel": _in_every_language(lambda: gettext("Code")),
+        "allowBarcodeRedemption": True,
         "reviewStatus": "UNDER_REVIEW",
     }
 
@@ -198,6 +353,42 @@ def _in_every_language(words) -> dict[str, Any]:
 def event_ticket_object(content: PassContent, *, class_id: str) -> dict[str, Any]:
     """The pass as Google's eventTicketObject: the door's token as its QR code, valid from the
     visit's start to the end of its day, voided (INACTIVE) once the ticket is cancelled."""
+    return _object(content, class_id=class_id) | {"textModulesData": _text_modules(content)}
+
+
+def member_card_object(content: PassContent, *, class_id: str) -> dict[str, Any]:
+    """The member's card as Google's genericObject: the museum as its title, the holder (never
+    the email) as its header, the card's token the door reads as its QR code with the card's
+    code beneath, the rest of the card (type, valid until) as text, valid to the last day."""
+    holder = _field(content, "holder")
+    card = _field(content, "card")
+    wallet_object = _object(content, class_id=class_id) | {
+        "genericType": "GENERIC_MEMBERSHIP_CARD",
+        "cardTitle": _in_its_language(content, content.organization),
+        "subheader": _in_its_language(content, holder.label),
+        "header": _in_its_language(content, holder.value),
+        "textModulesData": _text_modules(content, shown_apart={"holder"}),
+    }
+    wallet_object["barcode"]["alternateText"] = card.value
+    return wallet_object
+
+
+def gift_card_object(content: PassContent, *, balance: Decimal, class_id: str) -> dict[str, Any]:
+    """The gift card as Google's giftCardObject: its code as the card number and the QR code,
+    its balance as money, the last day it may be spent as text and as the end of its validity."""
+    return _object(content, class_id=class_id) | {
+        "cardNumber": content.barcode,
+        "balance": {
+            "micros": str(int(balance * 1_000_000)),
+            "currencyCode": settings.MUSEUM_CURRENCY,
+        },
+        "balanceUpdateTime": {"date": timezone.localtime(content.updated_at).isoformat()},
+        "textModulesData": _text_modules(content, shown_apart={"balance"}),
+    }
+
+
+def _object(content: PassContent, *, class_id: str) -> dict[str, Any]:
+    """What every object has: its id, class, state, QR code and, where known, validity."""
     interval = {}
     if content.relevant_at is not None:
         interval["start"] = {"date": content.relevant_at.isoformat()}
@@ -208,17 +399,31 @@ def event_ticket_object(content: PassContent, *, class_id: str) -> dict[str, Any
         "classId": class_id,
         "state": "INACTIVE" if content.voided else "ACTIVE",
         "barcode": {"type": "QR_CODE", "value": content.barcode},
-        "textModulesData": [
-            {"id": field.key, "header": field.label, "body": field.value}
-            for field in content.front + content.back
-        ],
     }
     if interval:
         wallet_object["validTimeInterval"] = interval
     return wallet_object
 
 
-def save_link(client: WalletClient, *, object_id: str, class_id: str) -> str:
+def _text_modules(content: PassContent, *, shown_apart: Collection[str] = ()) -> list[dict]:
+    """The pass's labelled values as text modules, but those the type shows in its own fields."""
+    return [
+        {"id": field.key, "header": field.label, "body": field.value}
+        for field in content.front + content.back
+        if field.key not in shown_apart
+    ]
+
+
+def _field(content: PassContent, key: str) -> Field:
+    return next(field for field in content.front if field.key == key)
+
+
+def _in_its_language(content: PassContent, value: str) -> dict[str, Any]:
+    """A LocalizedString of one value, in the pass's language."""
+    return {"defaultValue": {"language": content.language, "value": value}}
+
+
+def save_link(client: WalletClient, built: GooglePass) -> str:
     """https://pay.google.com/gp/v/save/{jwt}: the JWT, signed with the service account's key,
     names the object saved beforehand and nothing more."""
     claims = {
@@ -228,7 +433,9 @@ def save_link(client: WalletClient, *, object_id: str, class_id: str) -> str:
         "iat": int(time.time()),
         # Google only lets the link's button be shown on the museum's own site.
         "origins": [_origin(settings.MUSEUM_PUBLIC_URL)],
-        "payload": {"eventTicketObjects": [{"id": object_id, "classId": class_id}]},
+        "payload": {
+            built.pass_type.payload_key: [{"id": built.object_id, "classId": built.class_id}]
+        },
     }
     token = jwt.encode(client.credentials.signer, claims)
     return SAVE_URL + token.decode()

@@ -1,6 +1,10 @@
 from django.urls import path
 
-from wallet.google_views import TicketGoogleWalletView
+from wallet.google_views import (
+    GiftCardGoogleWalletView,
+    MembershipGoogleWalletView,
+    TicketGoogleWalletView,
+)
 from wallet.views import (
     GiftCardAppleWalletPassView,
     MembershipAppleWalletPassView,
@@ -24,8 +28,18 @@ urlpatterns = [
         name="membership-apple-wallet-pass",
     ),
     path(
+        "memberships/<uuid:membershipId>/wallet/google",
+        MembershipGoogleWalletView.as_view(),
+        name="membership-google-wallet",
+    ),
+    path(
         "gift-cards/<uuid:giftCardId>/wallet/apple",
         GiftCardAppleWalletPassView.as_view(),
         name="gift-card-apple-wallet-pass",
+    ),
+    path(
+        "gift-cards/<uuid:giftCardId>/wallet/google",
+        GiftCardGoogleWalletView.as_view(),
+        name="gift-card-google-wallet",
     ),
 ]

@@ -1,5 +1,6 @@
 """A stand-in for Google on loopback: the OAuth token endpoint a service account's key names, and
-the little of the Wallet REST API the service uses (event-ticket classes and objects), keeping
+the little of the Wallet REST API the service uses (the classes and objects of event tickets,
+generic passes and gift cards), keeping
 what it is sent as Google does: an insert of an id it holds is a 409, a read or an update of one
 it does not hold a 404, and a request without a token it issued a 401."""
 
@@ -20,7 +21,8 @@ API_PATH = "/walletobjects/v1"
 TOKEN_PATH = "/token"
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
 SERVICE_ACCOUNT_EMAIL = "wallet@museum-test.iam.gserviceaccount.com"
-RESOURCES = ("eventTicketClass", "eventTicketObject")
+PASS_TYPES = ("eventTicket", "generic", "giftCard")
+RESOURCES = tuple(f"{kind}{part}" for kind in PASS_TYPES for part in ("Class", "Object"))
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,13 @@ class FakeGoogle:
     def classes(self) -> dict[str, dict]:
         return self.stored["eventTicketClass"]
 
+    def objects_of(self, kind: str) -> dict[str, dict]:
+        """The objects of a pass type held: objects_of("giftCard")."""
+        return self.stored[f"{kind}Object"]
+
+    def classes_of(self, kind: str) -> dict[str, dict]:
+        return self.stored[f"{kind}Class"]
+
     def install(self, httpserver) -> None:
         httpserver.expect_request(TOKEN_PATH, method="POST").respond_with_handler(self.token)
         httpserver.expect_request(re.compile(f"^{API_PATH}/")).respond_with_handler(self.api)
@@ -112,7 +121,11 @@ class FakeGoogle:
             body = request.get_json()
             if body["id"] in store:
                 return self._error(409, "ALREADY_EXISTS")
-            if resource == "eventTicketObject" and body["classId"] not in self.classes:
+            # An object's class must be there first, of its own type.
+            is_object = resource.endswith("Object")
+            if is_object and body["classId"] not in self.classes_of(
+                resource.removesuffix("Object")
+            ):
                 return self._error(404, "NOT_FOUND")
             store[body["id"]] = body
             return self._json(body)
@@ -133,7 +146,7 @@ class FakeGoogle:
             return self._error(401, "UNAUTHENTICATED")
         if resource not in RESOURCES:
             return self._error(404, "NOT_FOUND")
-        if self.refusal and resource == "eventTicketObject" and request.method != "GET":
+        if self.refusal and resource.endswith("Object") and request.method != "GET":
             return self._error(400, "INVALID_ARGUMENT", self.refusal)
         return None
 

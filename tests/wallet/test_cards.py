@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from giftcards.models import GiftCard
 from museum.i18n import day_in_words
-from orders.models import Membership, MembershipType
+from orders.models import Membership
 from orders.services.member_cards import reissue_card
 from tests.conftest import assert_problem, client_for
 from tests.factories import (
@@ -66,22 +66,6 @@ def front(pkpass: bytes) -> dict:
 
 def barcode(pkpass: bytes) -> str:
     return pass_json(pkpass)["barcodes"][0]["message"]
-
-
-@pytest.fixture
-def untimed_today(db):
-    """Today open without entry slots: a member card admits walk-ins at the door."""
-    return MuseumDayFactory(date=timezone.localdate())
-
-
-@pytest.fixture
-def member(online_visitor):
-    return MembershipFactory(
-        buyer=online_visitor,
-        holder_name="Zoë Álvarez",
-        email="zoe.private@example.org",
-        valid_until=dt.date(2031, 3, 14),
-    )
 
 
 # Member cards
@@ -144,11 +128,6 @@ def test_a_replaced_cards_old_pass_is_refused_and_the_new_one_admits(
     assert new["Last-Modified"] >= old["Last-Modified"] and new["ETag"] != old["ETag"]
     replaced = Membership.objects.get(pk=member.pk)
     assert pass_json(new.content)["storeCard"]["auxiliaryFields"][0]["value"] == replaced.card_code
-
-
-@pytest.fixture
-def individual(db):
-    return MembershipType.objects.create(code="individual", name="Individual", price=Decimal("60"))
 
 
 def test_a_renewal_moves_valid_until_in_the_pass_and_the_device_is_told(

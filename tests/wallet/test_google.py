@@ -1,16 +1,13 @@
 """Google Wallet save links for tickets, against a stand-in for Google on loopback
 (tests/wallet/google_fake.py) with a service account's key made at test time."""
 
-import base64
 import datetime as dt
-import json
 import socket
 import uuid
 
 import pytest
 import time_machine
 from django.utils import timezone
-from google.auth import crypt, jwt
 
 from hours.models import EntrySlot
 from orders import tokens
@@ -24,28 +21,9 @@ from tests.factories import (
     days_from_today,
 )
 from tests.tickets.test_every_face_agrees import NOW, ORDERS, TODAY
-from tests.wallet.google_fake import API_PATH, TOKEN_PATH, FakeGoogle, ServiceAccount
-from wallet.google import SAVE_URL, wallet_client
-
-ISSUER = "3388000000012345678"
-# Google's limit for a link is about 2,000 characters; the save link must stay well under it.
-LONGEST_LINK = 1800
-
-
-@pytest.fixture
-def google(settings, httpserver, tmp_path) -> FakeGoogle:
-    account = ServiceAccount.make(token_uri=httpserver.url_for(TOKEN_PATH))
-    key_file = tmp_path / "google-wallet.json"
-    key_file.write_text(json.dumps(account.key_json))
-    settings.MUSEUM_WALLET_GOOGLE_ISSUER_ID = ISSUER
-    settings.MUSEUM_WALLET_GOOGLE_SERVICE_ACCOUNT = str(key_file)
-    settings.MUSEUM_WALLET_GOOGLE_API_URL = httpserver.url_for(API_PATH)
-    settings.MUSEUM_PUBLIC_URL = "https://tickets.museum.example"
-    # A zone with an offset, so that the pass's times are seen to carry it.
-    settings.TIME_ZONE = "Europe/Amsterdam"
-    fake = FakeGoogle(account)
-    fake.install(httpserver)
-    return fake
+from tests.wallet.conftest import ISSUER, LONGEST_LINK, claims_of
+from tests.wallet.google_fake import API_PATH
+from wallet.google import EVENT_TICKET, SAVE_URL, wallet_client
 
 
 @pytest.fixture
@@ -61,23 +39,6 @@ def link_url(ticket_or_id) -> str:
 
 def object_id(ticket) -> str:
     return f"{ISSUER}.ticket-{ticket.pk}"
-
-
-def claims_of(save_url: str, google: FakeGoogle) -> dict:
-    """The save link's claims, once its RS256 signature verifies with the service account's
-    certificate. Google's save JWT has no `exp` (its reference lists none), which jwt.decode's
-    verification requires: the signature is checked by google-auth's verifier itself."""
-    token = save_url.removeprefix(SAVE_URL)
-    signed, _, signature = token.rpartition(".")
-    assert jwt.decode_header(token) == {"alg": "RS256", "typ": "JWT", "kid": "test-key"}
-    assert crypt.verify_signature(
-        signed.encode(),
-        base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)),
-        google.account.certificate_pem,
-    )
-    claims = jwt.decode(token, verify=False)
-    assert claims["aud"] == "google"
-    return claims
 
 
 def test_the_save_link_is_signed_by_the_service_account_and_names_only_the_saved_object(
@@ -153,8 +114,8 @@ def test_the_client_reads_back_what_google_holds(google, visitor_client, ticket)
 
     client = wallet_client()
 
-    assert client.read_object(object_id(ticket)) == google.objects[object_id(ticket)]
-    assert client.read_object(f"{ISSUER}.ticket-{uuid.uuid4()}") is None
+    assert client.read_object(EVENT_TICKET, object_id(ticket)) == google.objects[object_id(ticket)]
+    assert client.read_object(EVENT_TICKET, f"{ISSUER}.ticket-{uuid.uuid4()}") is None
 
 
 def test_a_browser_is_redirected_to_the_save_link(google, visitor_client, ticket):

@@ -3,9 +3,10 @@
 
 The object is written through the REST API first and the link's JWT names only its id (a
 "skinny" JWT), so the link stays short (Google's limit for a URL is about 2,000 characters) and
-the object can be updated later by the same API call, which a pass changed by a move or a
-cancellation will need. google-auth signs both: the service account's credentials get the
-access token for the REST calls, and its RSA signer signs the save link's JWT.
+the object can be updated later by the same API call: each object saved is kept as a
+`GoogleObject`, and a change of its owner saves it again (update_object, from wallet/tasks.py).
+google-auth signs both: the service account's credentials get the access token for the REST
+calls, and its RSA signer signs the save link's JWT.
 
 The words come from wallet/content.py (PassContent), as Apple's pass takes them: the object's
 text modules are labelled in the order's language. The class's event name, a fixed word
@@ -18,12 +19,14 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import urllib3
 from django.conf import settings
+from django.utils import timezone
 from django.utils.translation import gettext
 from google.auth import jwt
 from google.auth.exceptions import GoogleAuthError
@@ -34,14 +37,16 @@ from museum import i18n
 from museum.text import one_line
 from orders.models import Ticket
 from wallet import checks
-from wallet.content import PassContent, ticket_pass
-from wallet.exceptions import WalletNotConfigured, WalletUnavailable
+from wallet.content import TICKET, PassContent, ticket_pass
+from wallet.exceptions import WalletNotConfigured, WalletRefused, WalletUnavailable
+from wallet.models import GoogleObject
 
 logger = logging.getLogger(__name__)
 
 SCOPE = "https://www.googleapis.com/auth/wallet_object.issuer"
 SAVE_URL = "https://pay.google.com/gp/v/save/"
 GENERAL_ENTRY_CLASS = "general-entry"
+EVENT_TICKET_OBJECT = "eventTicketObject"
 
 
 def is_configured() -> bool:
@@ -81,11 +86,13 @@ class WalletClient:
         self._call("POST", "eventTicketClass", wallet_class, also=(409,))
         self._classes.add(wallet_class["id"])
 
-    def save_object(self, wallet_object: dict[str, Any]) -> dict[str, Any]:
+    def save_object(
+        self, wallet_object: dict[str, Any], *, resource: str = EVENT_TICKET_OBJECT
+    ) -> dict[str, Any]:
         """Insert the object, or replace it if it exists (a pass saved before, since changed)."""
-        answer = self._call("POST", "eventTicketObject", wallet_object, also=(409,))
+        answer = self._call("POST", resource, wallet_object, also=(409,))
         if answer.status == 409:
-            path = f"eventTicketObject/{quote(wallet_object['id'], safe='')}"
+            path = f"{resource}/{quote(wallet_object['id'], safe='')}"
             answer = self._call("PUT", path, wallet_object)
         return answer.body
 
@@ -116,6 +123,8 @@ class WalletClient:
             logger.warning(
                 "Google Wallet: %s %s answered %s %s", method, path, answer.status, message
             )
+            if 400 <= answer.status < 500 and answer.status != 429:
+                raise WalletRefused()
             raise WalletUnavailable()
         return answer
 
@@ -151,12 +160,41 @@ def ticket_save_link(*, ticket: Ticket) -> str:
     the link that adds it to a visitor's Google Wallet. Calls Google: never inside a
     transaction."""
     client = wallet_client()
-    content = ticket_pass(ticket)
-    wallet_class = ticket_class(ticket, content)
-    wallet_object = event_ticket_object(content, class_id=wallet_class["id"])
+    wallet_class, wallet_object = ticket_object(ticket)
     client.ensure_class(wallet_class)
     client.save_object(wallet_object)
+    GoogleObject.objects.update_or_create(
+        object_id=wallet_object["id"],
+        defaults={"resource": EVENT_TICKET_OBJECT, "ticket": ticket, "saved_at": timezone.now()},
+    )
     return save_link(client, object_id=wallet_object["id"], class_id=wallet_class["id"])
+
+
+def ticket_object(ticket: Ticket) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ticket's class and its object as Google is to show them now."""
+    content = ticket_pass(ticket)
+    wallet_class = ticket_class(ticket, content)
+    return wallet_class, event_ticket_object(content, class_id=wallet_class["id"])
+
+
+# A kept object's body as its owner shows it now, by whose pass it is (GoogleObject.kind): what
+# an update after a change saves. Each kind that saves a GoogleObject has its line here.
+UPDATED_OBJECT: dict[str, Callable[[Any], dict[str, Any]]] = {
+    TICKET: lambda ticket: ticket_object(ticket)[1],
+}
+
+
+def update_object(kept: GoogleObject) -> None:
+    """Save the kept object again as its owner shows it now (after a change: wallet/tasks.py).
+    Calls Google: never inside a transaction. WalletRefused if Google will not take it,
+    WalletUnavailable if it cannot now."""
+    build = UPDATED_OBJECT.get(kept.kind)
+    if build is None:
+        logger.error("Google Wallet: no update for %s's object %s", kept.kind, kept.object_id)
+        return
+    wallet_object = build(kept.owner)
+    wallet_client().save_object(wallet_object, resource=kept.resource)
+    GoogleObject.objects.filter(pk=kept.pk).update(saved_at=timezone.now())
 
 
 def qualified(suffix: str) -> str:

@@ -29,7 +29,7 @@ from tests.servers import free_port
 from tests.wallet.apns import FakeApns, Server, server_certificate
 from tests.wallet.conftest import PASS_TYPE_ID, TEAM_ID
 from wallet.models import ApplePass
-from wallet.tasks import push_pass_update, refresh_ticket_passes
+from wallet.tasks import push_pass_update, refresh_passes
 
 pytestmark = pytest.mark.django_db(transaction=True)  # on_commit and the task worker
 
@@ -240,7 +240,7 @@ def test_a_sale_without_passes_enqueues_nothing_for_the_wallet(
     visitor_client.post(f"/v1.1/orders/{order_id}/cancel")
     run_task_worker()
 
-    assert enqueued(refresh_ticket_passes) == [] and enqueued(push_pass_update) == []
+    assert enqueued(refresh_passes) == [] and enqueued(push_pass_update) == []
     assert apns.pushes == []
 
 
@@ -253,7 +253,7 @@ def test_a_change_the_pass_does_not_show_pushes_nothing(apns, visitor_client, or
     )
     run_task_worker()
 
-    assert len(enqueued(refresh_ticket_passes)) == 1  # looked at: the pass is the same
+    assert len(enqueued(refresh_passes)) == 1  # looked at: the pass is the same
     assert apns.pushes == []
 
 

@@ -13,10 +13,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from museum.settings import walletpass_settings
+from tests.wallet.apns import FakeApns, Server, server_certificate
 
 PASS_TYPE_ID = "pass.example.museum.ticket"
 TEAM_ID = "TEAMID1234"
 KEY_PASSWORD = "correct horse"
+APNS_KEY_ID = "KEYID12345"
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,29 @@ def apple_wallet(settings, test_authority) -> Authority:
     # django_walletpass reads WALLETPASS again when the setting changes (its setting_changed).
     settings.WALLETPASS = walletpass_settings(**values)
     return test_authority
+
+
+@pytest.fixture
+def apns(apple_wallet, settings, tmp_path, monkeypatch):
+    """The stand-in, trusted through SSL_CERT_FILE, and the museum's APNs key (a .p8, made
+    here) pointing at it; `apns.public_key` verifies the pushes' JWTs."""
+    ca, certificate, key = server_certificate(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca))
+    signing = ec.generate_private_key(ec.SECP256R1())
+    p8 = tmp_path / f"AuthKey_{APNS_KEY_ID}.p8"
+    p8.write_bytes(
+        signing.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    state = FakeApns()
+    server = Server(state, certificate, key)
+    server.start()
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY = str(p8)
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY_ID = APNS_KEY_ID
+    settings.MUSEUM_WALLET_APPLE_APNS_URL = state.url
+    state.public_key = signing.public_key()
+    yield state
+    server.stop()

@@ -37,7 +37,7 @@ from wallet.content import (
     ticket_pass,
 )
 from wallet.exceptions import WalletNotConfigured, WalletUnavailable
-from wallet.models import ApplePass
+from wallet.models import OWNERS_RELATED, ApplePass
 
 logger = logging.getLogger("wallet.apple")
 
@@ -241,23 +241,14 @@ def kept_pass(*, content: PassContent, **owner) -> ApplePass:
 
 def refreshed(pazz: Pass) -> ApplePass | None:
     """A pass of ours as it should be now, for Apple's web service (which has only the pass);
-    None for a pass that is not one of ours. Built whatever its owner's state now (a cancelled
+    None for a pass that is not one of ours."""
+    kept = ApplePass.objects.select_related("pazz", *OWNERS_RELATED).filter(pazz=pazz).first()
+    return None if kept is None else rebuilt(kept)
+
+
+def rebuilt(kept: ApplePass) -> ApplePass:
+    """The kept pass as it should be now, built whatever its owner's state (a cancelled
     membership's pass, voided), as a device already holds it."""
-    kept = (
-        ApplePass.objects.select_related(
-            "pazz",
-            "ticket__order",
-            "ticket__event",
-            "ticket__slot",
-            "ticket__category",
-            "membership__membership_type",
-            "gift_card",
-        )
-        .filter(pazz=pazz)
-        .first()
-    )
-    if kept is None:
-        return None
     if kept.membership is not None:
         return membership_apple_pass(membership=kept.membership)
     if kept.gift_card is not None:

@@ -23,3 +23,9 @@ class WalletUnavailable(MuseumProblem):
     title = _("Service Unavailable")
     default_detail = _("The wallet cannot be reached for a moment. Please try again shortly.")
     retry_after = 30
+
+
+class WalletRefused(WalletUnavailable):
+    """Google refused a call for good (a 4xx other than 429: a pass it cannot take, or a service
+    account it does not let write): asking again would be refused again. To a visitor, the
+    wallet is away all the same."""

@@ -3,10 +3,11 @@ API, and the save link ("Add to Google Wallet") that names it.
 
 Each pass is written through the REST API first and the link's JWT names only its id (a
 "skinny" JWT), so the link stays short (Google's limit for a URL is about 2,000 characters) and
-the object can be updated later by the same API call, which a pass changed by a move or a
-cancellation will need. google-auth signs both: the service account's credentials get the
-access token for the REST calls, and its RSA signer signs the save link's JWT. Every kind takes
-the same path, `save_pass`: its class ensured, its object inserted or replaced, the link signed.
+the object can be updated later by the same API call: each object saved is kept as a
+`GoogleObject`, and a change of its owner saves it again (update_object, from wallet/tasks.py).
+google-auth signs both: the service account's credentials get the access token for the REST
+calls, and its RSA signer signs the save link's JWT. Every kind takes the same path,
+`save_pass`: its class ensured, its object inserted or replaced and kept, the link signed.
 
 Google's pass types, one a kind, each the one whose own fields say what the pass says:
 
@@ -29,13 +30,12 @@ one class serves the passes of every language. An object is INACTIVE when Apple'
 voided (PassContent.voided), one rule for both wallets.
 """
 
-import contextlib
 import functools
 import json
 import logging
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -55,14 +55,18 @@ from museum import i18n
 from museum.text import one_line
 from orders.models import Membership, Ticket
 from wallet import checks
+from wallet.content import GIFT_CARD as GIFT_CARD_PASS
 from wallet.content import (
+    MEMBERSHIP,
+    TICKET,
     Field,
     PassContent,
     gift_card_pass,
     membership_pass,
     ticket_pass,
 )
-from wallet.exceptions import WalletNotConfigured, WalletUnavailable
+from wallet.exceptions import WalletNotConfigured, WalletRefused, WalletUnavailable
+from wallet.models import GoogleObject
 
 logger = logging.getLogger(__name__)
 
@@ -161,11 +165,6 @@ class WalletClient:
             answer = self._call("PUT", path, wallet_object)
         return answer.body
 
-    def replace_object(self, pass_type: PassType, wallet_object: dict[str, Any]) -> bool:
-        """Replace the object if Google holds it; False if it holds none (never saved)."""
-        path = self._object_path(pass_type, wallet_object["id"])
-        return self._call("PUT", path, wallet_object, also=(404,)).status != 404
-
     def read_object(self, pass_type: PassType, object_id: str) -> dict[str, Any] | None:
         answer = self._call("GET", self._object_path(pass_type, object_id), also=(404,))
         return None if answer.status == 404 else answer.body
@@ -197,6 +196,8 @@ class WalletClient:
             logger.warning(
                 "Google Wallet: %s %s answered %s %s", method, path, answer.status, message
             )
+            if 400 <= answer.status < 500 and answer.status != 429:
+                raise WalletRefused()
             raise WalletUnavailable()
         return answer
 
@@ -230,55 +231,58 @@ def _client(key_file: str, changed: int, api_url: str, timeout: float) -> Wallet
 Owner = Ticket | Membership | GiftCard
 
 
-def save_pass(*, owner: Owner, content: PassContent, only_if_saved: bool = False) -> str | None:
+def save_pass(*, owner: Owner, content: PassContent) -> str:
     """The one path of every pass to Google: its class ensured, its object inserted (or replaced,
-    to what it shows now), and the link that adds it to a visitor's Google Wallet. With
-    `only_if_saved` an object Google already holds is replaced and none is inserted: None when
-    there was none. Calls Google: never inside a transaction."""
+    to what it shows now) and kept as a GoogleObject, and the link that adds it to a visitor's
+    Google Wallet. Calls Google: never inside a transaction."""
     client = wallet_client()
     built = google_pass(owner, content)
-    if only_if_saved:
-        if not client.replace_object(built.pass_type, built.wallet_object):
-            return None
-    else:
-        client.ensure_class(built.pass_type, built.wallet_class)
-        client.save_object(built.pass_type, built.wallet_object)
+    client.ensure_class(built.pass_type, built.wallet_class)
+    client.save_object(built.pass_type, built.wallet_object)
+    GoogleObject.objects.update_or_create(
+        object_id=built.object_id,
+        defaults={
+            "resource": built.pass_type.object_resource,
+            OWNER_FIELD[content.kind]: owner,
+            "saved_at": timezone.now(),
+        },
+    )
     return save_link(client, built)
+
+
+# Each kind's owner field of GoogleObject, and what its pass shows (wallet/content.py).
+OWNER_FIELD = {TICKET: "ticket", MEMBERSHIP: "membership", GIFT_CARD_PASS: "gift_card"}
+CONTENT: dict[str, Callable[[Any], PassContent]] = {
+    TICKET: ticket_pass,
+    MEMBERSHIP: membership_pass,
+    GIFT_CARD_PASS: gift_card_pass,
+}
 
 
 def ticket_save_link(*, ticket: Ticket) -> str:
     """The ticket's pass saved in Google's API, and the link that adds it to a wallet."""
-    return _saved(save_pass(owner=ticket, content=ticket_pass(ticket)))
+    return save_pass(owner=ticket, content=ticket_pass(ticket))
 
 
 def membership_save_link(*, membership: Membership) -> str:
     """The member card's pass saved in Google's API, and the link that adds it to a wallet."""
-    return _saved(save_pass(owner=membership, content=membership_pass(membership)))
+    return save_pass(owner=membership, content=membership_pass(membership))
 
 
 def gift_card_save_link(*, card: GiftCard) -> str:
     """The gift card's pass saved in Google's API, and the link that adds it to a wallet."""
-    return _saved(save_pass(owner=card, content=gift_card_pass(card)))
+    return save_pass(owner=card, content=gift_card_pass(card))
 
 
-def void_membership_pass(*, membership: Membership) -> None:
-    """A membership whose card is refused (cancelled) gives no link, but a pass of it a visitor
-    saved before is brought to what it shows now, INACTIVE, as Apple's web service voids the
-    pass in a device: without a record of saved passes, Google is asked to replace it, and
-    answers 404 if it holds none. Google failing leaves it as it was (logged)."""
-    content = membership_pass(membership)
-    if not content.voided:
-        return
-    # The visitor's answer is the card's refusal whatever Google says; _call logged why.
-    with contextlib.suppress(WalletUnavailable):
-        save_pass(owner=membership, content=content, only_if_saved=True)
-
-
-def _saved(link: str | None) -> str:
-    # Only an `only_if_saved` save may have no link: every other one inserted its object.
-    if link is None:
-        raise WalletUnavailable()
-    return link
+def update_object(kept: GoogleObject) -> None:
+    """Save the kept object again as its owner shows it now (after a change: wallet/tasks.py):
+    its object only, as its class was ensured when it was first saved. Calls Google: never
+    inside a transaction. WalletRefused if Google will not take it, WalletUnavailable if it
+    cannot now."""
+    owner = kept.owner
+    built = google_pass(owner, CONTENT[kept.kind](owner))
+    wallet_client().save_object(built.pass_type, built.wallet_object)
+    GoogleObject.objects.filter(pk=kept.pk).update(saved_at=timezone.now())
 
 
 def google_pass(owner: Owner, content: PassContent) -> GooglePass:

@@ -22,8 +22,7 @@ from museum.errors import PROBLEM_CONTENT_TYPE as PROBLEM
 from museum.query import StrictQueryParameters
 from museum.renderers import MuseumJSONRenderer
 from museum.schema import ErrorSerializer, problems
-from orders.exceptions import NoMembershipCard
-from orders.selectors import owned_membership, printable_membership
+from orders.selectors import printable_membership
 from tickets.selectors import viewable_ticket
 from wallet import google
 from wallet.exceptions import WalletNotConfigured
@@ -148,15 +147,7 @@ class TicketGoogleWalletView(GoogleWalletLinkView):
 )
 class MembershipGoogleWalletView(GoogleWalletLinkView):
     def save_link(self, request, pk) -> str:
-        try:
-            membership = printable_membership(membership_id=pk, viewer=request.user)
-        except NoMembershipCard:
-            # No card to add; but a pass saved before the cancellation is voided now, as
-            # Apple's web service voids it in a device.
-            google.void_membership_pass(
-                membership=owned_membership(membership_id=pk, viewer=request.user)
-            )
-            raise
+        membership = printable_membership(membership_id=pk, viewer=request.user)
         return google.membership_save_link(membership=membership)
 
 

@@ -4,6 +4,18 @@ from django_walletpass.models import Pass
 
 from giftcards.models import GiftCard
 from orders.models import Membership, Ticket
+from wallet.content import GIFT_CARD, MEMBERSHIP, TICKET
+
+# What building a kept pass (ApplePass) or object (GoogleObject) again reads of its owner,
+# whichever it is: one query for them all.
+OWNERS_RELATED = (
+    "ticket__order",
+    "ticket__event",
+    "ticket__slot",
+    "ticket__category",
+    "membership__membership_type",
+    "gift_card",
+)
 
 
 class ApplePass(models.Model):
@@ -45,3 +57,51 @@ class ApplePass(models.Model):
 
     def __str__(self):
         return str(self.pazz_id)
+
+
+class GoogleObject(models.Model):
+    """A pass saved in Google Wallet's API (by its save link's request), kept so that a change of
+    its owner saves it again (wallet/tasks.py): Google shows what the object says, and nothing
+    else tells it. The object of exactly one ticket, member card or gift card, as ApplePass's."""
+
+    # Google's id for it, "{issuer}.{serial}", and the REST resource it is ("eventTicketObject").
+    object_id = models.CharField(max_length=200, unique=True)
+    resource = models.CharField(max_length=40)
+    ticket = models.ForeignKey(
+        Ticket, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    membership = models.ForeignKey(
+        Membership, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    gift_card = models.ForeignKey(
+        GiftCard, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    # When it was last written to Google (by a save link's request or an update).
+    saved_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "Google Wallet object"
+        constraints = [
+            models.CheckConstraint(
+                name="google_object_of_exactly_one",
+                condition=(
+                    Q(ticket__isnull=False, membership__isnull=True, gift_card__isnull=True)
+                    | Q(ticket__isnull=True, membership__isnull=False, gift_card__isnull=True)
+                    | Q(ticket__isnull=True, membership__isnull=True, gift_card__isnull=False)
+                ),
+            )
+        ]
+
+    def __str__(self):
+        return self.object_id
+
+    @property
+    def kind(self) -> str:
+        """Whose pass it is, in wallet.content's words (TICKET, MEMBERSHIP, GIFT_CARD)."""
+        if self.ticket_id is not None:
+            return TICKET
+        return MEMBERSHIP if self.membership_id is not None else GIFT_CARD
+
+    @property
+    def owner(self) -> Ticket | Membership | GiftCard:
+        return self.ticket or self.membership or self.gift_card  # type: ignore[return-value]

@@ -1,22 +1,17 @@
 """What the wallet hears from the sale, which may not import it (docs/architecture.md): the
-audit log's records, sent once their change commits (audit.services.recorded). An order moved,
-cancelled (whole or a ticket), confirmed or paid may change what its tickets' passes show; if
-any of its tickets has a pass, a task builds them again and pushes those that changed
-(wallet/tasks.py). Tickets never added to a wallet cost one query and no task."""
+audit log's records, sent once their change commits (audit.services.recorded). A change of an
+owner of passes (an order's tickets, a membership, a gift card: wallet.tasks.OWNERS says which
+changes of which) may change what its passes show; if it has a kept pass, a task builds them
+again, pushes the Apple passes that changed and saves its Google objects again
+(wallet/tasks.py). An owner never added to a wallet costs one query and no task."""
 
 import logging
 
-from audit.models import Action, AuditRecord
+from audit.models import AuditRecord
 from audit.services import recorded
-from orders.models import Order
-from wallet import push
-from wallet.models import ApplePass
-from wallet.tasks import refresh_ticket_passes
+from wallet.tasks import OWNERS, has_kept_passes, refresh_passes
 
 logger = logging.getLogger("wallet.push")
-
-PASS_CHANGES = {Action.CHANGED, Action.CANCELLED, Action.CONFIRMED, Action.PAID}
-ORDER = Order._meta.label_lower
 
 
 def connect() -> None:
@@ -24,17 +19,19 @@ def connect() -> None:
 
 
 def _recorded(sender, record: AuditRecord, **kwargs) -> None:
-    if record.object_type != ORDER or record.action not in PASS_CHANGES:
+    owner = OWNERS.get(record.object_type)
+    if owner is None or record.action not in owner.changes:
         return
     # After the commit: the change stands whatever fails here, and its passes are then built
     # again when a device or the visitor asks for them.
     try:
-        if (
-            push.configured()
-            and ApplePass.objects.filter(ticket__order_id=record.object_id).exists()
-        ):
-            refresh_ticket_passes.enqueue(
-                order_id=record.object_id, changed_at=record.at.isoformat()
+        if has_kept_passes(record.object_type, record.object_id):
+            refresh_passes.enqueue(
+                owner_type=record.object_type,
+                owner_id=record.object_id,
+                changed_at=record.at.isoformat(),
             )
     except Exception:
-        logger.warning("Passes of order %s not refreshed", record.object_id, exc_info=True)
+        logger.warning(
+            "Passes of %s %s not refreshed", record.object_type, record.object_id, exc_info=True
+        )

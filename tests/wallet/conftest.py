@@ -21,12 +21,14 @@ from museum.settings import walletpass_settings
 from orders.models import MembershipType
 from tests.certificates import certificate_pem, issued, key_pem, new_key
 from tests.factories import MembershipFactory, MuseumDayFactory
+from tests.wallet.apns import FakeApns, Server, server_certificate
 from tests.wallet.google_fake import API_PATH, TOKEN_PATH, FakeGoogle, ServiceAccount
 from wallet.google import SAVE_URL
 
 PASS_TYPE_ID = "pass.example.museum.ticket"
 TEAM_ID = "TEAMID1234"
 KEY_PASSWORD = "correct horse"
+APNS_KEY_ID = "KEYID12345"
 
 
 @dataclass(frozen=True)
@@ -159,3 +161,23 @@ def claims_of(save_url: str, google: FakeGoogle) -> dict:
     claims = jwt.decode(token, verify=False)
     assert claims["aud"] == "google"
     return claims
+
+
+@pytest.fixture
+def apns(apple_wallet, settings, tmp_path, monkeypatch):
+    """The stand-in, trusted through SSL_CERT_FILE, and the museum's APNs key (a .p8, made
+    here) pointing at it; `apns.public_key` verifies the pushes' JWTs."""
+    ca, certificate, key = server_certificate(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca))
+    signing = new_key()
+    p8 = tmp_path / f"AuthKey_{APNS_KEY_ID}.p8"
+    p8.write_bytes(key_pem(signing))
+    state = FakeApns()
+    server = Server(state, certificate, key)
+    server.start()
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY = str(p8)
+    settings.MUSEUM_WALLET_APPLE_APNS_KEY_ID = APNS_KEY_ID
+    settings.MUSEUM_WALLET_APPLE_APNS_URL = state.url
+    state.public_key = signing.public_key()
+    yield state
+    server.stop()

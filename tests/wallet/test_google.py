@@ -8,11 +8,13 @@ import uuid
 import pytest
 import time_machine
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from hours.models import EntrySlot
 from orders import tokens
-from orders.models import OrderStatus
-from tests.conftest import assert_problem, client_for
+from orders.models import OrderStatus, Ticket
+from orders.services.changes import move_order
+from tests.conftest import assert_problem, client_for, run_task_worker
 from tests.factories import (
     MuseumDayFactory,
     SpecialEventFactory,
@@ -20,10 +22,13 @@ from tests.factories import (
     UserFactory,
     days_from_today,
 )
+from tests.orders.conftest import order_body
 from tests.tickets.test_every_face_agrees import NOW, ORDERS, TODAY
 from tests.wallet.conftest import ISSUER, LONGEST_LINK, claims_of
 from tests.wallet.google_fake import API_PATH
 from wallet.google import EVENT_TICKET, SAVE_URL, wallet_client
+from wallet.models import GoogleObject
+from wallet.tasks import refresh_passes, update_google_object
 
 
 @pytest.fixture
@@ -238,3 +243,112 @@ def test_the_link_is_given_for_exactly_the_orders_whose_qr_image_is(state, googl
     else:
         assert link.json()["code"] == image.json()["code"] == "not_paid"
         assert google.objects == {}
+
+
+# Updates on change: the object saved again on the task queue (wallet/tasks.py)
+
+on_the_queue = pytest.mark.django_db(transaction=True)  # on_commit and the task worker
+
+
+@pytest.fixture
+def paid_ticket(google, visitor_client):
+    """A ticket of a paid order for a day with entry at 10:00 and 14:00."""
+    day = MuseumDayFactory(date=days_from_today(3), opens_at=dt.time(10), closes_at=dt.time(17))
+    for entry in (dt.time(10), dt.time(14)):
+        EntrySlot.objects.create(day=day, entry_time=entry, capacity=4)
+    body = order_body(day.date, ("adult", 1), entryTime="10:00")
+    order = visitor_client.post("/v1.1/orders", body, format="json").json()
+    return Ticket.objects.get(order_id=order["orderId"])
+
+
+@pytest.fixture
+def saved_ticket(paid_ticket, visitor_client):
+    """The paid ticket, which its visitor added to Google Wallet (its object saved and kept)."""
+    assert visitor_client.get(link_url(paid_ticket)).status_code == 200
+    assert GoogleObject.objects.filter(
+        ticket=paid_ticket, object_id=object_id(paid_ticket)
+    ).exists()
+    return paid_ticket
+
+
+def starts_at(saved: dict) -> str:
+    return saved["validTimeInterval"]["start"]["date"]
+
+
+@on_the_queue
+def test_a_moved_orders_object_is_updated_in_google(google, saved_ticket, staff):
+    before = google.objects[object_id(saved_ticket)]
+
+    move_order(
+        order_id=saved_ticket.order_id,
+        by=staff,
+        ticket_date=saved_ticket.date,
+        entry_time=dt.time(14),
+    )
+    run_task_worker()
+
+    after = google.objects[object_id(saved_ticket)]
+    moved = timezone.make_aware(dt.datetime.combine(saved_ticket.date, dt.time(14)))
+    assert starts_at(before) != starts_at(after) == moved.isoformat()
+    assert after["state"] == "ACTIVE"
+
+
+@on_the_queue
+def test_a_cancelled_tickets_object_is_inactive_in_google(google, saved_ticket, visitor_client):
+    cancelled = visitor_client.post(f"/v1.1/orders/{saved_ticket.order_id}/cancel")
+    run_task_worker()
+
+    assert cancelled.status_code == 200, cancelled.content
+    assert google.objects[object_id(saved_ticket)]["state"] == "INACTIVE"
+
+
+@on_the_queue
+def test_with_google_down_the_update_is_enqueued_again_and_a_later_run_saves_it(
+    google, saved_ticket, visitor_client
+):
+    google.down = True
+
+    cancelled = visitor_client.post(f"/v1.1/orders/{saved_ticket.order_id}/cancel")
+    run_task_worker()
+    [retry] = DBTaskResult.objects.filter(task_path=update_google_object.module_path)
+    google.down = False
+    run_task_worker()  # not due yet: RETRY's first wait
+    before_due = google.objects[object_id(saved_ticket)]["state"]
+    with time_machine.travel(timezone.now() + dt.timedelta(minutes=2)):
+        run_task_worker()
+
+    assert cancelled.status_code == 200  # the sale never waits for Google
+    assert retry.args_kwargs["kwargs"] == {"object_id": object_id(saved_ticket), "attempt": 2}
+    assert retry.run_after > retry.enqueued_at
+    assert before_due == "ACTIVE"
+    assert google.objects[object_id(saved_ticket)]["state"] == "INACTIVE"
+    assert DBTaskResult.objects.filter(task_path=update_google_object.module_path).count() == 1
+
+
+@on_the_queue
+def test_an_object_google_refuses_is_given_up(google, saved_ticket, visitor_client, caplog):
+    google.refusal = "Invalid barcode value."
+
+    visitor_client.post(f"/v1.1/orders/{saved_ticket.order_id}/cancel")
+    run_task_worker()
+
+    assert google.objects[object_id(saved_ticket)]["state"] == "ACTIVE"
+    assert not DBTaskResult.objects.filter(task_path=update_google_object.module_path).exists()
+    assert f"Google Wallet object {object_id(saved_ticket)} refused" in caplog.text
+
+
+@on_the_queue
+def test_without_google_set_up_nothing_is_enqueued(google, saved_ticket, visitor_client, settings):
+    settings.MUSEUM_WALLET_GOOGLE_ISSUER_ID = ""
+
+    visitor_client.post(f"/v1.1/orders/{saved_ticket.order_id}/cancel")
+
+    assert not DBTaskResult.objects.filter(task_path=refresh_passes.module_path).exists()
+
+
+@on_the_queue
+def test_a_ticket_never_saved_in_google_enqueues_nothing(google, paid_ticket, visitor_client):
+    visitor_client.post(f"/v1.1/orders/{paid_ticket.order_id}/cancel")
+
+    assert not DBTaskResult.objects.filter(task_path=refresh_passes.module_path).exists()
+    assert google.calls == []

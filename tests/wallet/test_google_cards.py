@@ -11,7 +11,7 @@ import time_machine
 from django.utils import timezone
 
 from giftcards.models import GiftCard
-from tests.conftest import assert_problem, client_for
+from tests.conftest import assert_problem, client_for, run_task_worker
 from tests.factories import MembershipFactory, MuseumDayFactory, UserFactory, door_member
 from tests.wallet.conftest import ISSUER, LONGEST_LINK, claims_of
 from tests.wallet.google_fake import FakeGoogle
@@ -91,7 +91,12 @@ def test_the_member_cards_object_speaks_the_memberships_language(google, online_
     assert texts(saved)["valid_until"][0] == "Gültig bis"
 
 
-def test_a_cancelled_memberships_saved_object_is_inactive_on_the_next_ask(
+# Changes, once committed, save the kept objects again on the task queue (wallet/tasks.py).
+on_the_queue = pytest.mark.django_db(transaction=True)
+
+
+@on_the_queue
+def test_a_cancelled_memberships_saved_object_is_made_inactive_without_an_ask(
     google, visitor_client, individual
 ):
     sold = sold_membership(visitor_client)
@@ -100,12 +105,30 @@ def test_a_cancelled_memberships_saved_object_is_inactive_on_the_next_ask(
     assert member_object(google, sold["membershipId"])["state"] == "ACTIVE"
 
     cancelled = visitor_client.post(f"/v1.1/orders/{sold['orderId']}/cancel")
-    again = visitor_client.get(url)
+    run_task_worker()
 
     assert cancelled.status_code == 200, cancelled.content
-    # Refused as its Apple pass is; the pass already in a wallet is voided all the same.
-    assert assert_problem(again, 409)["code"] == "no_membership_card"
     assert member_object(google, sold["membershipId"])["state"] == "INACTIVE"
+    # Refused as its Apple pass is: a cancelled membership has no card to add.
+    assert assert_problem(visitor_client.get(url), 409)["code"] == "no_membership_card"
+
+
+@on_the_queue
+def test_a_payment_with_a_saved_gift_card_updates_its_balance_at_google(
+    google, visitor_client, online_client
+):
+    sold = buy_card(visitor_client, 100)
+    assert visitor_client.get(gift_card_link(sold["giftCardId"])).status_code == 200
+    run_task_worker()  # the card's sale, which its object already shows
+    puts = google.calls.count(("PUT", "giftCardObject"))
+
+    spend_70(online_client, sold["code"])
+    run_task_worker()
+
+    saved = gift_card_object(google, sold["giftCardId"])
+    assert saved["balance"] == {"micros": "30000000", "currencyCode": "EUR"}
+    assert saved["state"] == "ACTIVE"
+    assert google.calls.count(("PUT", "giftCardObject")) == puts + 1
 
 
 def test_a_cancelled_membership_never_saved_puts_nothing_at_google(

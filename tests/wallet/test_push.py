@@ -11,8 +11,6 @@ from io import BytesIO
 import jwt
 import pytest
 import time_machine
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
 from django.core import checks as django_checks
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -26,43 +24,15 @@ from tests.conftest import run_task_worker
 from tests.factories import MuseumDayFactory
 from tests.orders.conftest import order_body
 from tests.servers import free_port
-from tests.wallet.apns import FakeApns, Server, server_certificate
-from tests.wallet.conftest import PASS_TYPE_ID, TEAM_ID
+from tests.wallet.conftest import APNS_KEY_ID, PASS_TYPE_ID, TEAM_ID
 from wallet.models import ApplePass
-from wallet.tasks import push_pass_update, refresh_ticket_passes
+from wallet.tasks import push_pass_update, refresh_passes
 
 pytestmark = pytest.mark.django_db(transaction=True)  # on_commit and the task worker
 
 SERVICE = "/wallet/apple/v1"
 DEVICE = "b33e3a3dccb3030333e3333da33333a3"
 PUSH_TOKEN = "a1" * 32
-KEY_ID = "KEYID12345"
-
-
-@pytest.fixture
-def apns(apple_wallet, settings, tmp_path, monkeypatch):
-    """The stand-in, trusted through SSL_CERT_FILE, and the museum's APNs key (a .p8, made
-    here) pointing at it; `apns.public_key` verifies the pushes' JWTs."""
-    ca, certificate, key = server_certificate(tmp_path)
-    monkeypatch.setenv("SSL_CERT_FILE", str(ca))
-    signing = ec.generate_private_key(ec.SECP256R1())
-    p8 = tmp_path / f"AuthKey_{KEY_ID}.p8"
-    p8.write_bytes(
-        signing.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    state = FakeApns()
-    server = Server(state, certificate, key)
-    server.start()
-    settings.MUSEUM_WALLET_APPLE_APNS_KEY = str(p8)
-    settings.MUSEUM_WALLET_APPLE_APNS_KEY_ID = KEY_ID
-    settings.MUSEUM_WALLET_APPLE_APNS_URL = state.url
-    state.public_key = signing.public_key()
-    yield state
-    server.stop()
 
 
 @pytest.fixture
@@ -160,7 +130,7 @@ def test_moving_the_order_pushes_once_to_the_device_and_its_pass_is_newer(
         push.jwt, apns.public_key, algorithms=["ES256"], leeway=dt.timedelta(minutes=5)
     )
     assert claims["iss"] == TEAM_ID and abs(claims["iat"] - timezone.now().timestamp()) < 3600
-    assert jwt.get_unverified_header(push.jwt)["kid"] == KEY_ID
+    assert jwt.get_unverified_header(push.jwt)["kid"] == APNS_KEY_ID
     assert updated.status_code == 200 and updated.json()["serialNumbers"] == [serial(ticket)]
     moved = dt.datetime.combine(day.date, dt.time(14), tzinfo=timezone.get_default_timezone())
     assert pass_json(download.content)["relevantDate"] == moved.isoformat()
@@ -240,7 +210,7 @@ def test_a_sale_without_passes_enqueues_nothing_for_the_wallet(
     visitor_client.post(f"/v1.1/orders/{order_id}/cancel")
     run_task_worker()
 
-    assert enqueued(refresh_ticket_passes) == [] and enqueued(push_pass_update) == []
+    assert enqueued(refresh_passes) == [] and enqueued(push_pass_update) == []
     assert apns.pushes == []
 
 
@@ -253,7 +223,7 @@ def test_a_change_the_pass_does_not_show_pushes_nothing(apns, visitor_client, or
     )
     run_task_worker()
 
-    assert len(enqueued(refresh_ticket_passes)) == 1  # looked at: the pass is the same
+    assert len(enqueued(refresh_passes)) == 1  # looked at: the pass is the same
     assert apns.pushes == []
 
 

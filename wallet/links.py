@@ -73,11 +73,15 @@ def wallet_links(
     caller asks whether it has a pass to give (a valid ticket, an active membership, an issued
     card); the page refuses otherwise."""
     kind, owner = _which(ticket=ticket, membership=membership, gift_card=gift_card)
+    to_apple = apple.configured()
+    to_google = kind in GOOGLE_SAVE_LINKS and google.is_configured()
+    if not (to_apple or to_google):
+        return []
     signed = sign(kind=kind, owner_id=owner.pk)
     links = []
-    if apple.configured():
+    if to_apple:
         links.append((_("Add to Apple Wallet"), _address(signed, APPLE)))
-    if kind in GOOGLE_SAVE_LINKS and google.is_configured():
+    if to_google:
         links.append((_("Add to Google Wallet"), _address(signed, GOOGLE)))
     return links
 

@@ -54,6 +54,7 @@ from orders.models import (
 from orders.services import memberships
 from orders.services.payments import needs_payment
 from orders.services.sale import place_order
+from wallet.links import wallet_links
 
 SELL_MEMBERSHIPS = "orders.sell_memberships"
 
@@ -189,8 +190,11 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
     try:
         selectors.refuse_unless_card_printable(membership)
         no_card = None
+        # The card's wallet links, for staff to open or send (the activation email's).
+        wallet = wallet_links(membership=membership)
     except NoMembershipCard as problem:
         no_card = problem  # said where "Print the card" would be
+        wallet = []
     try:
         selectors.refuse_unless_gift_card_printable(membership)
         gift_card = True
@@ -203,6 +207,7 @@ def _member_page(request, membership: Membership, *, visit_form=None, status: in
         "status": memberships.status_on(membership),
         "validity": Validity(membership.validity_on(today)).label,
         "no_card": no_card,
+        "wallet": wallet,
         "gift_card": gift_card,
         "sales": membership.sales.select_related("order").order_by("-pk"),
         "visits": selectors.recent_member_visits(membership),

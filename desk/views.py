@@ -56,6 +56,7 @@ from orders.services.pricing import active_categories, category_price
 from orders.services.sale import place_order, quote_order
 from orders.services.taxes import donations_of
 from orders.services.vouchers import reason_text
+from wallet.links import wallet_links
 
 TIME_INPUT = forms.TimeInput(format="%H:%M", attrs={"type": "time"})
 # What the desk takes itself (its provider, orders.providers.DESK), and a partner's account.
@@ -526,12 +527,17 @@ def _order_page(request, order: Order, *, status: int = 200):
     # An order selling a membership has no tickets: its page leads to the member instead; one
     # selling gift cards shows their codes, to hand over.
     membership_sale = order.membership_sales.select_related("membership").first()
-    gift_cards = list(order.gift_cards.all()) if order.sells_gift_cards else []
+    gift_cards = [
+        (card, wallet_links(gift_card=card) if card.issued_at else [])
+        for card in (order.gift_cards.all() if order.sells_gift_cards else [])
+    ]
     not_paid = None
     donations = donations_of(order)
+    printable = False
     if membership_sale is None and not order.sells_gift_cards and order.sells_visit:
         try:
             selectors.refuse_unless_printable(order)
+            printable = True
         except NotPaid as problem:
             not_paid = problem  # said where "Print" would be, beside the payment it waits for
     payments = list(order.payments.order_by("created_at"))
@@ -546,8 +552,13 @@ def _order_page(request, order: Order, *, status: int = 200):
         "not_paid": not_paid,
         "payment_form": PaymentForm() if _payable(order) else None,
         "due": order.due if order.status == OrderStatus.HELD else None,
+        # Each valid ticket's wallet links, for staff to open or send (the email's).
         "tickets": [
-            (ticket, TicketState(ticket.state(now)))
+            (
+                ticket,
+                TicketState(ticket.state(now)),
+                wallet_links(ticket=ticket) if printable and not ticket.cancelled_at else [],
+            )
             for ticket in sorted(order.sold_tickets, key=lambda t: t.confirmation_code)
         ],
         "payments": payments,

@@ -18,6 +18,7 @@ from giftcards.models import GiftCard
 from museum import i18n
 from museum.text import one_line
 from orders.models import Order
+from orders.wallet_links import links_for
 
 
 def send_gift_card_email(*, order: Order) -> None:
@@ -37,6 +38,8 @@ def _send(card: GiftCard) -> None:
         "code": card.code,
         "until": i18n.day_in_words(card.expires_on),
         "language": translation.get_language() or settings.LANGUAGE_CODE,
+        # "Add to ... Wallet" (orders.wallet_links): none while no wallet is set up.
+        "wallet": links_for(gift_card=card),
     }
     message = EmailMultiAlternatives(
         subject=_("Your gift card from %(museum)s") % context,

@@ -23,3 +23,14 @@ def printable_card(*, card_id: uuid.UUID, viewer) -> GiftCard:
     card = viewable_card(card_id=card_id, viewer=viewer)
     refuse_unless_issued(card)
     return card
+
+
+def issued_card(*, card_id: uuid.UUID) -> GiftCard:
+    """The card, whoever asks, once it is issued: for a face that was handed it by a signed link
+    (the wallet's), which grants what the emailed card does. NotFound for no card,
+    GiftCardNotIssued while its order is not paid."""
+    card = GiftCard.objects.filter(pk=card_id).first()
+    if card is None:
+        raise NotFound()
+    refuse_unless_issued(card)
+    return card

@@ -467,6 +467,9 @@ REST_FRAMEWORK = {
         # Apple Wallet's web service (wallet/apple_service.py), per client address: a device
         # registers each pass once and sends its log now and then, never a search of serials.
         "wallet_registration": envrate("MUSEUM_THROTTLE_WALLET_REGISTRATION_RATE", "20/min"),
+        # The wallet links of the emails and the desk (wallet/pages.py), per client address: a
+        # visitor opens a few, each signing a pass or asking Google for a save link.
+        "wallet_link": envrate("MUSEUM_THROTTLE_WALLET_LINK_RATE", "60/min"),
     },
     # The client's address: REMOTE_ADDR, or the X-Forwarded-For entry this many proxies back.
     # Left at 0 behind a proxy, every client shares the proxy's address and its limits.

@@ -339,3 +339,14 @@ class WalletRegistrationRateThrottle(AddressRateThrottle):
     (Apple Wallet's web service, which has no account): on top of the address's request rate."""
 
     scope = "wallet_registration"
+
+
+class WalletLinkRateThrottle(RateThrottle):
+    """MUSEUM_THROTTLE_WALLET_LINK_RATE passes asked for through the wallet links of the emails
+    and the desk (/wallet/add/...) per client address: the links need no account, and each
+    request may sign a pass or call Google."""
+
+    scope = "wallet_link"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}

@@ -16,6 +16,7 @@ from orders.pages.donate import donate_page
 from orders.providers import STRIPE
 from orders.providers.views import demo_payment, notification
 from tickets.door import door
+from wallet.pages import AppleWalletLinkPage, GoogleWalletLinkPage
 
 api_patterns: list[URLPattern | URLResolver] = [
     path("", include("hours.urls")),
@@ -68,6 +69,18 @@ urlpatterns = [
     # What Apple Wallet calls (docs/wallet.md): the passes' webServiceURL. Apple appends
     # /v1/... to it; extra slashes between are taken, as Apple is vague about one at the end.
     re_path(r"^wallet/apple/+", include("wallet.apple_urls")),
+    # The wallet links of the emails and the desk (docs/wallet.md): a pass by a signed link,
+    # without an account.
+    path(
+        "wallet/add/<str:signed>/apple",
+        AppleWalletLinkPage.as_view(),
+        name="wallet-add-apple",
+    ),
+    path(
+        "wallet/add/<str:signed>/google",
+        GoogleWalletLinkPage.as_view(),
+        name="wallet-add-google",
+    ),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),

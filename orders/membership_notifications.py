@@ -16,9 +16,10 @@ from django.utils.translation import gettext as _
 from museum import i18n
 from museum.i18n import day_in_words, money
 from museum.text import one_line
-from orders import membership_cards, receipts
+from orders import membership_cards, receipts, wallet_links
 from orders.exceptions import NoGiftCard, NoMembershipCard
 from orders.models import Membership, MembershipSaleKind, Order, OrderStatus
+from orders.selectors import refuse_unless_card_printable
 
 ACTIVATED, REMINDER, CANCELLED = "activated", "reminder", "cancelled"
 
@@ -96,6 +97,21 @@ def _sold(membership: Membership, *, kind: str) -> str:
 
 
 def _active(membership: Membership) -> str:
+    return _card_words(membership) + _wallet_words(membership)
+
+
+def _wallet_words(membership: Membership) -> str:
+    """The card's "Add to ... Wallet" links (orders.wallet_links), a line each, while it has a
+    card (refuse_unless_card_printable); none while no wallet is set up."""
+    try:
+        refuse_unless_card_printable(membership)
+    except NoMembershipCard:
+        return ""
+    found = wallet_links.links_for(membership=membership)
+    return "".join(f"\n{label}: {url}" for label, url in found)
+
+
+def _card_words(membership: Membership) -> str:
     return _(
         "%(holder)s's %(type)s membership is valid from %(start)s until %(end)s. Its card "
         "code is %(card)s; the card: %(url)s"

@@ -26,7 +26,7 @@ from audit.services import history
 from museum import i18n
 from museum.i18n import day_in_words, money, time_in_words
 from museum.text import one_line
-from orders import documents, receipts
+from orders import documents, receipts, wallet_links
 from orders.membership_notifications import send_membership_order_email
 from orders.models import (
     Order,
@@ -36,7 +36,7 @@ from orders.models import (
     Ticket,
     VisitorCategory,
 )
-from orders.selectors import OrderAccount, order_account
+from orders.selectors import OrderAccount, is_printable, order_account
 from orders.services.receipts import charity_statement
 from orders.services.taxes import donations_of, taxes_of
 
@@ -209,7 +209,21 @@ def confirmation_context(*, order: Order, account: OrderAccount) -> dict:
         "language": translation.get_language() or settings.LANGUAGE_CODE,
         "donations": donation_lines(order),
         "donate_link": documents.donate_link(order),
+        "wallet": wallet_lines(order=order, account=account),
     }
+
+
+def wallet_lines(*, order: Order, account: OrderAccount) -> list[dict]:
+    """Each valid ticket's "Add to ... Wallet" links (orders.wallet_links), while the order's
+    tickets may be shown (none for an order not paid, none once all are cancelled), in the
+    active language; none while no wallet is set up."""
+    if not is_printable(order):
+        return []
+    found = [
+        {"code": ticket.confirmation_code, "links": wallet_links.links_for(ticket=ticket)}
+        for ticket in account.valid
+    ]
+    return [line for line in found if line["links"]]
 
 
 def tax_lines(tickets: list[Ticket]) -> list[dict]:

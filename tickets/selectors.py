@@ -54,6 +54,22 @@ def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
     """The ticket, if `viewer` may see it (else 404, as for no ticket) and its order's tickets
     may be shown (refuse_unless_printable: 409 not_paid): what its image, and each pass that
     carries its token, ask."""
+    ticket = _ticket(ticket_id)
+    _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
+    refuse_unless_printable(ticket.order)
+    return ticket
+
+
+def printable_ticket(*, ticket_id: uuid.UUID) -> Ticket:
+    """The ticket if its order's tickets may be shown (refuse_unless_printable), whoever asks:
+    for a face that was handed the ticket by a signed link (the wallet's), which grants what
+    the emailed PDF does. NotFound for no ticket."""
+    ticket = _ticket(ticket_id)
+    refuse_unless_printable(ticket.order)
+    return ticket
+
+
+def _ticket(ticket_id: uuid.UUID) -> Ticket:
     # With its image, so that drawing it does not look for the image again, and its order, whose
     # language the drawing speaks.
     ticket = (
@@ -63,8 +79,6 @@ def viewable_ticket(*, ticket_id: uuid.UUID, viewer) -> Ticket:
     )
     if ticket is None:
         raise NotFound()
-    _refuse_unless_viewable(viewer=viewer, buyer_id=ticket.buyer_id)
-    refuse_unless_printable(ticket.order)
     return ticket
 
 

@@ -249,9 +249,16 @@ def refreshed(pazz: Pass) -> ApplePass | None:
 def rebuilt(kept: ApplePass) -> ApplePass:
     """The kept pass as it should be now, built whatever its owner's state (a cancelled
     membership's pass, voided), as a device already holds it."""
-    if kept.membership is not None:
-        return membership_apple_pass(membership=kept.membership)
-    if kept.gift_card is not None:
-        return gift_card_apple_pass(card=kept.gift_card)
-    assert kept.ticket is not None
-    return ticket_apple_pass(ticket=kept.ticket)
+    owner = kept.ticket or kept.membership or kept.gift_card
+    assert owner is not None  # apple_pass_of_exactly_one
+    return pass_of(owner)
+
+
+def pass_of(owner: Ticket | Membership | GiftCard) -> ApplePass:
+    """The pass of a ticket, a member card or a gift card as it should be now (kept_pass);
+    whether the asker may have it is the caller's question."""
+    if isinstance(owner, Membership):
+        return membership_apple_pass(membership=owner)
+    if isinstance(owner, GiftCard):
+        return gift_card_apple_pass(card=owner)
+    return ticket_apple_pass(ticket=owner)

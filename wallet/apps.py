@@ -12,10 +12,13 @@ class WalletConfig(AppConfig):
 
     def ready(self):
         from museum.health import register_reported
-        from wallet import checks, receivers
+        from orders.wallet_links import register_wallet_links
+        from wallet import checks, links, receivers
 
         checks.register()
         register_reported("wallet_apple", checks.apple_state)
         register_reported("wallet_google", checks.google_state)
         register_reported("wallet_apple_push", checks.apns_state)
         receivers.connect()
+        # The emails' "Add to ... Wallet" links (orders.wallet_links).
+        register_wallet_links(links.wallet_links)

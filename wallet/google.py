@@ -274,6 +274,14 @@ def gift_card_save_link(*, card: GiftCard) -> str:
     return save_pass(owner=card, content=gift_card_pass(card))
 
 
+def save_link_of(owner: Owner) -> str:
+    """The save link of a ticket's, a member card's or a gift card's pass (save_pass)."""
+    return save_pass(owner=owner, content=CONTENT[KIND[type(owner)]](owner))
+
+
+KIND: dict[type, str] = {Ticket: TICKET, Membership: MEMBERSHIP, GiftCard: GIFT_CARD_PASS}
+
+
 def update_object(kept: GoogleObject) -> None:
     """Save the kept object again as its owner shows it now (after a change: wallet/tasks.py):
     its object only, as its class was ensured when it was first saved. Calls Google: never

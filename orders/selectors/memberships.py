@@ -117,6 +117,19 @@ def printable_membership(*, membership_id: uuid.UUID, viewer) -> Membership:
     return membership
 
 
+def membership_with_card(*, membership_id: uuid.UUID) -> Membership:
+    """The membership, whoever asks, if it has a card (refuse_unless_card_printable): for a face
+    that was handed it by a signed link (the wallet's), which grants what the emailed card does.
+    UnknownMembership for none."""
+    membership = (
+        Membership.objects.select_related("membership_type").filter(pk=membership_id).first()
+    )
+    if membership is None:
+        raise UnknownMembership()
+    refuse_unless_card_printable(membership)
+    return membership
+
+
 def refuse_unless_gift_card_printable(membership: Membership) -> None:
     """Whether the membership's gift card may be printed, drawn or sent, for every face that does
     (the API's PDF, the desk's print, the purchase email): only a gift's (NoGiftCard), once its

@@ -16,7 +16,6 @@ import datetime
 import io
 import os
 import platform
-import re
 import resource
 import secrets
 import statistics
@@ -152,10 +151,11 @@ def table(result: dict) -> str:
 
 
 def write_docs(markdown: str, result: dict, machine: str) -> None:
+    from bench import report
+
     today = datetime.date.today().isoformat()
-    section = "\n".join(
+    text = "\n".join(
         [
-            BEGIN,
             HEADING,
             "",
             f"Measured {today} on {machine}, in one process (`bench/wallet.py`), SQLite, the "
@@ -171,16 +171,9 @@ def write_docs(markdown: str, result: dict, machine: str) -> None:
             "visibility read. Most of a signature's cost is reading the key: django-walletpass "
             "reads it for every pass, and cryptography checks an RSA key each time it is read "
             "(about 50 ms here); the signature itself is a few milliseconds.",
-            END,
         ]
     )
-    text = DOCS.read_text()
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section, text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    DOCS.write_text(text)
+    report.write_docs(DOCS, text, begin=BEGIN, end=END)
     print(f"wrote {DOCS.relative_to(ROOT)}")
 
 

@@ -249,9 +249,7 @@ def refreshed(pazz: Pass) -> ApplePass | None:
 def rebuilt(kept: ApplePass) -> ApplePass:
     """The kept pass as it should be now, built whatever its owner's state (a cancelled
     membership's pass, voided), as a device already holds it."""
-    owner = kept.ticket or kept.membership or kept.gift_card
-    assert owner is not None  # apple_pass_of_exactly_one
-    return pass_of(owner)
+    return pass_of(kept.owner)
 
 
 def pass_of(owner: Ticket | Membership | GiftCard) -> ApplePass:

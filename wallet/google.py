@@ -231,26 +231,8 @@ def _client(key_file: str, changed: int, api_url: str, timeout: float) -> Wallet
 Owner = Ticket | Membership | GiftCard
 
 
-def save_pass(*, owner: Owner, content: PassContent) -> str:
-    """The one path of every pass to Google: its class ensured, its object inserted (or replaced,
-    to what it shows now) and kept as a GoogleObject, and the link that adds it to a visitor's
-    Google Wallet. Calls Google: never inside a transaction."""
-    client = wallet_client()
-    built = google_pass(owner, content)
-    client.ensure_class(built.pass_type, built.wallet_class)
-    client.save_object(built.pass_type, built.wallet_object)
-    GoogleObject.objects.update_or_create(
-        object_id=built.object_id,
-        defaults={
-            "resource": built.pass_type.object_resource,
-            OWNER_FIELD[content.kind]: owner,
-            "saved_at": timezone.now(),
-        },
-    )
-    return save_link(client, built)
-
-
-# Each kind's owner field of GoogleObject, and what its pass shows (wallet/content.py).
+# Each kind of owner, its GoogleObject field and what its pass shows (wallet/content.py).
+KIND: dict[type, str] = {Ticket: TICKET, Membership: MEMBERSHIP, GiftCard: GIFT_CARD_PASS}
 OWNER_FIELD = {TICKET: "ticket", MEMBERSHIP: "membership", GIFT_CARD_PASS: "gift_card"}
 CONTENT: dict[str, Callable[[Any], PassContent]] = {
     TICKET: ticket_pass,
@@ -259,27 +241,25 @@ CONTENT: dict[str, Callable[[Any], PassContent]] = {
 }
 
 
-def ticket_save_link(*, ticket: Ticket) -> str:
-    """The ticket's pass saved in Google's API, and the link that adds it to a wallet."""
-    return save_pass(owner=ticket, content=ticket_pass(ticket))
-
-
-def membership_save_link(*, membership: Membership) -> str:
-    """The member card's pass saved in Google's API, and the link that adds it to a wallet."""
-    return save_pass(owner=membership, content=membership_pass(membership))
-
-
-def gift_card_save_link(*, card: GiftCard) -> str:
-    """The gift card's pass saved in Google's API, and the link that adds it to a wallet."""
-    return save_pass(owner=card, content=gift_card_pass(card))
-
-
-def save_link_of(owner: Owner) -> str:
-    """The save link of a ticket's, a member card's or a gift card's pass (save_pass)."""
-    return save_pass(owner=owner, content=CONTENT[KIND[type(owner)]](owner))
-
-
-KIND: dict[type, str] = {Ticket: TICKET, Membership: MEMBERSHIP, GiftCard: GIFT_CARD_PASS}
+def save_pass(owner: Owner) -> str:
+    """The one path of every pass to Google: its class ensured, its object inserted (or replaced,
+    to what it shows now) and kept as a GoogleObject, and the link that adds it to a visitor's
+    Google Wallet. Whether the asker may have it is the caller's question. Calls Google: never
+    inside a transaction."""
+    kind = KIND[type(owner)]
+    client = wallet_client()
+    built = google_pass(owner, CONTENT[kind](owner))
+    client.ensure_class(built.pass_type, built.wallet_class)
+    client.save_object(built.pass_type, built.wallet_object)
+    GoogleObject.objects.update_or_create(
+        object_id=built.object_id,
+        defaults={
+            "resource": built.pass_type.object_resource,
+            OWNER_FIELD[kind]: owner,
+            "saved_at": timezone.now(),
+        },
+    )
+    return save_link(client, built)
 
 
 def update_object(kept: GoogleObject) -> None:

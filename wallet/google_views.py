@@ -93,12 +93,12 @@ def link_schema(*, operation_id: str, summary: str, what: str, refusals: str, ta
 
 
 class GoogleWalletLinkView(StrictQueryParameters, APIView):
-    """A pass's save link: `save_link` answers it for the asker, or refuses as the pass's Apple
-    download does."""
+    """A pass's save link: `owner` is what the asker may add (a ticket, a membership, a gift
+    card), or refuses as the pass's Apple download does."""
 
     renderer_classes = [MuseumJSONRenderer, RedirectRenderer]
 
-    def save_link(self, request, pk) -> str:
+    def owner(self, request, pk) -> google.Owner:
         raise NotImplementedError
 
     def get(self, request, **path):
@@ -107,7 +107,7 @@ class GoogleWalletLinkView(StrictQueryParameters, APIView):
             raise WalletNotConfigured()
         # The one path parameter, whatever the view names it (ticketId, membershipId, ...).
         (pk,) = path.values()
-        url = self.save_link(request, pk)
+        url = google.save_pass(self.owner(request, pk))
         if request.accepted_renderer.media_type == RedirectRenderer.media_type:
             return HttpResponseRedirect(url)
         return Response({"saveUrl": url})
@@ -126,9 +126,8 @@ class GoogleWalletLinkView(StrictQueryParameters, APIView):
     path="ticketId",
 )
 class TicketGoogleWalletView(GoogleWalletLinkView):
-    def save_link(self, request, pk) -> str:
-        ticket = viewable_ticket(ticket_id=pk, viewer=request.user)
-        return google.ticket_save_link(ticket=ticket)
+    def owner(self, request, pk) -> google.Owner:
+        return viewable_ticket(ticket_id=pk, viewer=request.user)
 
 
 @link_schema(
@@ -146,9 +145,8 @@ class TicketGoogleWalletView(GoogleWalletLinkView):
     path="membershipId",
 )
 class MembershipGoogleWalletView(GoogleWalletLinkView):
-    def save_link(self, request, pk) -> str:
-        membership = printable_membership(membership_id=pk, viewer=request.user)
-        return google.membership_save_link(membership=membership)
+    def owner(self, request, pk) -> google.Owner:
+        return printable_membership(membership_id=pk, viewer=request.user)
 
 
 @link_schema(
@@ -165,6 +163,5 @@ class MembershipGoogleWalletView(GoogleWalletLinkView):
     path="giftCardId",
 )
 class GiftCardGoogleWalletView(GoogleWalletLinkView):
-    def save_link(self, request, pk) -> str:
-        card = printable_card(card_id=pk, viewer=request.user)
-        return google.gift_card_save_link(card=card)
+    def owner(self, request, pk) -> google.Owner:
+        return printable_card(card_id=pk, viewer=request.user)

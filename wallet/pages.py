@@ -56,4 +56,4 @@ class GoogleWalletLinkPage(WalletLinkPage):
         kind, owner_id = self.named(signed)
         if not google.is_configured():
             raise WalletNotConfigured()
-        return HttpResponseRedirect(google.save_link_of(links.owner_of(kind, owner_id)))
+        return HttpResponseRedirect(google.save_pass(links.owner_of(kind, owner_id)))

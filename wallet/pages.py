@@ -12,13 +12,9 @@ from rest_framework.views import APIView
 from museum.renderers import MuseumJSONRenderer
 from museum.throttling import WalletLinkRateThrottle
 from wallet import apple, google, links
-from wallet.content import GIFT_CARD, MEMBERSHIP
 from wallet.exceptions import WalletNotConfigured
 from wallet.google_views import RedirectRenderer
 from wallet.views import PKPassRenderer, pkpass_response
-
-# The download's file name, per kind.
-FILE_NAMES = {MEMBERSHIP: "member-card", GIFT_CARD: "gift-card"}
 
 
 class WalletLinkPage(APIView):
@@ -43,10 +39,7 @@ class AppleWalletLinkPage(WalletLinkPage):
     def get(self, request, signed: str):
         kind, owner_id = self.named(signed)
         apple.refuse_unless_configured()
-        kept = apple.pass_of(links.owner_of(kind, owner_id))
-        # A gift card's code spends it: kept by no cache on the way, as the API's.
-        name = FILE_NAMES.get(kind, "ticket")
-        return pkpass_response(request, kept, name, no_store=kind == GIFT_CARD)
+        return pkpass_response(request, apple.pass_of(links.owner_of(kind, owner_id)))
 
 
 class GoogleWalletLinkPage(WalletLinkPage):

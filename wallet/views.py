@@ -15,6 +15,7 @@ from museum.schema import problems
 from orders.selectors import printable_membership
 from tickets.selectors import viewable_ticket
 from wallet import apple
+from wallet.content import GIFT_CARD, MEMBERSHIP, TICKET
 from wallet.models import ApplePass
 
 
@@ -49,19 +50,23 @@ class TicketAppleWalletPassView(StrictQueryParameters, APIView):
     def get(self, request, ticketId):
         apple.refuse_unless_configured()
         ticket = viewable_ticket(ticket_id=ticketId, viewer=request.user)
-        return pkpass_response(request, apple.ticket_apple_pass(ticket=ticket), "ticket")
+        return pkpass_response(request, apple.ticket_apple_pass(ticket=ticket))
 
 
-def pkpass_response(request, kept: ApplePass, name: str, *, no_store: bool = False):
-    """The kept pass as a download, revalidated by Last-Modified and ETag (a 304 then); kept by
-    no cache on the way with `no_store`."""
+# The download's file name, by whose pass it is.
+FILE_NAMES = {TICKET: "ticket", MEMBERSHIP: "member-card", GIFT_CARD: "gift-card"}
+
+
+def pkpass_response(request, kept: ApplePass):
+    """The kept pass as a download, revalidated by Last-Modified and ETag (a 304 then). A gift
+    card's is kept by no cache on the way: its code spends the card, as its PDF's does."""
     response = HttpResponse(bytes(kept.pkpass), content_type=apple.PKPASS)
-    response["Content-Disposition"] = f'attachment; filename="{name}.pkpass"'
+    response["Content-Disposition"] = f'attachment; filename="{FILE_NAMES[kept.kind]}.pkpass"'
     modified = int(kept.pazz.updated_at.timestamp())
     response["Last-Modified"] = http_date(modified)
     # Asked again each time: a cancellation must reach the next download.
     patch_cache_control(response, private=True, no_cache=True)
-    if no_store:
+    if kept.kind == GIFT_CARD:
         patch_cache_control(response, no_store=True)
     # Last-Modified counts seconds: the ETag tells two builds within one second apart.
     response["ETag"] = quote_etag(kept.fingerprint[:32])
@@ -98,7 +103,7 @@ class MembershipAppleWalletPassView(StrictQueryParameters, APIView):
         apple.refuse_unless_configured()
         membership = printable_membership(membership_id=membershipId, viewer=request.user)
         kept = apple.membership_apple_pass(membership=membership)
-        return pkpass_response(request, kept, "member-card")
+        return pkpass_response(request, kept)
 
 
 class GiftCardAppleWalletPassView(StrictQueryParameters, APIView):
@@ -127,5 +132,4 @@ class GiftCardAppleWalletPassView(StrictQueryParameters, APIView):
         apple.refuse_unless_configured()
         card = printable_card(card_id=giftCardId, viewer=request.user)
         kept = apple.gift_card_apple_pass(card=card)
-        # Its code spends the card: kept by no cache on the way, as its PDF.
-        return pkpass_response(request, kept, "gift-card", no_store=True)
+        return pkpass_response(request, kept)

@@ -341,12 +341,9 @@ class WalletRegistrationRateThrottle(AddressRateThrottle):
     scope = "wallet_registration"
 
 
-class WalletLinkRateThrottle(RateThrottle):
+class WalletLinkRateThrottle(AddressRateThrottle):
     """MUSEUM_THROTTLE_WALLET_LINK_RATE passes asked for through the wallet links of the emails
     and the desk (/wallet/add/...) per client address: the links need no account, and each
     request may sign a pass or call Google."""
 
     scope = "wallet_link"
-
-    def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
